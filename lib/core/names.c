@@ -1,0 +1,88 @@
+/* names.c - identifier hygiene: sanitizing ONNX names into WebNN identifiers
+ * ([A-Za-z_][A-Za-z0-9_]*, never true/false/null/dyn) and keeping them unique per graph. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "ir.h"
+
+struct NameSet {
+    const char **slots;
+    size_t cap, count;
+};
+
+static uint64_t hash_str(const char *s) {
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static bool set_contains(struct NameSet *set, const char *s) {
+    if (!set->cap) return false;
+    for (size_t i = hash_str(s) & (set->cap - 1);; i = (i + 1) & (set->cap - 1)) {
+        if (!set->slots[i]) return false;
+        if (strcmp(set->slots[i], s) == 0) return true;
+    }
+}
+
+static void set_insert(struct NameSet *set, const char *s) {
+    if ((set->count + 1) * 2 > set->cap) {
+        size_t ncap = set->cap ? set->cap * 2 : 256;
+        const char **nslots = calloc(ncap, sizeof *nslots);
+        if (!nslots) abort();
+        for (size_t i = 0; i < set->cap; i++) {
+            if (!set->slots[i]) continue;
+            size_t j = hash_str(set->slots[i]) & (ncap - 1);
+            while (nslots[j]) j = (j + 1) & (ncap - 1);
+            nslots[j] = set->slots[i];
+        }
+        free(set->slots);
+        set->slots = nslots;
+        set->cap = ncap;
+    }
+    size_t i = hash_str(s) & (set->cap - 1);
+    while (set->slots[i]) i = (i + 1) & (set->cap - 1);
+    set->slots[i] = s;
+    set->count++;
+}
+
+void nameset_free(struct NameSet *set) {
+    if (!set) return;
+    free(set->slots);
+    free(set);
+}
+
+static bool reserved_word(const char *s) {
+    return !strcmp(s, "true") || !strcmp(s, "false") || !strcmp(s, "null") || !strcmp(s, "dyn");
+}
+
+const char *graph_unique_name(Graph *g, const char *base) {
+    if (!g->names) {
+        g->names = calloc(1, sizeof *g->names);
+        if (!g->names) abort();
+    }
+    size_t len = base ? strlen(base) : 0;
+    if (len > 200) len = 200; /* keep identifiers readable; uniqueness comes from the suffix */
+    char buf[256];
+    size_t o = 0;
+    if (len == 0 || !((base[0] >= 'A' && base[0] <= 'Z') || (base[0] >= 'a' && base[0] <= 'z') || base[0] == '_'))
+        buf[o++] = '_';
+    for (size_t i = 0; i < len; i++) {
+        char c = base[i];
+        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+        buf[o++] = ok ? c : '_';
+    }
+    buf[o] = 0;
+    if (reserved_word(buf)) {
+        buf[o++] = '_';
+        buf[o] = 0;
+    }
+    char cand[280];
+    snprintf(cand, sizeof cand, "%s", buf);
+    for (unsigned k = 1; set_contains(g->names, cand); k++) snprintf(cand, sizeof cand, "%s_%u", buf, k);
+    const char *s = graph_strdup(g, cand);
+    set_insert(g->names, s);
+    return s;
+}
