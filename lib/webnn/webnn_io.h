@@ -1,0 +1,30 @@
+/* webnn_io.h - webnn-graph files: JSON graph (format "webnn-graph-json", version 2), weights blob
+ * (WGWT header, absolute 64-byte aligned offsets), manifest (wg-weights-manifest v1 + xxHash64 per
+ * tensor), and the .webnn text form.  See docs/webnn-graph-format (../shared/docs). */
+#ifndef WEBNNC_WEBNN_IO_H
+#define WEBNNC_WEBNN_IO_H
+
+#include <stdbool.h>
+
+#include "ir.h"
+
+typedef struct {
+    bool text; /* also write OUTDIR/model.webnn */
+} WebnnWriteOptions;
+
+/* Writes OUTDIR/model.webnn.json, model.weights, model.manifest.json (and model.webnn) through a
+ * temporary folder renamed into place; nothing is left behind on failure.  0 or -1 + diagnostic. */
+int webnn_write(Graph *g, const char *outdir, const WebnnWriteOptions *opt);
+
+/* The graph JSON as a string (malloc'ed); weights refs are assigned as webnn_write does. */
+char *webnn_graph_json(Graph *g);
+
+/* Reads a graph: PATH is a .webnn.json file or an OUTDIR holding model.webnn.json.  Weights and
+ * manifest are found beside it (model.weights / <stem>.weights, model.manifest.json /
+ * <stem>.manifest.json); checksums and byte lengths are verified.  NULL + diagnostic on failure. */
+Graph *webnn_read(const char *path);
+
+/* Reads a graph from a JSON string; `dir` locates the weights (NULL: graph must have no weights). */
+Graph *webnn_read_json(const char *json, size_t len, const char *dir);
+
+#endif
