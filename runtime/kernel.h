@@ -1,0 +1,114 @@
+/* kernel.h - the interface for adding an op's kernels to the Vulkan runtime.
+ *
+ * Adding a kernel family = one C file + its shaders + one table line:
+ *
+ *  1. Shaders: runtime/shaders/NAME.comp (GLSL 450).  Register the dtype variants in
+ *     runtime/shaders/meson.build (`variants += [['NAME', 'f32', ''], ...]`); each variant is
+ *     compiled by glslc at build time with -DT_IN=<type> -DT_OUT=<type> ... (see common.glsl) and
+ *     embedded.  Workgroup size is specialization constant 0 (`local_size_x_id = 0`); constants
+ *     1.. are yours (op codes, tile sizes, subgroup width).  Push constants: at most 128 bytes.
+ *     Bindings: at most 8 storage buffers (set 0, bindings 0..7).
+ *  2. C file runtime/k_FAMILY.c defining `const KernelFamily kfam_FAMILY = {check, record, 0}`:
+ *       check(kc, node)   at load time, with upper-bound shapes: verify the dtypes/options are
+ *                         supported (kc_find_shader reports "no kernel for op X (dtype Y) at node Z").
+ *       record(kc, node, in, out)   at record time, with ACTUAL shapes (dynamic dims evaluated):
+ *                         bind tensors (kc_bind / kc_bind_window) and emit dispatches
+ *                         (kc_dispatch / kc_dispatch_1d).  A recording is replayed on later runs
+ *                         with the same sizes, so put every size in push constants here.
+ *  3. One line per op in runtime/kernels.def: `KERNEL(OP_ID, FAMILY)`.
+ *
+ * Tensors are dense, row-major, at a byte offset inside a VkBuffer (KTensor).  Reshape/identity
+ * are views (KF_VIEW families record nothing).  Barriers are inserted by kc_dispatch from the
+ * bindings' write flags: only when a dispatch reads or overwrites a range written (or, for writes,
+ * read) since the last barrier.  A binding's range may not exceed maxStorageBufferRange (128 MiB
+ * on lavapipe): kernels that can split their work use kc_bind_window over element windows (see
+ * k_strided.c: it splits element-wise and copy dispatches over rows of the outermost dim).
+ * Errors: diag_node_error + return -1.
+ */
+#ifndef WEBNNC_KERNEL_H
+#define WEBNNC_KERNEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+#include "diag.h"
+#include "ir.h"
+#include "webnnc_runtime.h"
+
+#define K_MAX_RANK 6     /* ranks the strided shaders index; more are collapsed */
+#define K_MAX_BINDINGS 8
+#define K_MAX_SPEC 8
+#define K_PUSH_MAX 128
+
+typedef struct {
+    const Value *value;
+    DType dtype;
+    int rank;
+    int64_t shape[WN_MAX_RANK]; /* actual sizes */
+    uint64_t numel;
+    VkBuffer buffer;
+    uint64_t offset; /* byte offset of element 0 */
+} KTensor;
+
+typedef struct {
+    VkBuffer buffer;
+    uint64_t offset, range;
+    bool write;
+} KBind;
+
+typedef struct KernelCtx KernelCtx;
+
+enum { KF_VIEW = 1 }; /* output aliases input 0 (reshape, identity): nothing recorded */
+
+typedef struct {
+    int (*check)(KernelCtx *kc, const Node *n);
+    int (*record)(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out);
+    unsigned flags;
+} KernelFamily;
+
+const WnrtDeviceInfo *kc_device(const KernelCtx *kc);
+
+/* Shader variant NAME for dtypes (a, b) (b = DT_INVALID when the variant has one dtype).
+ * Returns its id, or -1 with "no kernel for op X (dtype Y) at node Z" when the variant does not
+ * exist or the device lacks the feature the dtype needs. */
+int kc_find_shader(KernelCtx *kc, const Node *n, const char *name, DType a, DType b);
+/* Same without a diagnostic (for choosing between variants). */
+int kc_has_shader(const KernelCtx *kc, const char *name, DType a, DType b);
+
+/* Binds the whole tensor.  Fails (naming the node) if it exceeds maxStorageBufferRange. */
+int kc_bind(KernelCtx *kc, const Node *n, const KTensor *t, bool write, KBind *b);
+/* Binds elements [first, last] (inclusive, element offsets from element 0 of t); the binding
+ * starts at an aligned offset at or below `first`, and *base is the element index of `first`
+ * inside the binding. */
+int kc_bind_window(KernelCtx *kc, const Node *n, const KTensor *t, int64_t first, int64_t last,
+                   bool write, KBind *b, uint32_t *base);
+/* Largest number of elements of dtype dt a single binding may cover. */
+uint64_t kc_max_binding_elems(const KernelCtx *kc, DType dt);
+
+/* Records one dispatch (pipeline created lazily for (shader, spec constants); spec[0] is the
+ * workgroup size x).  Inserts a barrier first when the bindings conflict with earlier writes. */
+int kc_dispatch(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, int n_spec,
+                const void *push, uint32_t push_size, const KBind *binds, int n_binds,
+                uint32_t gx, uint32_t gy, uint32_t gz);
+/* 1-D grid of `groups` workgroups folded into x/y (shaders use flat_group() from common.glsl). */
+int kc_dispatch_1d(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, int n_spec,
+                   const void *push, uint32_t push_size, const KBind *binds, int n_binds,
+                   uint64_t groups);
+
+/* ---- shape helpers shared by families (kshape.c) ------------------------------------------ */
+/* Contiguous element strides of shape. */
+void kshape_strides(int rank, const int64_t *shape, int64_t *strides);
+/* Element strides of `in` (rank in_rank) broadcast numpy-style to an output of rank out_rank
+ * (stride 0 on broadcast dims). */
+void kshape_broadcast_strides(int out_rank, const int64_t *out_shape, int in_rank,
+                              const int64_t *in_shape, int64_t *strides);
+/* Merges adjacent dims where every operand's strides are compatible and drops size-1 dims;
+ * strides is n_ops arrays of WN_MAX_RANK.  Returns the new rank (>= 1). */
+int kshape_collapse(int rank, int64_t *shape, int n_ops, int64_t (*strides)[WN_MAX_RANK]);
+uint64_t kshape_numel(int rank, const int64_t *shape);
+
+/* Shortcut: element-wise style node, checks that shader NAME exists for (a, b). */
+int kcheck_shader(KernelCtx *kc, const Node *n, const char *name, DType a, DType b);
+
+#endif

@@ -1,0 +1,42 @@
+/* vk_device.h - Vulkan instance, physical-device probing and the logical compute device.
+ *
+ * Vulkan 1.2+ core; optional features (16/8-bit storage, shaderFloat16, shaderInt8, shaderInt64,
+ * subgroup arithmetic, push descriptors) are probed and enabled when present.
+ */
+#ifndef WEBNNC_VK_DEVICE_H
+#define WEBNNC_VK_DEVICE_H
+
+#include <vulkan/vulkan.h>
+
+#include "webnnc_runtime.h"
+
+typedef struct VkDev {
+    VkInstance instance;
+    VkPhysicalDevice phys;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+    VkCommandPool cmd_pool;
+    WnrtDeviceInfo info;
+    uint8_t pipeline_cache_uuid[VK_UUID_SIZE];
+    VkPhysicalDeviceMemoryProperties mem_props;
+    PFN_vkCmdPushDescriptorSetKHR push_descriptor_fn; /* NULL when unsupported */
+    struct PipelineSet *pipelines;                    /* vk_pipeline.c */
+} VkDev;
+
+/* Creates an instance (caller destroys it); -1 with a diagnostic on failure. */
+int vkdev_instance(VkInstance *out);
+/* Physical devices of an instance, at most max; returns the count or -1. */
+int vkdev_list(VkInstance inst, VkPhysicalDevice *out, int max);
+void vkdev_probe(VkPhysicalDevice pd, WnrtDeviceInfo *info);
+/* Opens device `index` (-1 auto; WEBNNC_DEVICE overrides).  Returns NULL with a diagnostic. */
+VkDev *vkdev_open(int index);
+void vkdev_close(VkDev *d);
+/* One-shot command buffer helpers (load-time uploads). */
+VkCommandBuffer vkdev_begin_once(VkDev *d);
+int vkdev_submit_wait(VkDev *d, VkCommandBuffer cb, VkFence fence);
+int vkdev_end_once(VkDev *d, VkCommandBuffer cb);
+/* Diagnostic for a failed Vulkan call; returns -1. */
+int vkdev_fail(const char *what, VkResult r);
+
+#endif

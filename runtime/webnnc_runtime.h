@@ -1,0 +1,106 @@
+/* webnnc_runtime.h - public C API of the embedded Vulkan compute runtime (independent of the CLI).
+ *
+ *   WnrtContext *ctx = wnrt_create(-1);            // -1: auto (discrete GPU, integrated, CPU);
+ *                                                  //     env WEBNNC_DEVICE=N overrides
+ *   WnrtModel *m = wnrt_load(ctx, graph);          // plan, upload constants, buffers (graph must
+ *                                                  // outlive the model)
+ *   wnrt_bind_input(m, "input_ids", data, bytes, rank, shape);   // actual sizes of dynamic dims
+ *   wnrt_run(m);                                   // one submit + one wait; replays recordings
+ *   wnrt_output_info(m, 0, &info); wnrt_read_output(m, 0, dst, cap);
+ *   wnrt_free(m); wnrt_destroy(ctx);
+ *
+ * Every failing call records one diagnostic line (lib/core/diag.h) naming the device, node or
+ * tensor and returns NULL / -1.  Dynamic dimensions: the plan is made once for the upper bounds
+ * (maxSize); each run binds actual sizes, which are checked against the bounds and against each
+ * other (same symbol, same size).  A symbol that no input determines runs at its maxSize.
+ */
+#ifndef WEBNNC_RUNTIME_H
+#define WEBNNC_RUNTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir.h"
+
+typedef enum {
+    WNRT_DEV_OTHER = 0,
+    WNRT_DEV_INTEGRATED = 1,
+    WNRT_DEV_DISCRETE = 2,
+    WNRT_DEV_VIRTUAL = 3,
+    WNRT_DEV_CPU = 4,
+} WnrtDeviceType;
+
+#define WNRT_MAX_HEAPS 16
+
+typedef struct {
+    char name[256];
+    WnrtDeviceType type;
+    uint32_t api_version; /* VK_MAKE_API_VERSION encoding */
+    uint32_t vendor_id, device_id;
+    uint64_t max_storage_buffer_range;
+    uint64_t max_buffer_size;
+    uint32_t min_storage_offset_alignment;
+    uint32_t max_shared_memory;
+    uint32_t max_push_constants;
+    uint32_t max_workgroup_invocations;
+    uint32_t max_workgroup_count[3];
+    uint32_t subgroup_size;
+    bool subgroup_arithmetic;
+    bool float16;    /* shaderFloat16 */
+    bool storage16;  /* storageBuffer16BitAccess */
+    bool int8;       /* shaderInt8 */
+    bool storage8;   /* storageBuffer8BitAccess */
+    bool int64;      /* shaderInt64 */
+    bool push_descriptor;
+    int n_heaps;
+    uint64_t heap_size[WNRT_MAX_HEAPS];
+    bool heap_device_local[WNRT_MAX_HEAPS];
+    bool unified_memory; /* the device-local memory type is host visible (lavapipe, UMA) */
+} WnrtDeviceInfo;
+
+typedef struct WnrtContext WnrtContext;
+typedef struct WnrtModel WnrtModel;
+
+/* Device list (creates a temporary instance).  Returns the count, or -1 with a diagnostic. */
+int wnrt_device_count(void);
+int wnrt_device_info(int index, WnrtDeviceInfo *out);
+const char *wnrt_device_type_name(WnrtDeviceType t);
+
+WnrtContext *wnrt_create(int device_index);
+const WnrtDeviceInfo *wnrt_context_device(const WnrtContext *ctx);
+void wnrt_destroy(WnrtContext *ctx);
+
+WnrtModel *wnrt_load(WnrtContext *ctx, Graph *g);
+void wnrt_free(WnrtModel *m);
+
+/* Input by name (IR name or ONNX origin).  nbytes must equal the size implied by shape. */
+int wnrt_bind_input(WnrtModel *m, const char *name, const void *data, uint64_t nbytes, int rank,
+                    const int64_t *shape);
+int wnrt_run(WnrtModel *m);
+
+typedef struct {
+    const char *name;
+    DType dtype;
+    int rank;
+    int64_t shape[WN_MAX_RANK]; /* actual shape of the last run */
+    uint64_t nbytes;
+} WnrtTensorInfo;
+
+int wnrt_output_count(const WnrtModel *m);
+int wnrt_output_info(const WnrtModel *m, int index, WnrtTensorInfo *out);
+int wnrt_read_output(WnrtModel *m, int index, void *dst, uint64_t capacity);
+
+typedef struct {
+    uint64_t const_bytes;        /* resident constants */
+    uint64_t intermediate_sum;   /* sum of all non-constant tensors at their upper bounds */
+    uint64_t peak_bytes;         /* device memory for non-constant tensors after reuse */
+    uint64_t device_bytes;       /* all device memory allocated by the model */
+    int recordings;              /* command buffers recorded so far */
+    int replays;                 /* runs that reused a recording */
+    int dispatches;              /* dispatches in the last recording */
+    int barriers;                /* barriers in the last recording */
+} WnrtStats;
+
+void wnrt_stats(const WnrtModel *m, WnrtStats *out);
+
+#endif
