@@ -1,0 +1,104 @@
+/* cmd_convert.c - `webnnc convert INPUT -o OUTDIR`: load ONNX -> import -> passes (fold_constants,
+ * identity, dce) -> verify (spec ops, exportable dims) -> write webnn-graph files; prints a one-line
+ * summary. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "args.h"
+#include "diag.h"
+#include "onnx_import.h"
+#include "pass.h"
+#include "summary.h"
+#include "webnn_io.h"
+
+static const ArgSpec specs[] = {
+    {"out", 'o', ARG_VALUE, "OUTDIR", "output folder (written through a temporary folder, then renamed)"},
+    {"fix", 0, ARG_LIST, "NAME=N", "freeze symbolic dimension NAME to the static size N"},
+    {"dim", 0, ARG_LIST, "NAME=MAX", "keep symbolic dimension NAME dynamic with upper bound MAX"},
+    {"text", 0, ARG_FLAG, NULL, "also write OUTDIR/model.webnn (text form)"},
+    {"verbose", 'v', ARG_FLAG, NULL, "print stage timings and per-pass node counts to stderr"},
+};
+
+static const char *const pipeline[] = {"fold_constants", "identity", "dce"};
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Prints "  STAGE  0.123 s" to stderr when verbose; returns the new reference time. */
+static double stage_done(int verbose, const char *stage, double since) {
+    double t = now_s();
+    if (verbose) fprintf(stderr, "webnnc: %-16s %8.3f s\n", stage, t - since);
+    return t;
+}
+
+static const char *base_name(const char *path) {
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') n--; /* "dir/" -> "dir" */
+    const char *end = path + n, *p = end;
+    while (p > path && p[-1] != '/') p--;
+    static char buf[256];
+    snprintf(buf, sizeof buf, "%.*s", (int)(end - p), p);
+    return buf;
+}
+
+int cmd_convert(const CliCommand *self, int argc, char **argv) {
+    ArgResult r;
+    int rc = args_parse(self, specs, (int)(sizeof specs / sizeof specs[0]), 1, 1, argc, argv, &r);
+    if (rc != ARGS_OK) return rc == ARGS_HELP ? WN_EXIT_OK : WN_EXIT_BAD_INPUT;
+    const char *input = r.pos[0], *outdir = args_value(&r, "out");
+    if (!outdir) return cli_usage_error(self, "missing -o OUTDIR");
+    static DimSettingList fix, dim;
+    if (args_dim_settings(self, &r, "fix", &fix) < 0 || args_dim_settings(self, &r, "dim", &dim) < 0)
+        return WN_EXIT_BAD_INPUT;
+    for (int i = 0; i < fix.count; i++)
+        for (int j = 0; j < dim.count; j++)
+            if (strcmp(fix.items[i].name, dim.items[j].name) == 0)
+                return cli_usage_error(self, "%s is given to both --fix and --dim", fix.items[i].name);
+    int verbose = args_count(&r, "verbose");
+
+    double t0 = now_s(), t = t0;
+    diag_set_file(input);
+    OnnxModel *m = onnx_model_load(input);
+    if (!m) return cli_fail(input, WN_EXIT_BAD_INPUT);
+    size_t onnx_nodes = m->proto && m->proto->graph ? m->proto->graph->n_node : 0;
+    t = stage_done(verbose, "load", t);
+
+    ImportOptions iopt = {fix.items, fix.count, dim.items, dim.count};
+    Graph *g = onnx_import(m, &iopt);
+    if (!g) {
+        onnx_model_free(m);
+        return cli_fail(input, WN_EXIT_BAD_INPUT);
+    }
+    t = stage_done(verbose, "import", t);
+
+    PassOptions popt = {verbose};
+    if (pass_run_list(g, pipeline, (int)(sizeof pipeline / sizeof pipeline[0]), &popt) != 0) {
+        graph_free(g);
+        return cli_fail(input, WN_EXIT_BAD_INPUT);
+    }
+    t = stage_done(verbose, "passes", t);
+    if (graph_verify(g, VERIFY_SPEC_ONLY | VERIFY_EXPORTABLE) != 0) {
+        graph_free(g);
+        return cli_fail(input, WN_EXIT_CHECK_FAILED);
+    }
+    t = stage_done(verbose, "verify", t);
+
+    WebnnWriteOptions wopt = {args_count(&r, "text") > 0};
+    diag_set_file(outdir);
+    if (webnn_write(g, outdir, &wopt) != 0) {
+        graph_free(g);
+        return cli_fail(outdir, WN_EXIT_BAD_INPUT);
+    }
+    t = stage_done(verbose, "write", t);
+
+    char size[32];
+    printf("converted %s: %zu ONNX nodes -> %d WebNN nodes, %s weights -> %s\n", base_name(input), onnx_nodes,
+           graph_node_count(g), format_bytes(summary_add_graph_constants(NULL, g), size, sizeof size), outdir);
+    graph_free(g);
+    stage_done(verbose, "total", t0);
+    return WN_EXIT_OK;
+}

@@ -1,0 +1,36 @@
+/* inspect_webnn.c - `webnnc inspect` for webnn-graph files: reads the graph with webnn_read (which
+ * verifies weights and checksums) and fills the summary: op histogram, inputs/outputs with
+ * {name, maxSize} dims, constant bytes per dtype. */
+#include "inspect.h"
+
+#include "webnn_io.h"
+
+static void add_values(cJSON *s, const char *list, const Graph *g, Value *const *values, int n) {
+    char buf[128];
+    for (int i = 0; i < n; i++) {
+        const Value *v = values[i];
+        cJSON *shape = summary_add_tensor(s, list, v->name, dtype_name(v->dtype));
+        if (!shape) continue;
+        for (int d = 0; d < v->rank; d++) {
+            Dim dim = v->shape[d];
+            if (dim_is_static(dim)) {
+                summary_dim_static(shape, dim.v);
+                continue;
+            }
+            const char *sym = dim_symbol_name(g, dim);
+            summary_dim_symbol(shape, sym ? sym : dim_format(g, dim, buf, sizeof buf), dim_max(dim));
+        }
+    }
+}
+
+int inspect_webnn(const char *path, cJSON *s) {
+    Graph *g = webnn_read(path);
+    if (!g) return -1;
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i]->dead) summary_count_op(s, op_name(g->nodes[i]->op));
+    add_values(s, "inputs", g, g->inputs, g->n_inputs);
+    add_values(s, "outputs", g, g->outputs, g->n_outputs);
+    summary_add_graph_constants(s, g);
+    graph_free(g);
+    return 0;
+}
