@@ -22,4 +22,8 @@ typedef struct {
  *   "unsupported op Foo (ai.onnx, opset 17) at node NAME"; `m` is still the caller's. */
 Graph *onnx_import(OnnxModel *m, const ImportOptions *opt);
 
+/* The ONNX op types the importer handles (onnx_ops.def order), domain-qualified outside the
+ * default domain ("com.microsoft.MatMulNBits"); *count receives the number.  (onnx_ops_list.c) */
+const char *const *onnx_supported_ops(int *count);
+
 #endif
