@@ -315,6 +315,9 @@ typedef struct {
 /* Validates a node against its op's rules (operand count, dtypes, ranks, options) and computes
  * its outputs.  Returns the number of outputs, or -1 with a diagnostic naming the node. */
 int infer_node(Graph *g, const Node *n, TensorDesc *out, int max_out);
+/* Bidirectional (numpy) broadcasting of shapes a and b into out (may alias a or b): dims are
+ * compatible when dim_equal or one is static 1.  Returns false (no diagnostic) if incompatible. */
+bool infer_broadcast(Graph *g, int ra, const Dim *a, int rb, const Dim *b, int *rout, Dim *out);
 
 enum {
     VERIFY_SPEC_ONLY = 1 << 0,  /* reject extension ops */

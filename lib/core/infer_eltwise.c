@@ -1,0 +1,147 @@
+/* infer_eltwise.c - shape inference for element-wise ops: unary and activations, binary with
+ * numpy broadcasting, comparisons and logical ops (uint8 results), prelu, cast, softmax,
+ * quantizeLinear/dequantizeLinear (blockwise broadcasting) and where (3-way broadcasting). */
+#include "infer_internal.h"
+
+bool infer_broadcast(Graph *g, int ra, const Dim *a, int rb, const Dim *b, int *rout, Dim *out) {
+    (void)g;
+    if (ra < 0 || rb < 0 || ra > WN_MAX_RANK || rb > WN_MAX_RANK) return false;
+    int r = ra > rb ? ra : rb;
+    Dim tmp[WN_MAX_RANK];
+    for (int i = 0; i < r; i++) {
+        int ia = i - (r - ra), ib = i - (r - rb);
+        Dim da = ia >= 0 ? a[ia] : dim_static(1), db = ib >= 0 ? b[ib] : dim_static(1);
+        if (dim_equal(da, db)) tmp[i] = da;
+        else if (dim_is_static(da) && da.v == 1) tmp[i] = db;
+        else if (dim_is_static(db) && db.v == 1) tmp[i] = da;
+        else return false;
+    }
+    for (int i = 0; i < r; i++) out[i] = tmp[i];
+    *rout = r;
+    return true;
+}
+
+/* Broadcasts operand `slot` into `d` (which holds the shape so far). */
+static bool broadcast_into(Graph *g, const Node *n, int slot, TensorDesc *d) {
+    const Value *v = infer_in(n, slot);
+    if (infer_broadcast(g, d->rank, d->shape, v->rank, v->shape, &d->rank, d->shape)) return true;
+    char a[256], b[256];
+    diag_node_error(n, "operand %d (%s) shape %s cannot be broadcast with %s", slot, value_display_name(v),
+                    infer_shape_str(g, v->rank, v->shape, a, sizeof a),
+                    infer_shape_str(g, d->rank, d->shape, b, sizeof b));
+    return false;
+}
+
+static DTypeMask unary_dtypes(OpId op) {
+    switch (op) {
+    case OP_ABS:
+    case OP_NEG:
+    case OP_SIGN:
+    case OP_RELU: return DTM_SIGNED_NUM;
+    case OP_IDENTITY: return DTM_ALL;
+    case OP_CLAMP: return DTM_WEBNN;
+    case OP_LOGICAL_NOT: return DTM(U8);
+    default: return DTM_FLOAT;
+    }
+}
+
+int infer_unary(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+    if (!infer_check_dtype(n, 0, unary_dtypes(n->op))) return -1;
+    if (n->op == OP_CLAMP) {
+        const Attr *lo = node_attr(n, "minValue"), *hi = node_attr(n, "maxValue");
+        if (lo && hi && node_float(n, "minValue", 0) > node_float(n, "maxValue", 0)) {
+            diag_node_error(n, "minValue %g is greater than maxValue %g", node_float(n, "minValue", 0),
+                            node_float(n, "maxValue", 0));
+            return -1;
+        }
+    }
+    infer_desc_of(&out[0], infer_in(n, 0));
+    if (n->op == OP_IS_NAN || n->op == OP_IS_INFINITE) out[0].dtype = DT_U8;
+    return 1;
+}
+
+int infer_binary(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+    unsigned f = op_info(n->op)->flags;
+    DTypeMask allowed = (f & OPF_LOGICAL) ? DTM(U8) : DTM_WEBNN;
+    if (!infer_check_dtype(n, 0, allowed) || !infer_check_same_dtype(n, 1, 0)) return -1;
+    infer_desc_of(&out[0], infer_in(n, 0));
+    if (!broadcast_into(g, n, 1, &out[0])) return -1;
+    if (f & (OPF_COMPARE | OPF_LOGICAL)) out[0].dtype = DT_U8;
+    return 1;
+}
+
+int infer_where(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+    if (!infer_check_dtype(n, 0, DTM(U8)) || !infer_check_dtype(n, 1, DTM_WEBNN) ||
+        !infer_check_same_dtype(n, 2, 1))
+        return -1;
+    infer_desc_of(&out[0], infer_in(n, 0));
+    if (!broadcast_into(g, n, 1, &out[0]) || !broadcast_into(g, n, 2, &out[0])) return -1;
+    out[0].dtype = infer_in(n, 1)->dtype;
+    return 1;
+}
+
+int infer_prelu(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+    const Value *x = infer_in(n, 0), *slope = infer_in(n, 1);
+    if (!infer_check_dtype(n, 0, DTM_SIGNED_NUM) || !infer_check_same_dtype(n, 1, 0)) return -1;
+    if (!infer_unidirectional(slope->rank, slope->shape, x->rank, x->shape)) {
+        char a[256], b[256];
+        diag_node_error(n, "slope shape %s cannot be broadcast to input shape %s",
+                        infer_shape_str(g, slope->rank, slope->shape, a, sizeof a),
+                        infer_shape_str(g, x->rank, x->shape, b, sizeof b));
+        return -1;
+    }
+    infer_desc_of(&out[0], x);
+    return 1;
+}
+
+int infer_cast(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+    infer_desc_of(&out[0], infer_in(n, 0));
+    out[0].dtype = node_dtype(n, "to", DT_INVALID); /* validated by the option schema */
+    return 1;
+}
+
+int infer_softmax(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+    const Value *x = infer_in(n, 0);
+    if (!infer_check_dtype(n, 0, DTM_FLOAT) || !infer_check_rank(n, 0, 1, WN_MAX_RANK) ||
+        !infer_check_axis(n, "axis", node_int(n, "axis", 0), x->rank))
+        return -1;
+    infer_desc_of(&out[0], x);
+    return 1;
+}
+
+/* Blockwise broadcasting of scale to input: scale's dims align with input's trailing dims and
+ * each input dim is a multiple of the matching scale dim (a lower scale rank is accepted, as
+ * Chromium does, with missing leading dims treated as 1). */
+static bool blockwise(const Value *scale, const Value *x) {
+    if (scale->rank > x->rank) return false;
+    for (int i = 0; i < scale->rank; i++) {
+        Dim s = scale->shape[i], d = x->shape[x->rank - scale->rank + i];
+        if (dim_equal(s, d) || (dim_is_static(s) && s.v == 1)) continue;
+        if (!dim_is_static(s) || !dim_is_static(d) || s.v <= 0 || d.v % s.v != 0) return false;
+    }
+    return true;
+}
+
+int infer_quantize(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+    const Value *x = infer_in(n, 0), *scale = infer_in(n, 1), *zp = infer_in(n, 2);
+    bool dq = n->op == OP_DEQUANTIZE_LINEAR;
+    if (dq) {
+        if (!infer_check_dtype(n, 0, DTM_QUANT) || !infer_check_dtype(n, 1, DTM_FLOAT) ||
+            !infer_check_same_dtype(n, 2, 0))
+            return -1;
+    } else if (!infer_check_dtype(n, 0, DTM_FLOAT) || !infer_check_same_dtype(n, 1, 0) ||
+               !infer_check_dtype(n, 2, DTM_QUANT)) {
+        return -1;
+    }
+    if (!infer_check_shape(g, n, 2, scale->rank, scale->shape)) return -1;
+    if (!blockwise(scale, x)) {
+        char a[256], b[256];
+        diag_node_error(n, "scale shape %s is not blockwise broadcastable to input shape %s",
+                        infer_shape_str(g, scale->rank, scale->shape, a, sizeof a),
+                        infer_shape_str(g, x->rank, x->shape, b, sizeof b));
+        return -1;
+    }
+    infer_desc_of(&out[0], x);
+    out[0].dtype = dq ? scale->dtype : zp->dtype;
+    return 1;
+}

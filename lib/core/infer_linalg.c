@@ -1,0 +1,55 @@
+/* infer_linalg.c - shape inference for matmul (rank >= 2, batch dims broadcast) and gemm
+ * (2-D, optional transposes, c unidirectionally broadcast to [M, N]). */
+#include "infer_internal.h"
+
+/* Operand `slot`'s inner dim `have` must equal `want` (the other operand's). */
+static bool inner_dims_match(Graph *g, const Node *n, Dim a, Dim b) {
+    if (dim_equal(a, b)) return true;
+    char x[96], y[96];
+    diag_node_error(n, "inner dimensions differ: %s (operand 0) vs %s (operand 1)", dim_format(g, a, x, sizeof x),
+                    dim_format(g, b, y, sizeof y));
+    return false;
+}
+
+int infer_matmul(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+    const Value *a = infer_in(n, 0), *b = infer_in(n, 1);
+    if (!infer_check_dtype(n, 0, DTM_FLOAT) || !infer_check_same_dtype(n, 1, 0) ||
+        !infer_check_rank(n, 0, 2, WN_MAX_RANK) || !infer_check_rank(n, 1, 2, WN_MAX_RANK))
+        return -1;
+    if (!inner_dims_match(g, n, a->shape[a->rank - 1], b->shape[b->rank - 2])) return -1;
+    TensorDesc *d = &out[0];
+    if (!infer_broadcast(g, a->rank - 2, a->shape, b->rank - 2, b->shape, &d->rank, d->shape)) {
+        char x[256], y[256];
+        diag_node_error(n, "batch dimensions %s and %s cannot be broadcast",
+                        infer_shape_str(g, a->rank - 2, a->shape, x, sizeof x),
+                        infer_shape_str(g, b->rank - 2, b->shape, y, sizeof y));
+        return -1;
+    }
+    d->shape[d->rank++] = a->shape[a->rank - 2];
+    d->shape[d->rank++] = b->shape[b->rank - 1];
+    d->dtype = a->dtype;
+    return 1;
+}
+
+int infer_gemm(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+    const Value *a = infer_in(n, 0), *b = infer_in(n, 1), *c = infer_in(n, 2);
+    if (!infer_check_dtype(n, 0, DTM_FLOAT) || !infer_check_same_dtype(n, 1, 0) || !infer_check_same_dtype(n, 2, 0) ||
+        !infer_check_rank(n, 0, 2, 2) || !infer_check_rank(n, 1, 2, 2) || !infer_check_rank(n, 2, 0, 2))
+        return -1;
+    bool ta = node_bool(n, "aTranspose", false), tb = node_bool(n, "bTranspose", false);
+    Dim m = a->shape[ta ? 1 : 0], ka = a->shape[ta ? 0 : 1];
+    Dim kb = b->shape[tb ? 1 : 0], nn = b->shape[tb ? 0 : 1];
+    if (!inner_dims_match(g, n, ka, kb)) return -1;
+    TensorDesc *d = &out[0];
+    d->dtype = a->dtype;
+    d->rank = 2;
+    d->shape[0] = m;
+    d->shape[1] = nn;
+    if (c && !infer_unidirectional(c->rank, c->shape, 2, d->shape)) {
+        char x[256], y[256];
+        diag_node_error(n, "operand 2 (%s) shape %s cannot be broadcast to %s", value_display_name(c),
+                        infer_shape_str(g, c->rank, c->shape, x, sizeof x), infer_shape_str(g, 2, d->shape, y, sizeof y));
+        return -1;
+    }
+    return 1;
+}
