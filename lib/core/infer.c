@@ -35,6 +35,18 @@ static const InferFn rules[OP_COUNT] = {
     [OP_TILE] = infer_tile,
     [OP_TRANSPOSE] = infer_transpose,
     [OP_TRIANGULAR] = infer_triangular,
+    [OP_GATHER] = infer_gather,
+    [OP_GATHER_ELEMENTS] = infer_gather_elements,
+    [OP_GATHER_ND] = infer_gather_nd,
+    [OP_SCATTER_ELEMENTS] = infer_scatter_elements,
+    [OP_SCATTER_ND] = infer_scatter_nd,
+    [OP_CONV2D] = infer_conv2d,
+    [OP_CONV_TRANSPOSE2D] = infer_conv_transpose2d,
+    [OP_RESAMPLE2D] = infer_resample2d,
+    [OP_GRU] = infer_rnn,
+    [OP_GRU_CELL] = infer_rnn,
+    [OP_LSTM] = infer_rnn,
+    [OP_LSTM_CELL] = infer_rnn,
 };
 
 static InferFn rule_for(const OpInfo *info) {
@@ -43,6 +55,7 @@ static InferFn rule_for(const OpInfo *info) {
     if (f & (OPF_ELTWISE_UNARY | OPF_ELTWISE_BINARY | OPF_COMPARE | OPF_LOGICAL))
         return info->n_inputs == 1 ? infer_unary : infer_binary;
     if (f & OPF_REDUCE) return infer_reduce;
+    if (f & OPF_POOL) return infer_pool2d;
     return NULL;
 }
 

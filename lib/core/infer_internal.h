@@ -114,9 +114,7 @@ int infer_conv_transpose2d(Graph *g, const Node *n, TensorDesc *out, int max_out
 int infer_pool2d(Graph *g, const Node *n, TensorDesc *out, int max_out);
 int infer_resample2d(Graph *g, const Node *n, TensorDesc *out, int max_out);
 /* infer_rnn.c */
-int infer_gru(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_gru_cell(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_lstm(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_lstm_cell(Graph *g, const Node *n, TensorDesc *out, int max_out);
+/* gru, gruCell, lstm, lstmCell */
+int infer_rnn(Graph *g, const Node *n, TensorDesc *out, int max_out);
 
 #endif
