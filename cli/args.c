@@ -17,13 +17,17 @@ int cli_usage_error(const CliCommand *cmd, const char *fmt, ...) {
     va_end(ap);
     diag_clear();
     diag_set_file(cmd ? cmd->name : NULL);
-    diag_error("%s (see `webnnc help %s`)", msg, cmd ? cmd->name : "");
+    if (strstr(msg, "usage:")) diag_error("%s", msg);
+    else diag_error("%s (see `webnnc help %s`)", msg, cmd ? cmd->name : "");
     diag_print();
     return WN_EXIT_BAD_INPUT;
 }
 
 int cli_fail(const char *file, int code) {
-    diag_set_file(file);
+    /* Some stages already start their message with the file name; don't print it twice. */
+    size_t n = file ? strlen(file) : 0;
+    bool named = n && strncmp(diag_message(), file, n) == 0 && diag_message()[n] == ':';
+    diag_set_file(named ? NULL : file);
     diag_print();
     return code;
 }
@@ -115,7 +119,7 @@ int args_parse(const CliCommand *cmd, const ArgSpec *specs, int n_specs, int min
         if (store(cmd, spec, &out->opt[k], value) != ARGS_OK) return ARGS_ERROR;
     }
     if (out->n_pos < min_pos)
-        return cli_usage_error(cmd, "missing argument (usage: webnnc %s %s)", cmd->name, cmd->usage), ARGS_ERROR;
+        return cli_usage_error(cmd, "missing argument; usage: webnnc %s %s", cmd->name, cmd->usage), ARGS_ERROR;
     return ARGS_OK;
 }
 

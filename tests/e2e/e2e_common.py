@@ -1,0 +1,81 @@
+"""e2e_common.py - helpers shared by the end-to-end suites: locating webnnc, the source/build roots
+and ../shared, running `webnnc convert`, and judging how a run ended.
+
+The webnnc executable is the suite's first argument (tests/e2e/meson.build passes it).
+Environment (set by tests/meson.build): WEBNNC_SOURCE_ROOT, WEBNNC_BUILD_ROOT; CI=true turns
+"../shared is missing" from a skip into a failure.
+"""
+import os
+import subprocess
+import sys
+
+SKIP = 77  # meson's exit code for a skipped test
+
+
+def env_path(name):
+    value = os.environ.get(name)
+    if not value:
+        sys.exit(f"error: {name} is not set (run through `meson test`)")
+    return value
+
+
+def webnnc():
+    if len(sys.argv) < 2 or not os.access(sys.argv[1], os.X_OK):
+        sys.exit("usage: SUITE.py PATH/TO/webnnc (run through `meson test`)")
+    return os.path.abspath(sys.argv[1])
+
+
+def source_root():
+    return env_path("WEBNNC_SOURCE_ROOT")
+
+
+def build_root():
+    return env_path("WEBNNC_BUILD_ROOT")
+
+
+def shared_dir_or_skip(what):
+    """../shared next to the source root; skips (exit 77) when absent, fails under CI=true."""
+    shared = os.path.normpath(os.path.join(source_root(), "..", "shared"))
+    if os.path.isdir(shared):
+        return shared
+    if os.environ.get("CI") == "true":
+        print(f"FAIL: {shared} is missing; {what} needs it and CI=true", flush=True)
+        sys.exit(1)
+    print(f"SKIP: {shared} is missing, so {what} cannot run (it always runs under CI=true)", flush=True)
+    sys.exit(SKIP)
+
+
+class Run:
+    """Outcome of one webnnc invocation."""
+
+    def __init__(self, args, returncode, stdout, stderr):
+        self.args, self.returncode, self.stdout, self.stderr = args, returncode, stdout, stderr
+
+    @property
+    def stderr_lines(self):
+        return [line for line in self.stderr.splitlines() if line.strip()]
+
+    def is_clean_error(self):
+        """Exit 2 with exactly one stderr line of the form `webnnc: error: ...`."""
+        lines = self.stderr_lines
+        return self.returncode == 2 and len(lines) == 1 and lines[0].startswith("webnnc: error: ")
+
+    def describe(self):
+        tail = " | ".join(self.stderr_lines[-3:])
+        return f"exit {self.returncode}: {tail}"
+
+
+def run_webnnc(args, timeout=300):
+    cmd = [webnnc()] + list(args)
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout)
+        return Run(cmd, p.returncode, p.stdout, p.stderr)
+    except subprocess.TimeoutExpired:
+        return Run(cmd, -999, "", f"timed out after {timeout} s")
+
+
+def convert(model, outdir, fixes=()):
+    args = ["convert", model, "-o", outdir]
+    for name, value in fixes:
+        args += ["--fix", f"{name}={value}"]
+    return run_webnnc(args)
