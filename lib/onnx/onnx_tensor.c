@@ -153,7 +153,7 @@ static void convert_typed(DType dt, Conversion conv, const void *vals, size_t n,
         }
     }
     /* float32, int32, int64, uint64: same layout as the repeated field */
-    if (conv == CONV_NONE && (dt == DT_F32 || dt == DT_I32 || dt == DT_I64 || dt == DT_U64))
+    if (n && conv == CONV_NONE && (dt == DT_F32 || dt == DT_I32 || dt == DT_I64 || dt == DT_U64))
         memcpy(dst, vals, n * (size_t)(dtype_bits(dt) / 8));
 }
 
