@@ -1,0 +1,283 @@
+/* eval_shape.c - data movement for the CPU evaluator: reshape, expand, slice, split, concat,
+ * transpose, tile, pad, reverse, triangular, cumulativeSum and cast.  Output shapes come from
+ * shape inference; every index computed from options is checked against the operand shape. */
+#include <string.h>
+
+#include "diag.h"
+#include "eval_internal.h"
+
+static int bad(const Node *n, const char *what) {
+    diag_node_error(n, "cannot evaluate: %s", what);
+    return -1;
+}
+
+static bool same_shape(const Ten *a, const Ten *b) {
+    if (a->rank != b->rank) return false;
+    for (int d = 0; d < a->rank; d++)
+        if (a->shape[d] != b->shape[d]) return false;
+    return true;
+}
+
+static int eval_cast(const Ten *x, Ten *o) {
+    for (int64_t i = 0; i < o->count; i++) {
+        if (dtype_is_float(x->dt)) ten_setf(o, i, ten_getf(x, i));
+        else if (ten_is_unsigned64(x) && dtype_is_float(o->dt)) ten_setf(o, i, ten_getf(x, i));
+        else ten_seti(o, i, ten_geti(x, i));
+    }
+    return 0;
+}
+
+static int eval_expand(const Ten *x, Ten *o) {
+    int64_t s[WN_MAX_RANK], c[WN_MAX_RANK];
+    ten_bcast_strides(x, o->rank, o->shape, s);
+    for (int64_t i = 0; i < o->count; i++) {
+        unravel(i, o->rank, o->shape, c);
+        ten_copy_elem(o, i, x, dot_strides(o->rank, c, s));
+    }
+    return 0;
+}
+
+static int eval_slice(const Node *n, const Ten *x, Ten *o) {
+    int64_t starts[WN_MAX_RANK], strides[WN_MAX_RANK], xs[WN_MAX_RANK], c[WN_MAX_RANK];
+    if (attr_ints(n, "starts", starts, WN_MAX_RANK) != x->rank || o->rank != x->rank)
+        return bad(n, "starts must have one entry per input dimension");
+    int ns = attr_ints(n, "strides", strides, WN_MAX_RANK);
+    if (ns == -1)
+        for (int d = 0; d < x->rank; d++) strides[d] = 1;
+    else if (ns != x->rank)
+        return bad(n, "strides must have one entry per input dimension");
+    for (int d = 0; d < x->rank; d++) {
+        if (starts[d] < 0) starts[d] += x->shape[d];
+        int64_t last = starts[d] + (o->shape[d] - 1) * strides[d];
+        if (strides[d] <= 0 || starts[d] < 0 || starts[d] >= x->shape[d] || last >= x->shape[d])
+            return bad(n, "slice window is outside the input");
+    }
+    ten_strides(x, xs);
+    for (int64_t i = 0; i < o->count; i++) {
+        unravel(i, o->rank, o->shape, c);
+        for (int d = 0; d < o->rank; d++) c[d] = starts[d] + c[d] * strides[d];
+        ten_copy_elem(o, i, x, dot_strides(x->rank, c, xs));
+    }
+    return 0;
+}
+
+/* Copies `part` into `whole` (or back when to_part) at offset `off` along `axis`. */
+static void copy_along(Ten *whole, Ten *part, int axis, int64_t off, bool to_part) {
+    int64_t ws[WN_MAX_RANK], c[WN_MAX_RANK];
+    ten_strides(whole, ws);
+    for (int64_t i = 0; i < part->count; i++) {
+        unravel(i, part->rank, part->shape, c);
+        c[axis] += off;
+        int64_t wi = dot_strides(whole->rank, c, ws);
+        if (to_part) ten_copy_elem(part, i, whole, wi);
+        else ten_copy_elem(whole, wi, part, i);
+    }
+}
+
+/* Checks that `part` matches `whole` on every dimension except `axis`. */
+static bool same_except(const Ten *a, const Ten *b, int axis) {
+    if (a->rank != b->rank || a->dt != b->dt) return false;
+    for (int d = 0; d < a->rank; d++)
+        if (d != axis && a->shape[d] != b->shape[d]) return false;
+    return true;
+}
+
+static int eval_split(const Node *n, const Ten *x, Ten *out) {
+    int axis = attr_axis(n, "axis", 0, x->rank);
+    if (axis < 0) return -1;
+    int64_t off = 0;
+    for (int k = 0; k < n->n_outputs; k++) {
+        if (!same_except(x, &out[k], axis) || out[k].shape[axis] > x->shape[axis] - off)
+            return bad(n, "split outputs do not tile the input");
+        copy_along((Ten *)x, &out[k], axis, off, true);
+        off += out[k].shape[axis];
+    }
+    return off == x->shape[axis] ? 0 : bad(n, "split outputs do not cover the input");
+}
+
+static int eval_concat(const Node *n, const Ten *in, Ten *o) {
+    int axis = attr_axis(n, "axis", 0, o->rank);
+    if (axis < 0) return -1;
+    int64_t off = 0;
+    for (int k = 0; k < n->n_inputs; k++) {
+        if (!in[k].data || !same_except(o, &in[k], axis) || in[k].shape[axis] > o->shape[axis] - off)
+            return bad(n, "concat inputs do not match the output");
+        copy_along(o, (Ten *)&in[k], axis, off, false);
+        off += in[k].shape[axis];
+    }
+    return off == o->shape[axis] ? 0 : bad(n, "concat inputs do not fill the output");
+}
+
+static int eval_transpose(const Node *n, const Ten *x, Ten *o) {
+    int64_t perm[WN_MAX_RANK], xs[WN_MAX_RANK], c[WN_MAX_RANK], ic[WN_MAX_RANK];
+    int np = attr_ints(n, "permutation", perm, WN_MAX_RANK);
+    if (np == -1)
+        for (int d = 0; d < x->rank; d++) perm[d] = x->rank - 1 - d;
+    else if (np != x->rank)
+        return bad(n, "permutation must have one entry per dimension");
+    bool used[WN_MAX_RANK] = {0};
+    for (int d = 0; d < x->rank; d++) {
+        if (perm[d] < 0 || perm[d] >= x->rank || used[perm[d]] || o->shape[d] != x->shape[perm[d]])
+            return bad(n, "invalid permutation");
+        used[perm[d]] = true;
+    }
+    ten_strides(x, xs);
+    for (int64_t i = 0; i < o->count; i++) {
+        unravel(i, o->rank, o->shape, c);
+        for (int d = 0; d < o->rank; d++) ic[perm[d]] = c[d];
+        ten_copy_elem(o, i, x, dot_strides(x->rank, ic, xs));
+    }
+    return 0;
+}
+
+static int eval_tile(const Ten *x, Ten *o) {
+    int64_t xs[WN_MAX_RANK], c[WN_MAX_RANK];
+    ten_strides(x, xs);
+    for (int64_t i = 0; i < o->count; i++) {
+        unravel(i, o->rank, o->shape, c);
+        for (int d = 0; d < o->rank; d++) c[d] %= x->shape[d];
+        ten_copy_elem(o, i, x, dot_strides(x->rank, c, xs));
+    }
+    return 0;
+}
+
+/* Maps an out-of-range coordinate for pad modes edge / reflection / symmetric; -1 = use value. */
+static int64_t pad_coord(int mode, int64_t c, int64_t len) {
+    if (c >= 0 && c < len) return c;
+    if (mode == 0) return -1;
+    if (mode == 1) return c < 0 ? 0 : len - 1;
+    int64_t period = mode == 2 ? 2 * (len - 1) : 2 * len;
+    if (period <= 0) return 0;
+    c %= period;
+    if (c < 0) c += period;
+    if (mode == 2) return c < len ? c : period - c;
+    return c < len ? c : period - 1 - c;
+}
+
+static int eval_pad(const Node *n, const Ten *x, Ten *o) {
+    int64_t beg[WN_MAX_RANK], end[WN_MAX_RANK], xs[WN_MAX_RANK], c[WN_MAX_RANK];
+    if (attr_ints(n, "beginningPadding", beg, WN_MAX_RANK) != x->rank ||
+        attr_ints(n, "endingPadding", end, WN_MAX_RANK) != x->rank || o->rank != x->rank)
+        return bad(n, "padding must have one entry per dimension");
+    const char *m = node_str(n, "mode", "constant");
+    int mode = !strcmp(m, "constant") ? 0 : !strcmp(m, "edge") ? 1 : !strcmp(m, "reflection") ? 2
+             : !strcmp(m, "symmetric") ? 3 : -1;
+    if (mode < 0) return 1;
+    for (int d = 0; d < x->rank; d++)
+        if (beg[d] < 0 || end[d] < 0 || o->shape[d] != x->shape[d] + beg[d] + end[d])
+            return bad(n, "padding does not match the output shape");
+    double value = node_float(n, "value", 0.0);
+    ten_strides(x, xs);
+    for (int64_t i = 0; i < o->count; i++) {
+        unravel(i, o->rank, o->shape, c);
+        bool inside = true;
+        for (int d = 0; d < o->rank && inside; d++) {
+            c[d] = pad_coord(mode, c[d] - beg[d], x->shape[d]);
+            inside = c[d] >= 0;
+        }
+        if (inside) ten_copy_elem(o, i, x, dot_strides(x->rank, c, xs));
+        else ten_setf(o, i, value);
+    }
+    return 0;
+}
+
+static int eval_reverse(const Node *n, const Ten *x, Ten *o) {
+    int64_t axes[WN_MAX_RANK * 2], xs[WN_MAX_RANK], c[WN_MAX_RANK];
+    bool rev[WN_MAX_RANK];
+    int na = attr_ints(n, "axes", axes, WN_MAX_RANK * 2);
+    if (na == -2) return bad(n, "invalid axes");
+    for (int d = 0; d < x->rank; d++) rev[d] = na == -1;
+    for (int k = 0; k < na; k++) {
+        int64_t a = axes[k] < 0 ? axes[k] + x->rank : axes[k];
+        if (a < 0 || a >= x->rank) return bad(n, "axis out of range");
+        rev[a] = true;
+    }
+    ten_strides(x, xs);
+    for (int64_t i = 0; i < o->count; i++) {
+        unravel(i, o->rank, o->shape, c);
+        for (int d = 0; d < o->rank; d++)
+            if (rev[d]) c[d] = x->shape[d] - 1 - c[d];
+        ten_copy_elem(o, i, x, dot_strides(x->rank, c, xs));
+    }
+    return 0;
+}
+
+static int eval_triangular(const Node *n, const Ten *x, Ten *o) {
+    if (x->rank < 2) return bad(n, "triangular needs rank >= 2");
+    bool upper = node_bool(n, "upper", true);
+    int64_t diag = node_int(n, "diagonal", 0), c[WN_MAX_RANK];
+    for (int64_t i = 0; i < o->count; i++) {
+        unravel(i, o->rank, o->shape, c);
+        int64_t k = c[o->rank - 1] - c[o->rank - 2];
+        if (upper ? k >= diag : k <= diag) ten_copy_elem(o, i, x, i);
+        else ten_seti(o, i, 0);
+    }
+    return 0;
+}
+
+static int eval_cumsum(Graph *g, const Node *n, const Ten *x, Ten *o) {
+    int axis = attr_axis(n, "axis", 0, x->rank);
+    if (axis < 0) return -1;
+    bool excl = node_bool(n, "exclusive", false), rev = node_bool(n, "reversed", false);
+    int64_t len = x->shape[axis], stride = 1;
+    for (int d = axis + 1; d < x->rank; d++) stride *= x->shape[d];
+    bool is_float = dtype_is_float(x->dt);
+    (void)g;
+    for (int64_t k = 0; k < x->count / len; k++) {
+        int64_t base = (k / stride) * stride * len + k % stride;
+        double accf = 0;
+        uint64_t acci = 0;
+        for (int64_t j = 0; j < len; j++) {
+            int64_t idx = base + (rev ? len - 1 - j : j) * stride;
+            if (is_float) {
+                double v = ten_getf(x, idx);
+                if (!excl) accf += v;
+                ten_setf(o, idx, accf);
+                if (excl) accf += v;
+            } else {
+                uint64_t v = (uint64_t)ten_geti(x, idx);
+                if (!excl) acci += v;
+                ten_seti(o, idx, (int64_t)acci);
+                if (excl) acci += v;
+            }
+        }
+    }
+    return 0;
+}
+
+int eval_shape(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    if (n->n_inputs < 1 || !in[0].data) return 1;
+    const Ten *x = &in[0];
+    Ten *o = &out[0];
+    bool same_type = x->dt == o->dt;
+    switch (n->op) {
+    case OP_CAST: return eval_cast(x, o);
+    case OP_SPLIT: return eval_split(n, x, out);
+    case OP_CONCAT: return eval_concat(n, in, o);
+    default: break;
+    }
+    if (!same_type || n->n_outputs != 1) return 1;
+    switch (n->op) {
+    case OP_RESHAPE:
+        if (o->count != x->count) return bad(n, "reshape changes the element count");
+        memcpy(o->data, x->data, (size_t)dtype_storage_bytes(x->dt, (uint64_t)x->count));
+        return 0;
+    case OP_EXPAND:
+        for (int d = 0; d < x->rank; d++)
+            if (x->rank > o->rank || (x->shape[d] != 1 && x->shape[d] != o->shape[o->rank - x->rank + d]))
+                return bad(n, "input does not broadcast to newShape");
+        return eval_expand(x, o);
+    case OP_SLICE: return eval_slice(n, x, o);
+    case OP_TRANSPOSE: return x->rank == o->rank ? eval_transpose(n, x, o) : bad(n, "rank mismatch");
+    case OP_TILE:
+        if (x->rank != o->rank) return bad(n, "rank mismatch");
+        for (int d = 0; d < x->rank; d++)
+            if (o->shape[d] % x->shape[d]) return bad(n, "output is not a whole tiling");
+        return eval_tile(x, o);
+    case OP_PAD: return eval_pad(n, x, o);
+    case OP_REVERSE: return same_shape(x, o) ? eval_reverse(n, x, o) : bad(n, "shape mismatch");
+    case OP_TRIANGULAR: return same_shape(x, o) ? eval_triangular(n, x, o) : bad(n, "shape mismatch");
+    case OP_CUMULATIVE_SUM: return same_shape(x, o) ? eval_cumsum(g, n, x, o) : bad(n, "shape mismatch");
+    default: return 1;
+    }
+}
