@@ -1,0 +1,164 @@
+#!/usr/bin/python3
+"""cli_tests.py - end-to-end checks of the `webnnc` command line.
+
+Help/version/usage errors and exit codes; `inspect --json` on testdata/tiny_mlp.onnx against facts
+known from how gen_models.py builds it (6 nodes: 2 MatMul, 2 Add, Relu, Softmax; 874 float32
+parameters; symbolic input dim "batch"); `convert` of both test models, with the output checked
+independently of webnnc's reader: WGWT header, 64-byte aligned absolute offsets, byteLength =
+elements x dtype size, and the weight bytes equal to the ONNX initializers (read with python3-onnx);
+then `inspect` of the output folder.
+"""
+import json
+import os
+import sys
+import tempfile
+
+import onnx
+from onnx import numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2e_common as e2e  # noqa: E402
+
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+def usage_error(args, what):
+    r = e2e.run_webnnc(args)
+    check(r.is_clean_error() and r.stdout == "", f"{what}: exit 2 + one error line ({r.describe()})")
+    return r
+
+
+def cli_basics():
+    r = e2e.run_webnnc(["--help"])
+    check(r.returncode == 0 and all(c in r.stdout for c in ("convert", "inspect", "ops")), "--help lists commands")
+    r = e2e.run_webnnc(["--version"])
+    check(r.returncode == 0 and r.stdout.startswith("webnnc "), "--version")
+    for cmd in ("convert", "inspect", "ops"):
+        a, b = e2e.run_webnnc(["help", cmd]), e2e.run_webnnc([cmd, "--help"])
+        check(a.returncode == 0 and a.stdout == b.stdout and f"usage: webnnc {cmd}" in a.stdout,
+              f"help {cmd} == {cmd} --help")
+    r = e2e.run_webnnc([])
+    check(r.returncode == 2, "no command: exit 2")
+    usage_error(["frobnicate"], "unknown command")
+    usage_error(["convert", "x.onnx"], "convert without -o")
+    usage_error(["convert", "-o", "out"], "convert without INPUT")
+    usage_error(["convert", "x.onnx", "-o", "out", "--bogus"], "unknown option")
+    for bad in ("n", "=3", "n=", "n=0", "n=-1", "n=1x", "n=99999999999999999999999"):
+        usage_error(["convert", "x.onnx", "-o", "out", "--fix", bad], f"--fix {bad}")
+        usage_error(["convert", "x.onnx", "-o", "out", "--dim", bad], f"--dim {bad}")
+    usage_error(["convert", "x.onnx", "-o", "out", "--fix", "n=2", "--dim", "n=4"], "same name in --fix and --dim")
+    usage_error(["convert", "x.onnx", "-o", "a", "-o", "b"], "-o twice")
+    r = usage_error(["convert", "/nonexistent/model.onnx", "-o", "/tmp/webnnc-never"], "missing input file")
+    check("/nonexistent/model.onnx" in r.stderr, "error names the file")
+    usage_error(["inspect", "/nonexistent/model.onnx"], "inspect missing file")
+    usage_error(["inspect", "notamodel.txt"], "inspect unknown kind")
+    r = e2e.run_webnnc(["ops"])
+    check(r.returncode == 0 and "matmul(a, b)" in r.stdout and "layerNormalization(" in r.stdout, "ops lists WebNN ops")
+    r = e2e.run_webnnc(["ops", "--onnx"])
+    names = r.stdout.split()
+    check(r.returncode == 0 and "MatMul" in names and "Softmax" in names, "ops --onnx lists ONNX ops")
+
+
+def inspect_json(path):
+    r = e2e.run_webnnc(["inspect", path, "--json"])
+    if r.returncode != 0:
+        check(False, f"inspect {path}: {r.describe()}")
+        return None
+    return json.loads(r.stdout)
+
+
+def inspect_onnx(testdata):
+    s = inspect_json(os.path.join(testdata, "tiny_mlp.onnx"))
+    if not s:
+        return
+    check(s["format"] == "onnx" and s["nodes"] == 6, "inspect tiny_mlp: format, 6 nodes")
+    check(s["ops"] == {"Add": 2, "MatMul": 2, "Relu": 1, "Softmax": 1}, f"inspect tiny_mlp: ops {s['ops']}")
+    check(s["inputs"] == [{"name": "x", "dataType": "float32", "shape": [{"name": "batch"}, 16]}],
+          f"inspect tiny_mlp: inputs {s['inputs']}")
+    check(s["outputs"] == [{"name": "probs", "dataType": "float32", "shape": [{"name": "batch"}, 10]}],
+          "inspect tiny_mlp: outputs")
+    check(s["parameterBytes"] == {"float32": (16 * 32 + 32 + 32 * 10 + 10) * 4}, "inspect tiny_mlp: parameterBytes")
+    check(s["opsets"] == {"ai.onnx": 17}, "inspect tiny_mlp: opsets")
+    r = e2e.run_webnnc(["inspect", os.path.join(testdata, "tiny_mlp.onnx")])
+    check(r.returncode == 0 and "x: float32[batch, 16]" in r.stdout, "inspect text form")
+
+
+DTYPE_SIZE = {"float32": 4, "float16": 2, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8,
+              "int8": 1, "uint8": 1, "int4": 1, "uint4": 1}
+
+
+def check_output(model_path, outdir, stem):
+    for f in ("model.webnn.json", "model.weights", "model.manifest.json"):
+        check(os.path.isfile(os.path.join(outdir, f)), f"{stem}: wrote {f}")
+    try:
+        with open(os.path.join(outdir, "model.webnn.json")) as f:
+            graph = json.load(f)
+        with open(os.path.join(outdir, "model.manifest.json")) as f:
+            manifest = json.load(f)
+        with open(os.path.join(outdir, "model.weights"), "rb") as f:
+            blob = f.read()
+    except (OSError, ValueError) as err:
+        check(False, f"{stem}: output readable ({err})")
+        return
+    check(graph.get("format") == "webnn-graph-json" and graph.get("version") == 2, f"{stem}: graph format/version")
+    check(blob[:8] == b"WGWT\x01\x00\x00\x00", f"{stem}: weights start with WGWT v1")
+    tensors = manifest.get("tensors", {})
+    layout_ok, blobs = True, []
+    for name, t in tensors.items():
+        n = 1
+        for d in t["shape"]:
+            n *= d
+        off, length = t["byteOffset"], t["byteLength"]
+        layout_ok &= off % 64 == 0 and off >= 8 and length == n * DTYPE_SIZE[t["dataType"]] \
+            and off + length <= len(blob) and len(t.get("xxhash64", "")) == 16
+        blobs.append(blob[off:off + length])
+    check(layout_ok, f"{stem}: manifest offsets 64-aligned, lengths = elements x size, xxhash64 present")
+    model = onnx.load(model_path)
+    big = sorted(numpy_helper.to_array(i).tobytes() for i in model.graph.initializer
+                 if numpy_helper.to_array(i).size >= 16)
+    check(all(b in blobs for b in big), f"{stem}: every ONNX weight (>= 16 elements) is in model.weights byte for byte")
+
+
+def convert_models(testdata, tmp):
+    for stem, fixes in (("tiny_mlp", ["--fix", "batch=2"]), ("tiny_decoder", [])):
+        model, out = os.path.join(testdata, stem + ".onnx"), os.path.join(tmp, stem)
+        r = e2e.run_webnnc(["convert", model, "-o", out, "--text"] + fixes)
+        check(r.returncode == 0 and r.stdout.startswith(f"converted {stem}.onnx: ") and "WebNN nodes" in r.stdout,
+              f"convert {stem}: {r.stdout.strip() or r.describe()}")
+        if r.returncode != 0:
+            continue
+        check(os.path.isfile(os.path.join(out, "model.webnn")), f"{stem}: --text wrote model.webnn")
+        check_output(model, out, stem)
+        s = inspect_json(out)
+        if s:
+            check(s["format"] == "webnn-graph-json" and s["nodes"] > 0, f"inspect {stem} output: {s['nodes']} nodes")
+            check(sum(s["parameterBytes"].values()) > 0, f"inspect {stem} output: parameter bytes")
+    # --fix freezes the symbolic batch: the output graph's input is float32[2, 16].
+    s = inspect_json(os.path.join(tmp, "tiny_mlp"))
+    if s:
+        check(s["inputs"] == [{"name": "x", "dataType": "float32", "shape": [2, 16]}], f"--fix batch=2: {s['inputs']}")
+    r = e2e.run_webnnc(["convert", os.path.join(testdata, "tiny_mlp.onnx"), "-o", os.path.join(tmp, "dyn"),
+                        "--dim", "batch=4"])
+    s = inspect_json(os.path.join(tmp, "dyn")) if r.returncode == 0 else None
+    check(s is not None and s["inputs"][0]["shape"] == [{"name": "batch", "maxSize": 4}, 16],
+          f"--dim batch=4 keeps a dynamic dim ({s['inputs'] if s else r.describe()})")
+
+
+def main():
+    testdata = os.path.join(e2e.source_root(), "testdata")
+    cli_basics()
+    inspect_onnx(testdata)
+    with tempfile.TemporaryDirectory(prefix="webnnc-cli-") as tmp:
+        convert_models(testdata, tmp)
+    print(f"{len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
