@@ -12,7 +12,7 @@ static int32_t intern_expr(Graph *g, DimExpr e) {
         DimExpr *x = &g->exprs[i];
         if (x->kind == e.kind && x->sym == e.sym && dim_equal(x->a, e.a) && dim_equal(x->b, e.b)) return i;
     }
-    if (g->n_exprs == g->cap_exprs) {
+    if (g->n_exprs >= g->cap_exprs) { /* n_exprs starts at 1 (entry 0 means static) */
         int ncap = g->cap_exprs ? g->cap_exprs * 2 : 32;
         g->exprs = arena_grow(g->arena, g->exprs, sizeof *g->exprs * (size_t)g->cap_exprs,
                               sizeof *g->exprs * (size_t)ncap);
