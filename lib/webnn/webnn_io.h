@@ -8,6 +8,12 @@
 
 #include "ir.h"
 
+/* File names inside an output folder. */
+#define WN_GRAPH_FILE "model.webnn.json"
+#define WN_WEIGHTS_FILE "model.weights"
+#define WN_MANIFEST_FILE "model.manifest.json"
+#define WN_TEXT_FILE "model.webnn"
+
 typedef struct {
     bool text; /* also write OUTDIR/model.webnn */
 } WebnnWriteOptions;
@@ -18,6 +24,9 @@ int webnn_write(Graph *g, const char *outdir, const WebnnWriteOptions *opt);
 
 /* The graph JSON as a string (malloc'ed); weights refs are assigned as webnn_write does. */
 char *webnn_graph_json(Graph *g);
+
+/* The .webnn text form as a string (malloc'ed), NULL + diagnostic on failure. */
+char *webnn_graph_text(Graph *g);
 
 /* Reads a graph: PATH is a .webnn.json file or an OUTDIR holding model.webnn.json.  Weights and
  * manifest are found beside it (model.weights / <stem>.weights, model.manifest.json /

@@ -1,0 +1,229 @@
+/* graph_form.c - node operand layout, option values and dims as written to webnn-graph JSON and
+ * .webnn text (see graph_form.h). */
+#include "graph_form.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "diag.h"
+#include "tensor_codec.h"
+
+int node_form(const Node *n, NodeForm *f) {
+    const OpInfo *info = op_info(n->op);
+    memset(f, 0, sizeof *f);
+    if (!info) {
+        diag_error("node %s: op %d is not in the op table", node_display_name(n), (int)n->op);
+        return -1;
+    }
+    if (info->n_inputs == 1 && info->inputs[0].variadic) {
+        f->n_pos = n->n_inputs;
+        f->pos = (const Value *const *)n->inputs;
+        for (int i = 0; i < n->n_inputs; i++)
+            if (!n->inputs[i]) {
+                diag_node_error(n, "operand %d is absent", i);
+                return -1;
+            }
+        return 0;
+    }
+    if (n->n_inputs > info->n_inputs) {
+        diag_node_error(n, "has %d operands, the op takes at most %d", n->n_inputs, info->n_inputs);
+        return -1;
+    }
+    int gap = -1; /* first absent positional slot */
+    for (int i = 0; i < n->n_inputs; i++) {
+        const OpInputSlot *s = &info->inputs[i];
+        const Value *v = n->inputs[i];
+        if (s->as_option) {
+            if (v) {
+                f->opt_key[f->n_opt] = s->name;
+                f->opt_val[f->n_opt++] = v;
+            }
+            continue;
+        }
+        if (!v) {
+            if (gap < 0) gap = i;
+            continue;
+        }
+        if (gap >= 0) {
+            diag_node_error(n, "operand '%s' is present but '%s' before it is absent", s->name, info->inputs[gap].name);
+            return -1;
+        }
+        f->pos_buf[f->n_pos++] = v;
+    }
+    f->pos = f->pos_buf;
+    return 0;
+}
+
+int form_dim(TextBuf *b, const Graph *g, Dim d, FormStyle style, bool in_option, const char *what) {
+    if (dim_is_static(d)) {
+        tb_int(b, d.v);
+        return 0;
+    }
+    const char *name = dim_symbol_name(g, d);
+    if (!name) {
+        char buf[256];
+        diag_error("%s: dimension %s is an expression, not a named dynamic dim", what, dim_format(g, d, buf, sizeof buf));
+        return -1;
+    }
+    int64_t max = g->symbols[g->exprs[d.e].sym].max_size;
+    if (max <= 0) {
+        diag_error("%s: dynamic dim '%s' has no maxSize", what, name);
+        return -1;
+    }
+    if (style == FORM_TEXT && !in_option) {
+        tb_puts(b, "dyn(");
+        tb_json_string(b, name);
+        tb_printf(b, ", %lld)", (long long)max);
+    } else {
+        tb_puts(b, "{\"name\": ");
+        tb_json_string(b, name);
+        tb_printf(b, ", \"maxSize\": %lld}", (long long)max);
+    }
+    return 0;
+}
+
+static int bad_type(const Node *n, const Attr *a, const OpOptionSlot *slot) {
+    diag_node_error(n, "option '%s' has attribute type '%c', the op table says '%c'", a->key, (char)a->type,
+                    (char)slot->type);
+    return -1;
+}
+
+static int put_float(TextBuf *b, const Node *n, const char *key, double v) {
+    if (tb_double(b, v)) return 0;
+    diag_node_error(n, "option '%s' is %s, which webnn-graph files cannot spell", key, isnan(v) ? "nan" : "infinite");
+    return -1;
+}
+
+static int put_uint(TextBuf *b, const Node *n, const char *key, int64_t v) {
+    if (v < 0) {
+        diag_node_error(n, "option '%s' must not be negative (got %lld)", key, (long long)v);
+        return -1;
+    }
+    tb_int(b, v);
+    return 0;
+}
+
+/* Integer arrays: every schema 'I' option (axes, padding, strides, starts...) is unsigned in
+ * WebNN, as are the sizes of split's "splits". */
+static int put_uint_array(TextBuf *b, const Node *n, const Attr *a) {
+    tb_puts(b, "[");
+    for (int i = 0; i < a->n; i++) {
+        if (i) tb_puts(b, ", ");
+        if (put_uint(b, n, a->key, a->u.ints[i])) return -1;
+    }
+    tb_puts(b, "]");
+    return 0;
+}
+
+int form_option_value(TextBuf *b, const Graph *g, const Node *n, const OpOptionSlot *slot,
+                      const Attr *a, FormStyle style) {
+    bool is_int = a->type == AT_INT || a->type == AT_UINT;
+    switch (slot->type) {
+    case AT_INT:
+        if (!is_int) return bad_type(n, a, slot);
+        tb_int(b, a->u.i);
+        return 0;
+    case AT_UINT:
+        if (!is_int) return bad_type(n, a, slot);
+        return put_uint(b, n, a->key, a->u.i);
+    case AT_FLOAT:
+        if (is_int) return put_float(b, n, a->key, (double)a->u.i);
+        if (a->type != AT_FLOAT) return bad_type(n, a, slot);
+        return put_float(b, n, a->key, a->u.f);
+    case AT_BOOL:
+        if (a->type != AT_BOOL) return bad_type(n, a, slot);
+        tb_puts(b, a->u.i ? "true" : "false");
+        return 0;
+    case AT_STRING:
+        if (a->type != AT_STRING) return bad_type(n, a, slot);
+        tb_json_string(b, a->u.s);
+        return 0;
+    case AT_DTYPE:
+        if (a->type != AT_DTYPE || a->u.i < 0 || a->u.i >= DT_COUNT) return bad_type(n, a, slot);
+        tb_json_string(b, dtype_name((DType)a->u.i));
+        return 0;
+    case AT_INTS:
+        if (a->type != AT_INTS) return bad_type(n, a, slot);
+        return put_uint_array(b, n, a);
+    case AT_FLOATS:
+        if (a->type != AT_FLOATS) return bad_type(n, a, slot);
+        tb_puts(b, "[");
+        for (int i = 0; i < a->n; i++) {
+            if (i) tb_puts(b, ", ");
+            if (put_float(b, n, a->key, a->u.floats[i])) return -1;
+        }
+        tb_puts(b, "]");
+        return 0;
+    case AT_STRINGS:
+        if (a->type != AT_STRINGS) return bad_type(n, a, slot);
+        tb_puts(b, "[");
+        for (int i = 0; i < a->n; i++) {
+            if (i) tb_puts(b, ", ");
+            tb_json_string(b, a->u.strs[i]);
+        }
+        tb_puts(b, "]");
+        return 0;
+    case AT_DIMS:
+        if (a->type == AT_INTS) return put_uint_array(b, n, a);
+        if (a->type != AT_DIMS) return bad_type(n, a, slot);
+        tb_puts(b, "[");
+        for (int i = 0; i < a->n; i++) {
+            if (i) tb_puts(b, ", ");
+            char what[300];
+            snprintf(what, sizeof what, "node %s (%s): option '%s'", node_display_name(n), op_name(n->op), a->key);
+            if (form_dim(b, g, a->u.dims[i], style, true, what)) return -1;
+        }
+        tb_puts(b, "]");
+        return 0;
+    case AT_SPLITS:
+        if (a->type == AT_UINT || a->type == AT_INT) return put_uint(b, n, a->key, a->u.i);
+        if (a->type != AT_INTS) return bad_type(n, a, slot);
+        return put_uint_array(b, n, a);
+    }
+    return bad_type(n, a, slot);
+}
+
+int form_check_attrs(const Node *n) {
+    const OpInfo *info = op_info(n->op);
+    for (int i = 0; i < n->n_attrs; i++) {
+        if (op_option_index(info, n->attrs[i].key) >= 0) continue;
+        diag_node_error(n, "option '%s' is not in the op table for %s", n->attrs[i].key, info->name);
+        return -1;
+    }
+    return 0;
+}
+
+int form_shape(TextBuf *b, const Graph *g, const Value *v, FormStyle style) {
+    char what[300];
+    snprintf(what, sizeof what, "value '%s'", value_display_name(v));
+    tb_puts(b, "[");
+    for (int i = 0; i < v->rank; i++) {
+        if (i) tb_puts(b, ", ");
+        if (form_dim(b, g, v->shape[i], style, false, what)) return -1;
+    }
+    tb_puts(b, "]");
+    return 0;
+}
+
+void form_scalar(TextBuf *b, DType dt, double value) {
+    if (dtype_is_int(dt))
+        tb_int(b, (int64_t)value);
+    else
+        tb_double(b, value); /* finite: checked by tensor_scalar_value */
+}
+
+void form_const_bytes(TextBuf *b, const Value *v, uint64_t elements) {
+    uint64_t es = file_elem_bytes(v->dtype), n = elements * es;
+    const uint8_t *p = v->data;
+    tb_puts(b, "[");
+    for (uint64_t i = 0; i < n; i++) {
+        uint8_t byte;
+        if (dtype_is_4bit(v->dtype))
+            nibbles_unpack(p, i, 1, &byte);
+        else
+            byte = p[i];
+        tb_printf(b, i ? ", %u" : "%u", (unsigned)byte);
+    }
+    tb_puts(b, "]");
+}

@@ -1,0 +1,132 @@
+/* outdir.c - atomic output folders (see outdir.h).  Folders are flat: removal unlinks the files
+ * of one level and never recurses. */
+#include "outdir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag.h"
+
+/* outdir without trailing slashes, plus `suffix`; malloc'ed. */
+static char *sibling(const char *outdir, const char *suffix) {
+    size_t len = strlen(outdir);
+    while (len > 1 && outdir[len - 1] == '/') len--;
+    char *s = malloc(len + strlen(suffix) + 1);
+    if (!s) abort();
+    memcpy(s, outdir, len);
+    strcpy(s + len, suffix);
+    return s;
+}
+
+char *outdir_begin(const char *outdir) {
+    if (!outdir || !*outdir) {
+        diag_error("no output folder given");
+        return NULL;
+    }
+    char *tmp = sibling(outdir, ".tmp-XXXXXX");
+    if (!mkdtemp(tmp)) {
+        diag_error("%s: cannot create a temporary folder beside it: %s", outdir, strerror(errno));
+        free(tmp);
+        return NULL;
+    }
+    return tmp;
+}
+
+void outdir_remove(const char *tmp) {
+    DIR *d = opendir(tmp);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            unlinkat(dirfd(d), e->d_name, 0);
+        }
+        closedir(d);
+    }
+    rmdir(tmp);
+}
+
+/* 1: outdir is a folder holding only files from `ours`; 0: holds something else; -1: error. */
+static int is_ours(const char *outdir, const char *const *ours) {
+    DIR *d = opendir(outdir);
+    if (!d) {
+        diag_error("%s: exists and is not a readable folder: %s", outdir, strerror(errno));
+        return -1;
+    }
+    int ok = 1;
+    struct dirent *e;
+    while (ok && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        ok = 0;
+        for (int i = 0; ours[i]; i++)
+            if (!strcmp(e->d_name, ours[i])) ok = 1;
+        struct stat st;
+        if (ok && (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))) ok = 0;
+    }
+    closedir(d);
+    if (!ok) diag_error("%s: exists and holds files webnnc did not write; not replacing it", outdir);
+    return ok;
+}
+
+int outdir_commit(const char *tmp, const char *outdir, const char *const *ours) {
+    struct stat st;
+    if (lstat(outdir, &st) != 0) {
+        if (rename(tmp, outdir) == 0) return 0;
+        diag_error("%s: cannot move the output into place: %s", outdir, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        diag_error("%s: exists and is not a folder", outdir);
+        return -1;
+    }
+    if (is_ours(outdir, ours) != 1) return -1;
+    /* Atomic swap where the kernel has it; tmp then holds the old output. */
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, outdir, RENAME_EXCHANGE) == 0) {
+        outdir_remove(tmp);
+        return 0;
+    }
+    char *old = sibling(outdir, ".old-XXXXXX");
+    int rc = -1;
+    if (!mkdtemp(old) || rmdir(old) != 0 || rename(outdir, old) != 0) {
+        diag_error("%s: cannot move the previous output away: %s", outdir, strerror(errno));
+    } else if (rename(tmp, outdir) != 0) {
+        diag_error("%s: cannot move the output into place: %s", outdir, strerror(errno));
+        rename(old, outdir); /* put the previous output back */
+    } else {
+        outdir_remove(old);
+        rc = 0;
+    }
+    free(old);
+    return rc;
+}
+
+int outdir_write_file(const char *dir, const char *name, const char *data, size_t len) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        diag_error("%s: cannot create: %s", path, strerror(errno));
+        return -1;
+    }
+    while (len) {
+        ssize_t w = write(fd, data, len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            diag_error("%s: write failed: %s", path, w < 0 ? strerror(errno) : "no progress");
+            close(fd);
+            return -1;
+        }
+        data += w;
+        len -= (size_t)w;
+    }
+    if (close(fd) != 0) {
+        diag_error("%s: write failed: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}

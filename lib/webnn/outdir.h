@@ -1,0 +1,18 @@
+/* outdir.h - atomic output folders: write into OUTDIR.tmp-XXXXXX beside OUTDIR, then swap it
+ * into place (replacing a previous webnnc output folder) or remove it on failure. */
+#ifndef WEBNNC_OUTDIR_H
+#define WEBNNC_OUTDIR_H
+
+#include <stddef.h>
+
+/* Creates the temporary folder; returns its malloc'ed path, or NULL + diagnostic. */
+char *outdir_begin(const char *outdir);
+/* Moves `tmp` to `outdir`.  An existing outdir is replaced only when it holds nothing but files
+ * named in `ours` (NULL-terminated); otherwise -1 + diagnostic and outdir is untouched. */
+int outdir_commit(const char *tmp, const char *outdir, const char *const *ours);
+/* Removes the (flat) temporary folder and its files. */
+void outdir_remove(const char *tmp);
+/* Creates dir/name holding `len` bytes.  0, or -1 + diagnostic naming the file. */
+int outdir_write_file(const char *dir, const char *name, const char *data, size_t len);
+
+#endif

@@ -1,0 +1,57 @@
+/* reader.h - shared state and helpers of the webnn-graph reader (internal to lib/webnn):
+ * the read context, one-line errors prefixed with the file name, typed JSON accessors, node
+ * option parsing (options_read.c) and weights/manifest access (weights_read.c). */
+#ifndef WEBNNC_READER_H
+#define WEBNNC_READER_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir.h"
+#include "name_map.h"
+
+typedef struct WeightsSource WeightsSource;
+
+typedef struct {
+    Graph *g;
+    const char *src;  /* file named in errors */
+    const char *dir;  /* folder holding weights + manifest, NULL: none allowed */
+    const char *stem; /* <stem>.weights / <stem>.manifest.json */
+    NameMap values;   /* JSON name -> Value* */
+    NameMap node_ids; /* JSON node id -> (void *)1 */
+    WeightsSource *weights; /* opened on the first weights ref */
+} ReadCtx;
+
+/* Largest constant a {"kind":"scalar"} may expand to in memory. */
+#define WN_SCALAR_EXPAND_MAX_BYTES (256u << 20)
+/* Largest static dimension accepted (WebNN dims are uint32). */
+#define WN_MAX_DIM 0xFFFFFFFFll
+
+/* Reads graph JSON; `src` names it in errors, dir/stem locate the weights (dir NULL: none). */
+Graph *graph_json_read(const char *json, size_t len, const char *src, const char *dir, const char *stem);
+
+void rd_error(const ReadCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Integer JSON number (integral, |v| <= 2^53). */
+bool json_int(const cJSON *j, int64_t *out);
+/* Dims: number in 1..WN_MAX_DIM, or (when g != NULL) {"name": str, "maxSize": 1..WN_MAX_DIM}.
+ * `what` names the place in errors.  0 or -1 + diagnostic. */
+int read_dim(ReadCtx *c, const cJSON *j, bool allow_dynamic, const char *what, Dim *out);
+/* Element count of a shape, -1 + diagnostic on overflow past 2^62. */
+int64_t shape_elements(ReadCtx *c, int rank, const Dim *shape, const char *what);
+
+/* Parses a node's "options" into attributes and operand-valued options.  `slots` holds the
+ * operands given positionally (npos of them); options naming an optional operand slot fill it.
+ * 0 or -1 + diagnostic naming the node and key. */
+int read_node_options(ReadCtx *c, Node *n, const char *id, const cJSON *options, Value **slots, int npos);
+
+/* Opens the weights of the graph (manifest + mmapped blob) beside c->src. */
+WeightsSource *weights_open(ReadCtx *c);
+/* Data of constant `name` stored under manifest key `ref` with the given type.  Checks the
+ * manifest entry (dtype, shape, byteLength, bounds, xxhash64) and repacks 4-bit tensors.
+ * 0 or -1 + diagnostic naming the manifest/weights file and the tensor. */
+int weights_get(ReadCtx *c, WeightsSource *w, const char *name, const char *ref, DType dt, int rank,
+                const int64_t *shape, uint64_t elements, const void **data, uint64_t *nbytes);
+
+#endif

@@ -1,0 +1,81 @@
+/* webnn_write.c - webnn_write(): renders graph JSON, manifest (and .webnn text) in memory, then
+ * writes them and the weights into a temporary folder that is renamed into place. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "outdir.h"
+#include "webnn_io.h"
+#include "writers.h"
+
+static const char *const our_files[] = {WN_GRAPH_FILE, WN_WEIGHTS_FILE, WN_MANIFEST_FILE, WN_TEXT_FILE, NULL};
+
+char *webnn_graph_text(Graph *g) {
+    WritePlan p;
+    if (write_plan_build(g, &p)) return NULL;
+    TextBuf b;
+    tb_init(&b);
+    int rc = graph_text_emit(g, &p, &b);
+    write_plan_free(&p);
+    if (rc) {
+        tb_free(&b);
+        return NULL;
+    }
+    return tb_take(&b);
+}
+
+static int write_weights(const WritePlan *p, const char *dir) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, WN_WEIGHTS_FILE);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        diag_error("%s: cannot create: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = weights_write_fd(p, fd, path);
+    if (close(fd) != 0 && rc == 0) {
+        diag_error("%s: write failed: %s", path, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
+
+static int write_files(const WritePlan *p, const char *dir, const TextBuf *json, const TextBuf *manifest,
+                       const TextBuf *text) {
+    if (outdir_write_file(dir, WN_GRAPH_FILE, json->data, json->len)) return -1;
+    if (outdir_write_file(dir, WN_MANIFEST_FILE, manifest->data, manifest->len)) return -1;
+    if (text && outdir_write_file(dir, WN_TEXT_FILE, text->data, text->len)) return -1;
+    return write_weights(p, dir);
+}
+
+int webnn_write(Graph *g, const char *outdir, const WebnnWriteOptions *opt) {
+    WritePlan p;
+    if (write_plan_build(g, &p)) return -1;
+    TextBuf json, manifest, text;
+    tb_init(&json);
+    tb_init(&manifest);
+    tb_init(&text);
+    bool want_text = opt && opt->text;
+    int rc = graph_json_emit(g, &p, &json);
+    if (!rc && want_text) rc = graph_text_emit(g, &p, &text);
+    if (!rc) {
+        manifest_emit(&p, &manifest);
+        char *tmp = outdir_begin(outdir);
+        rc = -1;
+        if (tmp) {
+            rc = write_files(&p, tmp, &json, &manifest, want_text ? &text : NULL);
+            if (!rc) rc = outdir_commit(tmp, outdir, our_files);
+            if (rc) outdir_remove(tmp);
+            free(tmp);
+        }
+    }
+    tb_free(&json);
+    tb_free(&manifest);
+    tb_free(&text);
+    write_plan_free(&p);
+    return rc;
+}

@@ -1,0 +1,233 @@
+/* weights_read.c - the reader's side of model.weights + model.manifest.json: finds both beside
+ * the graph (<stem>.manifest.json, model.manifest.json, manifest.json; <stem>.weights,
+ * model.weights), mmaps the blob for the graph's lifetime, and hands out each constant's bytes
+ * after checking its manifest entry: dtype and shape equal to the const's, byteLength ==
+ * elements x (1 byte for int4/uint4, else the dtype size), byteOffset + byteLength within the
+ * file, xxhash64 when present.  byteOffset is absolute from the file start (whether or not the
+ * file starts with WGWT).  4-bit tensors are repacked to the IR layout (arena copy); tensors at
+ * offsets not aligned to their element size are copied so consumers may load them directly. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "checked.h"
+#include "reader.h"
+#include "tensor_codec.h"
+
+struct WeightsSource {
+    char manifest_path[4096], weights_path[4096];
+    cJSON *manifest;
+    NameMap entries; /* ref -> cJSON entry */
+    NameMap done;    /* ref -> IR data already served (checked once, then shared) */
+    const uint8_t *map;
+    uint64_t size;
+};
+
+static void weights_cleanup(void *ctx) {
+    WeightsSource *w = ctx;
+    if (w->map) munmap((void *)w->map, (size_t)w->size);
+    cJSON_Delete(w->manifest);
+    name_map_free(&w->entries);
+    name_map_free(&w->done);
+    free(w);
+}
+
+/* First existing file among dir/<name>; false when none. */
+static bool find_file(const char *dir, const char *const *names, char *out, size_t len) {
+    for (int i = 0; names[i]; i++) {
+        snprintf(out, len, "%s/%s", dir, names[i]);
+        struct stat st;
+        if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) return true;
+    }
+    return false;
+}
+
+/* Reads a whole (small) file into a malloc'ed NUL-terminated buffer. */
+static char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long n = ftell(f);
+        if (n >= 0 && (unsigned long)n < (1ul << 31) && fseek(f, 0, SEEK_SET) == 0) {
+            buf = malloc((size_t)n + 1);
+            if (!buf) abort();
+            if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+                free(buf);
+                buf = NULL;
+            } else {
+                buf[n] = 0;
+                *len = (size_t)n;
+            }
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+static int parse_manifest(ReadCtx *c, WeightsSource *w) {
+    size_t len = 0;
+    char *text = slurp(w->manifest_path, &len);
+    if (!text) {
+        rd_error(c, "cannot read manifest %s: %s", w->manifest_path, strerror(errno));
+        return -1;
+    }
+    w->manifest = cJSON_ParseWithLength(text, len);
+    free(text);
+    const cJSON *m = w->manifest;
+    const cJSON *format = cJSON_GetObjectItemCaseSensitive(m, "format");
+    const cJSON *version = cJSON_GetObjectItemCaseSensitive(m, "version");
+    const cJSON *endian = cJSON_GetObjectItemCaseSensitive(m, "endianness");
+    const cJSON *tensors = cJSON_GetObjectItemCaseSensitive(m, "tensors");
+    int64_t ver;
+    const char *bad = !m                                                    ? "is not valid JSON"
+                      : !cJSON_IsString(format) || strcmp(format->valuestring, "wg-weights-manifest")
+                          ? "has no \"format\": \"wg-weights-manifest\""
+                      : !json_int(version, &ver) || ver != 1 ? "has no \"version\": 1"
+                      : endian && (!cJSON_IsString(endian) || strcmp(endian->valuestring, "little"))
+                          ? "has an \"endianness\" other than \"little\""
+                      : !cJSON_IsObject(tensors) ? "has no \"tensors\" object"
+                                                 : NULL;
+    for (cJSON *t = bad ? NULL : tensors->child; t; t = t->next)
+        if (!name_map_put(&w->entries, t->string, t)) bad = "lists a tensor twice";
+    if (bad) {
+        rd_error(c, "manifest %s %s", w->manifest_path, bad);
+        return -1;
+    }
+    return 0;
+}
+
+static int map_weights(ReadCtx *c, WeightsSource *w) {
+    int fd = open(w->weights_path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        rd_error(c, "cannot open weights %s: %s", w->weights_path, strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    w->size = (uint64_t)st.st_size;
+    if (w->size) {
+        void *p = mmap(NULL, (size_t)w->size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            rd_error(c, "cannot map weights %s: %s", w->weights_path, strerror(errno));
+            close(fd);
+            return -1;
+        }
+        w->map = p;
+    }
+    close(fd);
+    return 0;
+}
+
+WeightsSource *weights_open(ReadCtx *c) {
+    if (!c->dir) {
+        rd_error(c, "the graph refers to external weights but no folder was given to find them in");
+        return NULL;
+    }
+    WeightsSource *w = calloc(1, sizeof *w);
+    if (!w) abort();
+    graph_add_cleanup(c->g, weights_cleanup, w);
+    char stem_manifest[600], stem_weights[600];
+    snprintf(stem_manifest, sizeof stem_manifest, "%s.manifest.json", c->stem);
+    snprintf(stem_weights, sizeof stem_weights, "%s.weights", c->stem);
+    const char *manifests[] = {stem_manifest, "model.manifest.json", "manifest.json", NULL};
+    const char *blobs[] = {stem_weights, "model.weights", NULL};
+    if (!find_file(c->dir, manifests, w->manifest_path, sizeof w->manifest_path)) {
+        rd_error(c, "the graph refers to external weights but %s/%s (or model.manifest.json) does not exist", c->dir,
+                 stem_manifest);
+        return NULL;
+    }
+    if (!find_file(c->dir, blobs, w->weights_path, sizeof w->weights_path)) {
+        rd_error(c, "the graph refers to external weights but %s/%s (or model.weights) does not exist", c->dir,
+                 stem_weights);
+        return NULL;
+    }
+    if (parse_manifest(c, w) || map_weights(c, w)) return NULL;
+    return w;
+}
+
+static bool parse_hash(const char *s, uint64_t *out) {
+    if (strlen(s) != 16) return false;
+    uint64_t h = 0;
+    for (int i = 0; i < 16; i++) {
+        char ch = s[i];
+        int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+        if (d < 0) return false;
+        h = h << 4 | (uint64_t)d;
+    }
+    *out = h;
+    return true;
+}
+
+/* Checks a manifest entry against the const; returns NULL or the problem. */
+static const char *check_entry(const WeightsSource *w, const cJSON *e, DType dt, int rank, const int64_t *shape,
+                               uint64_t length, bool verify_hash, uint64_t *offset) {
+    const cJSON *dtype = cJSON_GetObjectItemCaseSensitive(e, "dataType");
+    const cJSON *shp = cJSON_GetObjectItemCaseSensitive(e, "shape");
+    const cJSON *off = cJSON_GetObjectItemCaseSensitive(e, "byteOffset");
+    const cJSON *len = cJSON_GetObjectItemCaseSensitive(e, "byteLength");
+    const cJSON *hash = cJSON_GetObjectItemCaseSensitive(e, "xxhash64");
+    if (!cJSON_IsString(dtype) || dtype_from_name(dtype->valuestring) != dt) return "dataType differs from the const's";
+    if (!cJSON_IsArray(shp) || cJSON_GetArraySize(shp) != rank) return "shape differs from the const's";
+    int i = 0;
+    for (const cJSON *d = shp->child; d; d = d->next, i++) {
+        int64_t v;
+        if (i >= rank || !json_int(d, &v) || v != shape[i]) return "shape differs from the const's";
+    }
+    int64_t o, l;
+    if (!json_int(off, &o) || o < 0) return "byteOffset is missing or not a non-negative integer";
+    if (!json_int(len, &l) || l < 0) return "byteLength is missing or not a non-negative integer";
+    if ((uint64_t)l != length) return "byteLength does not match elements x element size";
+    uint64_t end;
+    if (!checked_add_u64((uint64_t)o, (uint64_t)l, &end) || end > w->size) return "byteOffset + byteLength is past the end of the weights file";
+    uint64_t want;
+    if (hash && (!cJSON_IsString(hash) || !parse_hash(hash->valuestring, &want))) return "xxhash64 is not 16 hex digits";
+    if (hash && verify_hash && XXH64(w->map + o, (size_t)l, 0) != want) return "xxhash64 does not match the bytes in the weights file";
+    *offset = (uint64_t)o;
+    return NULL;
+}
+
+int weights_get(ReadCtx *c, WeightsSource *w, const char *name, const char *ref, DType dt, int rank,
+                const int64_t *shape, uint64_t elements, const void **data, uint64_t *nbytes) {
+    const cJSON *e = name_map_get(&w->entries, ref);
+    if (!e) {
+        rd_error(c, "const '%s': weights ref '%s' is not in manifest %s", name, ref, w->manifest_path);
+        return -1;
+    }
+    const void *seen = name_map_get(&w->done, ref);
+    uint64_t offset = 0, length = elements * file_elem_bytes(dt);
+    *nbytes = dtype_storage_bytes(dt, elements);
+    const char *bad = check_entry(w, e, dt, rank, shape, length, !seen, &offset);
+    if (bad) {
+        rd_error(c, "const '%s': manifest %s entry '%s': %s (weights %s)", name, w->manifest_path, ref, bad, w->weights_path);
+        return -1;
+    }
+    if (seen) { /* same entry, same type: share the bytes checked the first time */
+        *data = seen;
+        return 0;
+    }
+    const uint8_t *src = w->map + offset;
+    if (dtype_is_4bit(dt)) {
+        if (!nibbles_valid(dt, src, elements)) {
+            rd_error(c, "const '%s': weights '%s' hold a byte that is not a %s value", name, ref, dtype_name(dt));
+            return -1;
+        }
+        uint8_t *packed = graph_alloc(c->g, (size_t)*nbytes);
+        nibbles_pack(src, elements, packed);
+        *data = packed;
+    } else if (offset % file_elem_bytes(dt)) {
+        void *copy = graph_alloc(c->g, (size_t)length);
+        memcpy(copy, src, (size_t)length);
+        *data = copy;
+    } else {
+        *data = src;
+    }
+    name_map_put(&w->done, graph_strdup(c->g, ref), (void *)*data);
+    return 0;
+}
