@@ -1,0 +1,100 @@
+/* ops_cast.c - ONNX Cast/CastLike (bool targets become notEqual(x, 0)), Clip -> clamp (bounds as
+ * attributes before opset 11, constant inputs after), DequantizeLinear/QuantizeLinear. */
+#include "import_internal.h"
+
+/* Cast to `to`; ONNX code 9 (bool) yields 0/1 as uint8. */
+static int cast_to(OnnxCtx *c, Value *x, int onnx_code, DType to) {
+    if (!x) return -1;
+    if (onnx_code == 9) /* also for uint8 sources: any nonzero -> 1 */
+        return imp_result(c, emit_binary(c, OP_NOT_EQUAL, x, const_scalar(c, x->dtype, 0)));
+    if (to == DT_INVALID) return imp_error(c, "unsupported target type %d", onnx_code);
+    return imp_result(c, emit_cast(c, x, to));
+}
+
+int onnx_Cast(OnnxCtx *c) {
+    const Onnx__AttributeProto *a = onnx_attr_find(c, "to");
+    if (!a) return imp_error(c, "missing attribute 'to'");
+    int code = (int)onnx_attr_int(c, "to", 0);
+    return cast_to(c, in_req(c, 0), code, onnx_elem_dtype(code));
+}
+
+int onnx_CastLike(OnnxCtx *c) {
+    Value *like = in_req(c, 1);
+    if (!like) return -1;
+    return cast_to(c, in_req(c, 0), 0, like->dtype);
+}
+
+int onnx_Clip(OnnxCtx *c) {
+    Value *x = in_req(c, 0);
+    if (!x) return -1;
+    Node *n = imp_node(c, OP_CLAMP);
+    node_add_input(c->g, n, x);
+    if (c->opset < 11) {
+        const Onnx__AttributeProto *lo = onnx_attr_find(c, "min"), *hi = onnx_attr_find(c, "max");
+        if (lo) node_set_float(c->g, n, "minValue", onnx_attr_float(c, "min", 0));
+        if (hi) node_set_float(c->g, n, "maxValue", onnx_attr_float(c, "max", 0));
+    } else {
+        const char *keys[2] = {"minValue", "maxValue"};
+        for (int i = 0; i < 2; i++) {
+            Value *b = in_opt(c, i + 1);
+            double d;
+            if (!b) continue;
+            if (imp_const_scalar(c, b, i ? "max" : "min", &d) < 0) return -1;
+            node_set_float(c->g, n, keys[i], d);
+        }
+    }
+    return imp_result(c, imp_finish(c, n));
+}
+
+/* Reshapes a per-axis scale/zero point of length C to broadcast against x along `axis`
+ * ([1,..,C,..,1]); scalars become rank-r tensors of ones. */
+static Value *align_param(OnnxCtx *c, Value *p, const Value *x) {
+    if (!p) return NULL;
+    if (p->rank == x->rank) return p; /* blocked form: already full rank */
+    if (p->rank > 1) {
+        imp_error(c, "scale/zero point of rank %d does not match input rank %d", p->rank, x->rank);
+        return NULL;
+    }
+    Dim shape[WN_MAX_RANK];
+    for (int i = 0; i < x->rank; i++) shape[i] = dim_static(1);
+    if (p->rank == 1 && x->rank > 0) {
+        int64_t axis;
+        if (imp_axis(c, onnx_attr_int(c, "axis", 1), x->rank, &axis) < 0) return NULL;
+        shape[axis] = p->shape[0];
+    }
+    return emit_reshape(c, p, x->rank, shape);
+}
+
+/* Zero point with the scale's shape, filled with zeros, of dtype dt. */
+static Value *zero_point(OnnxCtx *c, const Value *scale, DType dt) {
+    int64_t shape[WN_MAX_RANK];
+    for (int i = 0; i < scale->rank; i++) {
+        if (!dim_is_static(scale->shape[i])) {
+            imp_error(c, "scale must have a static shape");
+            return NULL;
+        }
+        shape[i] = scale->shape[i].v;
+    }
+    void *data;
+    return const_new(c, dt, scale->rank, shape, &data);
+}
+
+static int quant(OnnxCtx *c, OpId op) {
+    Value *x = in_req(c, 0), *scale = in_req(c, 1), *zp = in_opt(c, 2);
+    if (!x || !scale) return -1;
+    if (onnx_attr_int(c, "block_size", 0) != 0) return imp_error(c, "block_size is not supported");
+    if (op == OP_QUANTIZE_LINEAR && onnx_attr_find(c, "output_dtype") && !zp)
+        return imp_error(c, "output_dtype without a zero point is not supported");
+    if (!zp) zp = zero_point(c, scale, op == OP_QUANTIZE_LINEAR ? DT_U8 : x->dtype);
+    scale = align_param(c, scale, x);
+    zp = align_param(c, zp, x);
+    if (!scale || !zp) return -1;
+    Node *n = imp_node(c, op);
+    node_add_input(c->g, n, x);
+    node_add_input(c->g, n, scale);
+    node_add_input(c->g, n, zp);
+    return imp_result(c, imp_finish(c, n));
+}
+
+int onnx_DequantizeLinear(OnnxCtx *c) { return quant(c, OP_DEQUANTIZE_LINEAR); }
+int onnx_QuantizeLinear(OnnxCtx *c) { return quant(c, OP_QUANTIZE_LINEAR); }

@@ -1,0 +1,131 @@
+/* ops_nn.c - ONNX MatMul (1-D operands via reshape), Gemm (matmul + transposes + alpha/beta),
+ * Softmax/LogSoftmax (opset < 13: 2-D coercion), LayerNormalization (portable form: normalization
+ * without scale/bias followed by mul/add), BatchNormalization, InstanceNormalization. */
+#include "import_internal.h"
+
+/* Shape of x with dimension `axis` removed. */
+static Value *drop_dim(OnnxCtx *c, Value *x, int axis) {
+    if (!x) return NULL;
+    Dim s[WN_MAX_RANK];
+    int r = 0;
+    for (int i = 0; i < x->rank; i++)
+        if (i != axis) s[r++] = x->shape[i];
+    return emit_reshape(c, x, r, s);
+}
+
+static Value *matmul(OnnxCtx *c, Value *a, Value *b) {
+    if (!a || !b) return NULL;
+    if (a->rank == 0 || b->rank == 0) {
+        imp_error(c, "MatMul operands must have rank >= 1");
+        return NULL;
+    }
+    int ra = a->rank, rb = b->rank;
+    if (ra == 1) a = emit_reshape(c, a, 2, (Dim[]){dim_static(1), a->shape[0]});
+    if (rb == 1) b = emit_reshape(c, b, 2, (Dim[]){b->shape[0], dim_static(1)});
+    Value *y = emit_binary(c, OP_MATMUL, a, b);
+    if (y && rb == 1) y = drop_dim(c, y, y->rank - 1);
+    if (y && ra == 1) y = drop_dim(c, y, y->rank - (rb == 1 ? 1 : 2));
+    return y;
+}
+
+int onnx_MatMul(OnnxCtx *c) { return imp_result(c, matmul(c, in_req(c, 0), in_req(c, 1))); }
+
+static Value *transpose2d(OnnxCtx *c, Value *x) {
+    if (!x) return NULL;
+    if (x->rank != 2) {
+        imp_error(c, "Gemm operands must be 2-D");
+        return NULL;
+    }
+    return emit_transpose(c, x, (const int64_t[]){1, 0});
+}
+
+int onnx_Gemm(OnnxCtx *c) {
+    Value *a = in_req(c, 0), *b = in_req(c, 1), *cc = in_opt(c, 2);
+    if (!a || !b) return -1;
+    if (a->rank != 2 || b->rank != 2) return imp_error(c, "Gemm operands must be 2-D");
+    if (onnx_attr_int(c, "transA", 0)) a = transpose2d(c, a);
+    if (onnx_attr_int(c, "transB", 0)) b = transpose2d(c, b);
+    double alpha = onnx_attr_float(c, "alpha", 1.0), beta = onnx_attr_float(c, "beta", 1.0);
+    Value *y = emit_binary(c, OP_MATMUL, a, b);
+    if (y && alpha != 1.0) y = emit_binary(c, OP_MUL, y, const_scalar(c, y->dtype, alpha));
+    if (y && cc && beta != 0.0) {
+        if (beta != 1.0) cc = emit_binary(c, OP_MUL, cc, const_scalar(c, cc->dtype, beta));
+        y = emit_binary(c, OP_ADD, y, cc);
+    }
+    return imp_result(c, y);
+}
+
+/* Softmax or log-softmax over `axis` (x - reduceLogSumExp(x) for the latter). */
+static Value *softmax_axis(OnnxCtx *c, Value *x, int64_t axis, bool log) {
+    if (!x) return NULL;
+    if (!log) {
+        Node *n = imp_node(c, OP_SOFTMAX);
+        node_add_input(c->g, n, x);
+        node_set_uint(c->g, n, "axis", axis);
+        return imp_finish(c, n);
+    }
+    Value *lse = emit_reduce(c, OP_REDUCE_LOG_SUM_EXP, x, 1, &axis, true);
+    return emit_binary(c, OP_SUB, x, lse);
+}
+
+static int softmax(OnnxCtx *c, bool log) {
+    Value *x = in_req(c, 0);
+    if (!x) return -1;
+    if (x->rank == 0) return imp_error(c, "input must have rank >= 1");
+    bool old = c->opset < 13;
+    int64_t axis;
+    if (imp_axis(c, onnx_attr_int(c, "axis", old ? 1 : -1), x->rank, &axis) < 0) return -1;
+    if (!old || axis == x->rank - 1) return imp_result(c, softmax_axis(c, x, axis, log));
+    /* Opset < 13: softmax over the flattened trailing dims [axis, rank). */
+    Dim flat[2] = {dims_product(c, x, 0, (int)axis), dims_product(c, x, (int)axis, x->rank)};
+    Value *y = softmax_axis(c, emit_reshape(c, x, 2, flat), 1, log);
+    return imp_result(c, emit_reshape(c, y, x->rank, x->shape));
+}
+
+int onnx_Softmax(OnnxCtx *c) { return softmax(c, false); }
+int onnx_LogSoftmax(OnnxCtx *c) { return softmax(c, true); }
+
+int onnx_LayerNormalization(OnnxCtx *c) {
+    Value *x = in_req(c, 0), *scale = in_req(c, 1), *bias = in_opt(c, 2);
+    if (!x || !scale) return -1;
+    if (imp_wants_out(c, 1) || imp_wants_out(c, 2)) return imp_error(c, "Mean/InvStdDev outputs are not supported");
+    int64_t axis;
+    if (imp_axis(c, onnx_attr_int(c, "axis", -1), x->rank, &axis) < 0) return -1;
+    int64_t axes[WN_MAX_RANK];
+    int n = 0;
+    for (int64_t i = axis; i < x->rank; i++) axes[n++] = i;
+    Node *ln = imp_node(c, OP_LAYER_NORMALIZATION);
+    node_add_input(c->g, ln, x);
+    node_set_ints(c->g, ln, "axes", n, axes);
+    node_set_float(c->g, ln, "epsilon", onnx_attr_float(c, "epsilon", 1e-5));
+    Value *y = emit_binary(c, OP_MUL, imp_finish(c, ln), scale);
+    if (y && bias) y = emit_binary(c, OP_ADD, y, bias);
+    return imp_result(c, y);
+}
+
+int onnx_BatchNormalization(OnnxCtx *c) {
+    Value *x = in_req(c, 0), *scale = in_req(c, 1), *bias = in_req(c, 2), *mean = in_req(c, 3), *var = in_req(c, 4);
+    if (!x || !scale || !bias || !mean || !var) return -1;
+    if (onnx_attr_int(c, "training_mode", 0) || imp_wants_out(c, 1) || imp_wants_out(c, 2))
+        return imp_error(c, "training mode is not supported");
+    if (x->rank < 2) return imp_error(c, "input must have rank >= 2");
+    Node *n = imp_node(c, OP_BATCH_NORMALIZATION);
+    Value *ops[5] = {x, mean, var, scale, bias};
+    for (int i = 0; i < 5; i++) node_add_input(c->g, n, ops[i]);
+    node_set_uint(c->g, n, "axis", 1);
+    node_set_float(c->g, n, "epsilon", onnx_attr_float(c, "epsilon", 1e-5));
+    return imp_result(c, imp_finish(c, n));
+}
+
+int onnx_InstanceNormalization(OnnxCtx *c) {
+    Value *x = in_req(c, 0), *scale = in_req(c, 1), *bias = in_req(c, 2);
+    if (!x || !scale || !bias) return -1;
+    if (x->rank != 4) return imp_error(c, "only 4-D inputs are supported (got rank %d)", x->rank);
+    Node *n = imp_node(c, OP_INSTANCE_NORMALIZATION);
+    node_add_input(c->g, n, x);
+    node_add_input(c->g, n, scale);
+    node_add_input(c->g, n, bias);
+    node_set_float(c->g, n, "epsilon", onnx_attr_float(c, "epsilon", 1e-5));
+    node_set_string(c->g, n, "layout", "nchw");
+    return imp_result(c, imp_finish(c, n));
+}
