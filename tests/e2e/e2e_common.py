@@ -74,8 +74,38 @@ def run_webnnc(args, timeout=300):
         return Run(cmd, -999, "", f"timed out after {timeout} s")
 
 
-def convert(model, outdir, fixes=()):
-    args = ["convert", model, "-o", outdir]
-    for name, value in fixes:
-        args += ["--fix", f"{name}={value}"]
-    return run_webnnc(args)
+def convert(model, outdir, dim_args=()):
+    return run_webnnc(["convert", model, "-o", outdir] + list(dim_args))
+
+
+def test_data_shapes(data_dir):
+    """{tensor name: dims} of the input_N.pb files of a test_data_set folder ({} if none)."""
+    import onnx  # python3-onnx; only the suites that need it import this module's helpers
+    shapes = {}
+    for f in sorted(os.listdir(data_dir)) if os.path.isdir(data_dir) else []:
+        if f.startswith("input_") and f.endswith(".pb"):
+            t = onnx.TensorProto()
+            with open(os.path.join(data_dir, f), "rb") as fh:
+                t.ParseFromString(fh.read())
+            shapes[t.name] = list(t.dims)
+    return shapes
+
+
+def dim_args(graph, shapes, defaults=None, max_size=2048):
+    """convert flags for every symbolic dim (dim_param) of the graph inputs: --fix NAME=N with N taken
+    from the test data shapes (or `defaults`), --dim NAME=max_size where that size is 0 or unknown."""
+    sizes = {}
+    for vi in graph.input:
+        dims = vi.type.tensor_type.shape.dim if vi.type.HasField("tensor_type") else []
+        for i, d in enumerate(dims):
+            if not d.HasField("dim_param"):
+                continue
+            given = shapes.get(vi.name)
+            if given is not None and i < len(given):
+                sizes.setdefault(d.dim_param, given[i])
+            else:
+                sizes.setdefault(d.dim_param, (defaults or {}).get(d.dim_param, 0))
+    args = []
+    for name, size in sizes.items():
+        args += ["--fix", f"{name}={size}"] if size > 0 else ["--dim", f"{name}={max_size}"]
+    return args

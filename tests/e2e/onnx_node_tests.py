@@ -63,32 +63,14 @@ def op_types(graph, out):
     return out
 
 
-def symbolic_fixes(case_dir, model):
-    """--fix NAME=N for every dim_param of the graph inputs, sized from test_data_set_0."""
-    shapes = {}
-    data_dir = os.path.join(case_dir, "test_data_set_0")
-    for f in sorted(os.listdir(data_dir)) if os.path.isdir(data_dir) else []:
-        if f.startswith("input_") and f.endswith(".pb"):
-            t = onnx.TensorProto()
-            with open(os.path.join(data_dir, f), "rb") as fh:
-                t.ParseFromString(fh.read())
-            shapes[t.name] = list(t.dims)
-    fixes = {}
-    for vi in model.graph.input:
-        dims = vi.type.tensor_type.shape.dim if vi.type.HasField("tensor_type") else []
-        for i, d in enumerate(dims):
-            if d.HasField("dim_param") and vi.name in shapes and i < len(shapes[vi.name]):
-                fixes.setdefault(d.dim_param, shapes[vi.name][i])
-    return [(k, v) for k, v in fixes.items() if v > 0]
-
-
 def run_case(case_dir, supported, tmp):
     name = os.path.basename(case_dir)
     model_path = os.path.join(case_dir, "model.onnx")
     model = onnx.load(model_path, load_external_data=False)
     ops = op_types(model.graph, set())
     in_scope = ops <= supported
-    r = e2e.convert(model_path, os.path.join(tmp, name), symbolic_fixes(case_dir, model))
+    shapes = e2e.test_data_shapes(os.path.join(case_dir, "test_data_set_0"))
+    r = e2e.convert(model_path, os.path.join(tmp, name), e2e.dim_args(model.graph, shapes))
     return name, in_scope, sorted(ops - supported), r
 
 

@@ -3,15 +3,33 @@
 
 Each model must either convert (exit 0) or fail with one clean line naming an unsupported op
 (exit 2, `webnnc: error: ...: unsupported op ...`).  The `*-torch-dynamo` models use standard ops
-only and must convert fully with `--fix sequence_length=8`.  Without ../shared the test is skipped
+only and must convert fully with `--fix sequence_length=8`.  Symbolic dims of the other models are
+set from their test_data_set_0 inputs (--fix NAME=N; --dim NAME=2048 for the zero-length past),
+or, for models without test data, batch_size=1, (total_)sequence_length=8, kv_cache_dim = head_size of
+genai_config.json.  Without ../shared the test is skipped
 (exit 77) and says so; under CI=true it fails.
 """
+import json
 import os
 import sys
 import tempfile
 
+import onnx
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_common as e2e  # noqa: E402
+
+
+def genai_dim_args(model_dir):
+    defaults = {"batch_size": 1, "sequence_length": 8, "total_sequence_length": 8}
+    try:
+        with open(os.path.join(model_dir, "genai_config.json")) as f:
+            defaults["kv_cache_dim"] = json.load(f)["model"]["decoder"]["head_size"]
+    except (OSError, ValueError, KeyError):
+        pass
+    graph = onnx.load(os.path.join(model_dir, "model.onnx"), load_external_data=False).graph
+    shapes = e2e.test_data_shapes(os.path.join(model_dir, "test_data_set_0"))
+    return e2e.dim_args(graph, shapes, defaults)
 
 
 def main():
@@ -24,8 +42,9 @@ def main():
     with tempfile.TemporaryDirectory(prefix="webnnc-models-") as tmp:
         for name in models:
             must_convert = name.endswith("-torch-dynamo")
-            fixes = [("sequence_length", 8)] if must_convert else []
-            r = e2e.convert(os.path.join(models_dir, name), os.path.join(tmp, name), fixes)
+            model_dir = os.path.join(models_dir, name)
+            args = ["--fix", "sequence_length=8"] if must_convert else genai_dim_args(model_dir)
+            r = e2e.convert(model_dir, os.path.join(tmp, name), args)
             if r.returncode == 0:
                 converted += 1
                 print(f"ok       {name}: {r.stdout.strip()}")
