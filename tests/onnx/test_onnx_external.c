@@ -2,6 +2,7 @@
  * file, folder loading) and every refusal (absolute path, "..", symlink escaping the folder,
  * missing file, range past the end, length mismatch, bad numbers, no folder). */
 #include <check.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +251,22 @@ START_TEST(folder_without_model) {
 }
 END_TEST
 
+
+/* A data file larger than 2 GiB (sparse): the tensor sits past the 3 GiB mark. */
+START_TEST(data_file_over_2gib) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/big.bin", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ck_assert_int_ge(fd, 0);
+    const off_t at = (off_t)3 << 30;
+    ck_assert_int_eq(pwrite(fd, payload, 12, at), 12);
+    close(fd);
+    OnnxTensorData d;
+    ck_assert_msg(read_external("big.bin", "3221225472", "12", &d) == 0, "%s", diag_message());
+    expect_refused("big.bin", "3221225476", "12", "past the end");
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("onnx_external");
     TCase *tc = tcase_create("external");
@@ -269,6 +286,7 @@ int main(void) {
     tcase_add_test(tc, refuse_without_folder);
     tcase_add_test(tc, folder_load_with_config);
     tcase_add_test(tc, folder_without_model);
+    tcase_add_test(tc, data_file_over_2gib);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
