@@ -24,7 +24,7 @@ rm -rf "$out"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 /usr/bin/time -v "$webnnc" convert "$model" -o "$out" -v 2>"$log" || { cat "$log" >&2; exit 2; }
-grep '^webnnc: ' "$log" >&2 || true
+grep '^webnnc: ' "$log" || true
 
 /usr/bin/python3 - "$log" "$weights" "$largest" <<'PY'
 import re, sys
