@@ -66,6 +66,25 @@ static bool is_file(const char *path) {
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Maps a whole regular file read-only (MAP_PRIVATE; NULL for an empty file).  Returns NULL on
+ * success, else why it failed. */
+static const char *map_readonly(const char *path, void **addr, size_t *size) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return strerror(errno);
+    struct stat st;
+    const char *why = NULL;
+    if (fstat(fd, &st) != 0) why = strerror(errno);
+    else if (!S_ISREG(st.st_mode)) why = "not a regular file";
+    else if ((uint64_t)st.st_size > SIZE_MAX) why = "file too large";
+    if (!why) {
+        *size = (size_t)st.st_size;
+        *addr = *size ? mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+        if (*addr == MAP_FAILED) why = strerror(errno);
+    }
+    close(fd);
+    return why;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* parsing and validation                                                                      */
 
@@ -181,26 +200,11 @@ OnnxModel *onnx_model_load(const char *path) {
             return NULL;
         }
     }
-    int fd = open(file, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        diag_error("%s: %s", file, fd < 0 ? strerror(errno) : "not a regular file");
-        if (fd >= 0) close(fd);
-        free(dir);
-        free(file);
-        return NULL;
-    }
-    if ((uint64_t)st.st_size > SIZE_MAX) {
-        diag_error("%s: file too large", file);
-        close(fd);
-        free(dir);
-        free(file);
-        return NULL;
-    }
-    size_t size = (size_t)st.st_size;
-    void *addr = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
-    close(fd);
-    if (addr == MAP_FAILED) {
-        diag_error("%s: cannot map file: %s", file, strerror(errno));
+    void *addr;
+    size_t size;
+    const char *why = map_readonly(file, &addr, &size);
+    if (why) {
+        diag_error("%s: %s", file, why);
         free(dir);
         free(file);
         return NULL;
@@ -260,24 +264,11 @@ static Mapping *map_file(struct OnnxMappings *mp, const char *real, const char *
         mp->items = items;
         mp->cap = ncap;
     }
-    int fd = open(real, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        diag_error("tensor %s: external data file %s: %s", tensor, loc,
-                   fd < 0 ? strerror(errno) : "not a regular file");
-        if (fd >= 0) close(fd);
-        return NULL;
-    }
-    if ((uint64_t)st.st_size > SIZE_MAX) {
-        diag_error("tensor %s: external data file %s is too large", tensor, loc);
-        close(fd);
-        return NULL;
-    }
-    size_t size = (size_t)st.st_size;
-    void *addr = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
-    close(fd);
-    if (addr == MAP_FAILED) {
-        diag_error("tensor %s: cannot map external data file %s: %s", tensor, loc, strerror(errno));
+    void *addr;
+    size_t size;
+    const char *why = map_readonly(real, &addr, &size);
+    if (why) {
+        diag_error("tensor %s: external data file %s: %s", tensor, loc, why);
         return NULL;
     }
     char *r = dup_str(real);
@@ -298,7 +289,7 @@ const void *onnx_model_external_bytes(OnnxModel *m, const char *tensor, const ch
                    "model folder (%s)", tensor, location ? location : "", file);
         return NULL;
     }
-    if (!m->dir) {
+    if (!m || !m->dir) {
         diag_error("tensor %s: external data \"%s\" but the model has no folder (%s)", tensor,
                    location, file);
         return NULL;

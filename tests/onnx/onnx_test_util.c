@@ -2,11 +2,21 @@
 #define _XOPEN_SOURCE 700
 #include "onnx_test_util.h"
 
+#include <check.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+int tu_run(Suite *s, TCase *tc) {
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
 
 static void die(const char *what) {
     perror(what);

@@ -8,6 +8,11 @@
 
 #include "onnx_model.h"
 
+struct Suite;
+struct TCase;
+/* Adds `tc` to `s`, runs the suite and returns the process exit status (0 when all passed). */
+int tu_run(struct Suite *s, struct TCase *tc);
+
 #define TU_MAX_INITS 8
 
 /* A model with ir_version 8, opset ai.onnx 17 and an empty graph "g"; storage is inline. */

@@ -287,10 +287,5 @@ int main(void) {
     tcase_add_test(tc, folder_load_with_config);
     tcase_add_test(tc, folder_without_model);
     tcase_add_test(tc, data_file_over_2gib);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run(s, tc);
 }

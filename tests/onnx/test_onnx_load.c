@@ -80,14 +80,18 @@ START_TEST(valid_small_model) {
 }
 END_TEST
 
+static void expect_model_error(const Onnx__ModelProto *model, const char *needle) {
+    size_t len;
+    uint8_t *buf = tu_pack(model, &len);
+    expect_load_error(buf, len, needle);
+    free(buf);
+}
+
 START_TEST(model_without_graph) {
     Small s;
     small_init(&s);
     s.tm.model.graph = NULL;
-    size_t len;
-    uint8_t *buf = tu_pack(&s.tm.model, &len);
-    expect_load_error(buf, len, "no graph");
-    free(buf);
+    expect_model_error(&s.tm.model, "no graph");
 }
 END_TEST
 
@@ -95,10 +99,7 @@ START_TEST(model_without_ir_version) {
     Small s;
     small_init(&s);
     s.tm.model.has_ir_version = 0;
-    size_t len;
-    uint8_t *buf = tu_pack(&s.tm.model, &len);
-    expect_load_error(buf, len, "no ir_version");
-    free(buf);
+    expect_model_error(&s.tm.model, "no ir_version");
 }
 END_TEST
 
@@ -106,15 +107,10 @@ START_TEST(model_opsets) {
     Small s;
     small_init(&s);
     s.tm.opset.domain = "com.microsoft";
-    size_t len;
-    uint8_t *buf = tu_pack(&s.tm.model, &len);
-    expect_load_error(buf, len, "no opset import for the default domain");
-    free(buf);
+    expect_model_error(&s.tm.model, "no opset import for the default domain");
     s.tm.opset.domain = "ai.onnx";
     s.tm.opset.version = 0;
-    buf = tu_pack(&s.tm.model, &len);
-    expect_load_error(buf, len, "no valid version");
-    free(buf);
+    expect_model_error(&s.tm.model, "no valid version");
     Onnx__OperatorSetIdProto two = s.tm.opset;
     two.domain = "";
     two.version = 13;
@@ -122,9 +118,7 @@ START_TEST(model_opsets) {
     Onnx__OperatorSetIdProto *both[2] = {&s.tm.opset, &two};
     s.tm.model.opset_import = both;
     s.tm.model.n_opset_import = 2;
-    buf = tu_pack(&s.tm.model, &len);
-    expect_load_error(buf, len, "conflicting opset imports");
-    free(buf);
+    expect_model_error(&s.tm.model, "conflicting opset imports");
 }
 END_TEST
 
@@ -294,10 +288,5 @@ int main(void) {
     tcase_add_test(tc, deep_nesting_refused);
     tcase_add_test(tc, nesting_limit_boundary);
     tcase_add_test(tc, wire_check_direct);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run(s, tc);
 }

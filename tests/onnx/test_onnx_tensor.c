@@ -335,10 +335,5 @@ int main(void) {
     tcase_add_test(tc, wrong_raw_length);
     tcase_add_test(tc, bad_dims);
     tcase_add_test(tc, raw_and_typed_conflict);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run(s, tc);
 }
