@@ -1,0 +1,278 @@
+/* test_webnn_roundtrip.c - IR -> files -> IR -> files is byte-identical (graph JSON, weights,
+ * manifest, text) for hand-built graphs covering every op family: element-wise, comparison,
+ * logical, activations, cast, quantization, reductions, linear algebra, normalization (operand
+ * options), convolution and pooling (positional bias), resample, recurrent (multi-output with
+ * operand options), data movement (split, concat, reshape with dynamic dims, slice, pad...). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "webnn_test_util.h"
+
+static Graph *g;
+
+static void setup(void) {
+    diag_clear();
+    g = graph_new("families");
+}
+static void teardown(void) {
+    graph_free(g);
+    g = NULL;
+}
+
+static void roundtrip(void) { free(tu_assert_roundtrip(g)); }
+
+START_TEST(elementwise_and_activations) {
+    Dim xs[2] = {dim_symbol(g, "batch", 16), dim_static(4)};
+    Value *x = graph_add_input(g, "x", DT_F32, 2, xs);
+    Value *w = tu_const_f32(g, "w", SHAPE(4, 4), 0.5f, -2.0f);
+    Value *b = tu_const_f32(g, "b", SHAPE(4), 0.125f, 1.0f);
+    Value *h = tu_finish(g, tu_node(g, OP_MATMUL, 2, x, w));
+    Value *v = tu_finish(g, tu_node(g, OP_ADD, 2, h, b));
+    for (int op = 0; op < OP_COUNT; op++) {
+        const OpInfo *info = op_info((OpId)op);
+        if (info->flags & OPF_ELTWISE_BINARY) v = tu_finish(g, tu_node(g, (OpId)op, 2, v, b));
+        if ((info->flags & OPF_ELTWISE_UNARY) && !strcmp(info->name, "clamp")) continue;
+        if ((info->flags & OPF_ELTWISE_UNARY) && info->n_options == 0 && op != OP_LOGICAL_NOT && op != OP_IS_NAN &&
+            op != OP_IS_INFINITE)
+            v = tu_finish(g, tu_node(g, (OpId)op, 1, v));
+    }
+    Node *n = tu_node(g, OP_ELU, 1, v);
+    node_set_float(g, n, "alpha", 0.75);
+    v = tu_finish(g, n);
+    n = tu_node(g, OP_HARD_SIGMOID, 1, v);
+    node_set_float(g, n, "alpha", 0.2);
+    node_set_float(g, n, "beta", 0.5);
+    v = tu_finish(g, n);
+    n = tu_node(g, OP_CLAMP, 1, v);
+    node_set_float(g, n, "minValue", -3.5);
+    node_set_float(g, n, "maxValue", 1e30);
+    v = tu_finish(g, n);
+    Value *nan = tu_finish(g, tu_node(g, OP_IS_NAN, 1, v));
+    Value *cmp = tu_finish(g, tu_node(g, OP_GREATER_OR_EQUAL, 2, v, b));
+    Value *lg = tu_finish(g, tu_node(g, OP_LOGICAL_XOR, 2, cmp, nan));
+    lg = tu_finish(g, tu_node(g, OP_LOGICAL_NOT, 1, lg));
+    Value *wh = tu_finish(g, tu_node(g, OP_WHERE, 3, lg, v, h));
+    Value *slope = tu_const_f32(g, "slope", SHAPE(4), 0.01f, 0.0f);
+    wh = tu_finish(g, tu_node(g, OP_PRELU, 2, wh, slope));
+    n = tu_node(g, OP_SOFTMAX, 1, wh);
+    node_set_uint(g, n, "axis", 1);
+    Value *sm = tu_finish(g, n);
+    n = tu_node(g, OP_CAST, 1, sm);
+    node_set_dtype(g, n, "to", DT_F16);
+    graph_add_output(g, tu_finish(g, n));
+    graph_add_output(g, h);
+    roundtrip();
+}
+END_TEST
+
+START_TEST(reductions_and_linalg) {
+    Value *x = tu_input(g, "x", DT_F32, SHAPE(2, 3, 4));
+    Node *n;
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (!(op_info((OpId)op)->flags & OPF_REDUCE)) continue;
+        n = tu_node(g, (OpId)op, 1, x);
+        node_set_ints(g, n, "axes", 2, (int64_t[]){0, 2});
+        node_set_bool(g, n, "keepDimensions", op % 2);
+        graph_add_output(g, tu_finish(g, n));
+    }
+    n = tu_node(g, OP_ARG_MAX, 1, x);
+    node_set_uint(g, n, "axis", 2);
+    node_set_dtype(g, n, "outputDataType", DT_I32);
+    graph_add_output(g, tu_finish(g, n));
+    n = tu_node(g, OP_CUMULATIVE_SUM, 1, x);
+    node_set_uint(g, n, "axis", 0);
+    node_set_bool(g, n, "exclusive", true);
+    graph_add_output(g, tu_finish(g, n));
+    Value *a = tu_input(g, "a", DT_F32, SHAPE(3, 5));
+    Value *bm = tu_const_f32(g, "bm", SHAPE(4, 5), 0.5f, 0.0f);
+    Value *c = tu_const_f32(g, "c", SHAPE(3, 4), 1.0f, 0.5f);
+    n = tu_node(g, OP_GEMM, 3, a, bm, c);
+    node_set_float(g, n, "alpha", 2.0);
+    node_set_bool(g, n, "bTranspose", true);
+    graph_add_output(g, tu_finish(g, n));
+    n = tu_node(g, OP_TRIANGULAR, 1, c);
+    node_set_bool(g, n, "upper", false);
+    node_set_int(g, n, "diagonal", -1);
+    graph_add_output(g, tu_finish(g, n));
+    roundtrip();
+}
+END_TEST
+
+START_TEST(normalization_operand_options) {
+    Value *x = tu_input(g, "x", DT_F32, SHAPE(2, 3, 4, 4));
+    Value *s4 = tu_const_f32(g, "s4", SHAPE(4), 0.5f, 1.0f);
+    Value *b4 = tu_const_f32(g, "b4", SHAPE(4), 0.25f, 0.0f);
+    Value *m3 = tu_const_f32(g, "m3", SHAPE(3), 0.5f, 0.0f);
+    Value *v3 = tu_const_f32(g, "v3", SHAPE(3), 0.5f, 1.0f);
+    Value *one3 = tu_const_f32(g, "one3", SHAPE(3), 0.0f, 1.0f); /* splat: written as scalar */
+    Node *n = tu_node(g, OP_LAYER_NORMALIZATION, 3, x, s4, b4);
+    node_set_ints(g, n, "axes", 1, (int64_t[]){3});
+    node_set_float(g, n, "epsilon", 1e-5);
+    graph_add_output(g, tu_finish(g, n));
+    n = tu_node(g, OP_LAYER_NORMALIZATION, 3, x, NULL, b4); /* bias without scale */
+    node_set_ints(g, n, "axes", 1, (int64_t[]){3});
+    graph_add_output(g, tu_finish(g, n));
+    n = tu_node(g, OP_BATCH_NORMALIZATION, 5, x, m3, v3, one3, NULL);
+    node_set_uint(g, n, "axis", 1);
+    graph_add_output(g, tu_finish(g, n));
+    n = tu_node(g, OP_INSTANCE_NORMALIZATION, 2, x, one3);
+    node_set_string(g, n, "layout", "nchw");
+    graph_add_output(g, tu_finish(g, n));
+    roundtrip();
+}
+END_TEST
+
+START_TEST(conv_pool_resample) {
+    Value *x = tu_input(g, "image", DT_F32, SHAPE(1, 2, 8, 8));
+    Value *f = tu_const_f32(g, "filter", SHAPE(4, 2, 3, 3), 0.125f, -0.5f);
+    Value *bias = tu_const_f32(g, "bias", SHAPE(4), 1.0f, 0.0f);
+    Node *n = tu_node(g, OP_CONV2D, 3, x, f, bias);
+    node_set_ints(g, n, "padding", 4, (int64_t[]){1, 1, 1, 1});
+    node_set_ints(g, n, "strides", 2, (int64_t[]){1, 1});
+    Value *c = tu_finish(g, n);
+    Value *c2 = tu_finish(g, tu_node(g, OP_CONV2D, 2, c, tu_const_f32(g, "f2", SHAPE(4, 4, 1, 1), 0.5f, 0.0f)));
+    n = tu_node(g, OP_MAX_POOL2D, 1, c2);
+    node_set_ints(g, n, "windowDimensions", 2, (int64_t[]){2, 2});
+    node_set_ints(g, n, "strides", 2, (int64_t[]){2, 2});
+    Value *p = tu_finish(g, n);
+    n = tu_node(g, OP_AVERAGE_POOL2D, 1, p);
+    node_set_string(g, n, "outputShapeRounding", "ceil");
+    Value *ap = tu_finish(g, n);
+    n = tu_node(g, OP_RESAMPLE2D, 1, p);
+    node_set_string(g, n, "mode", "linear");
+    node_set_floats(g, n, "scales", 2, (double[]){2.0, 0.5});
+    node_set_ints(g, n, "axes", 2, (int64_t[]){2, 3});
+    graph_add_output(g, tu_finish(g, n));
+    graph_add_output(g, ap);
+    roundtrip();
+}
+END_TEST
+
+START_TEST(recurrent_multi_output) {
+    Value *x = tu_input(g, "x", DT_F32, SHAPE(3, 2, 4)); /* steps, batch, input */
+    Value *w = tu_const_f32(g, "gw", SHAPE(1, 15, 4), 0.1f, 0.0f);
+    Value *r = tu_const_f32(g, "gr", SHAPE(1, 15, 5), 0.1f, -0.3f);
+    Value *b = tu_const_f32(g, "gb", SHAPE(1, 15), 0.01f, 0.0f);
+    Node *n = tu_node(g, OP_GRU, 4, x, w, r, b);
+    node_set_uint(g, n, "steps", 3);
+    node_set_uint(g, n, "hiddenSize", 5);
+    node_set_bool(g, n, "returnSequence", true);
+    const char *acts[] = {"sigmoid", "tanh"};
+    node_set_strings(g, n, "activations", 2, acts);
+    const char *names[] = {"gru_h", "gru_seq"};
+    node_set_output_names(g, n, 2, names);
+    tu_finish(g, n);
+    ck_assert_int_eq(n->n_outputs, 2);
+    graph_add_output(g, n->outputs[0]);
+    graph_add_output(g, n->outputs[1]);
+    Value *lw = tu_const_f32(g, "lw", SHAPE(1, 20, 4), 0.1f, 0.0f);
+    Value *lr = tu_const_f32(g, "lr", SHAPE(1, 20, 5), 0.1f, 0.0f);
+    n = tu_node(g, OP_LSTM, 3, x, lw, lr);
+    node_set_uint(g, n, "steps", 3);
+    node_set_uint(g, n, "hiddenSize", 5);
+    node_set_string(g, n, "direction", "forward");
+    tu_finish(g, n);
+    ck_assert_int_eq(n->n_outputs, 2);
+    graph_add_output(g, n->outputs[1]);
+    roundtrip();
+}
+END_TEST
+
+START_TEST(data_movement) {
+    Dim xs[3] = {dim_symbol(g, "batch", 4), dim_symbol(g, "sequence_length", 2048), dim_static(8)};
+    Value *x = graph_add_input(g, "x", DT_F32, 3, xs);
+    Node *n = tu_node(g, OP_SPLIT, 1, x);
+    node_set_uint(g, n, "splits", 2);
+    node_set_uint(g, n, "axis", 2);
+    tu_finish(g, n);
+    ck_assert_int_eq(n->n_outputs, 2);
+    Value *left = n->outputs[0], *right = n->outputs[1];
+    n = tu_node(g, OP_SPLIT, 1, right);
+    node_set_ints(g, n, "splits", 2, (int64_t[]){1, 3});
+    node_set_uint(g, n, "axis", 2);
+    const char *names[] = {"r1", "r3"};
+    node_set_output_names(g, n, 2, names);
+    tu_finish(g, n);
+    Node *cn = tu_node(g, OP_CONCAT, 3, n->outputs[1], left, n->outputs[0]);
+    node_set_uint(g, cn, "axis", 2);
+    Value *cat = tu_finish(g, cn);
+    n = tu_node(g, OP_RESHAPE, 1, cat);
+    Dim ns[4] = {xs[0], xs[1], dim_static(2), dim_static(4)};
+    node_set_dims(g, n, "newShape", 4, ns);
+    Value *rs = tu_finish(g, n);
+    n = tu_node(g, OP_TRANSPOSE, 1, rs);
+    node_set_ints(g, n, "permutation", 4, (int64_t[]){0, 2, 1, 3});
+    graph_add_output(g, tu_finish(g, n));
+    Value *s = tu_input(g, "s", DT_F32, SHAPE(4, 6));
+    n = tu_node(g, OP_SLICE, 1, s);
+    node_set_ints(g, n, "starts", 2, (int64_t[]){1, 0});
+    node_set_dims(g, n, "sizes", 2, (Dim[]){dim_static(2), dim_static(3)});
+    node_set_ints(g, n, "strides", 2, (int64_t[]){1, 2});
+    Value *sl = tu_finish(g, n);
+    n = tu_node(g, OP_PAD, 1, sl);
+    node_set_ints(g, n, "beginningPadding", 2, (int64_t[]){0, 1});
+    node_set_ints(g, n, "endingPadding", 2, (int64_t[]){2, 0});
+    node_set_string(g, n, "mode", "constant");
+    node_set_float(g, n, "value", 0.5);
+    Value *pd = tu_finish(g, n);
+    n = tu_node(g, OP_TILE, 1, pd);
+    node_set_ints(g, n, "repetitions", 2, (int64_t[]){1, 2});
+    graph_add_output(g, tu_finish(g, n));
+    int32_t idx[3] = {2, 0, 3};
+    Value *iv = tu_const_raw(g, "idx", DT_I32, SHAPE(3), idx, sizeof idx);
+    n = tu_node(g, OP_GATHER, 2, s, iv);
+    node_set_uint(g, n, "axis", 0);
+    Value *ga = tu_finish(g, n);
+    n = tu_node(g, OP_EXPAND, 1, tu_const_f32(g, "row", SHAPE(1, 6), 1.0f, 0.0f));
+    node_set_dims(g, n, "newShape", 2, (Dim[]){dim_static(3), dim_static(6)});
+    graph_add_output(g, tu_finish(g, tu_node(g, OP_ADD, 2, ga, tu_finish(g, n))));
+    roundtrip();
+}
+END_TEST
+
+START_TEST(quantized_int4_and_dedup) {
+    g->quantized = true;
+    /* 3x5 = 15 int4 values (odd count: the IR's last byte has a padding nibble). */
+    uint8_t packed[8];
+    for (int i = 0; i < 8; i++) packed[i] = (uint8_t)(0x10 * ((i * 3 + 1) & 15) + ((i * 5 + 2) & 15));
+    packed[7] &= 0x0F;
+    Value *q = tu_const_raw(g, "q", DT_I4, SHAPE(3, 5), packed, sizeof packed);
+    packed[7] |= 0xA0; /* same values, different padding nibble: still a duplicate */
+    Value *q2 = tu_const_raw(g, "a_q_copy", DT_I4, SHAPE(3, 5), packed, sizeof packed);
+    Value *scale = tu_const_f32(g, "scale", SHAPE(3, 1), 0.5f, 0.25f);
+    uint8_t zp[2] = {0x08, 0x0F}; /* -8, 0, -1 */
+    Value *zero = tu_const_raw(g, "zero", DT_I4, SHAPE(3, 1), zp, 2);
+    Value *d1 = tu_finish(g, tu_node(g, OP_DEQUANTIZE_LINEAR, 3, q, scale, zero));
+    Value *d2 = tu_finish(g, tu_node(g, OP_DEQUANTIZE_LINEAR, 3, q2, scale, zero));
+    Value *w1 = tu_const_f32(g, "w1", SHAPE(5, 4), 0.5f, 0.0f);
+    Value *w2 = tu_const_f32(g, "w2", SHAPE(5, 4), 0.5f, 0.0f); /* identical to w1 */
+    Value *w3 = tu_const_f32(g, "w3", SHAPE(4, 5), 0.5f, 0.0f); /* same bytes, other shape */
+    Value *m1 = tu_finish(g, tu_node(g, OP_MATMUL, 2, d1, w1));
+    Value *m2 = tu_finish(g, tu_node(g, OP_MATMUL, 2, d2, w2));
+    graph_add_output(g, tu_finish(g, tu_node(g, OP_ADD, 2, m1, m2)));
+    graph_add_output(g, tu_finish(g, tu_node(g, OP_RELU, 1, w3)));
+    char *j = tu_assert_roundtrip(g);
+    ck_assert_ptr_nonnull(strstr(j, "\"quantized\": true"));
+    ck_assert_ptr_nonnull(strstr(j, "\"q\": {\"dataType\": \"int4\", \"shape\": [3, 5], \"init\": {\"kind\": \"weights\", \"ref\": \"a_q_copy\"}}"));
+    ck_assert_ptr_nonnull(strstr(j, "\"w2\": {\"dataType\": \"float32\", \"shape\": [5, 4], \"init\": {\"kind\": \"weights\", \"ref\": \"w1\"}}"));
+    ck_assert_ptr_nonnull(strstr(j, "\"w3\": {\"dataType\": \"float32\", \"shape\": [4, 5], \"init\": {\"kind\": \"weights\", \"ref\": \"w3\"}}"));
+    /* int4 [3,1]: inline, one byte per element, low nibble first */
+    ck_assert_ptr_nonnull(strstr(j, "\"zero\": {\"dataType\": \"int4\", \"shape\": [3, 1], \"init\": {\"kind\": \"inlineBytes\", \"bytes\": [8, 0, 15]}}"));
+    free(j);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("webnn-roundtrip");
+    TCase *tc = tcase_create("roundtrip");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, elementwise_and_activations);
+    tcase_add_test(tc, reductions_and_linalg);
+    tcase_add_test(tc, normalization_operand_options);
+    tcase_add_test(tc, conv_pool_resample);
+    tcase_add_test(tc, recurrent_multi_output);
+    tcase_add_test(tc, data_movement);
+    tcase_add_test(tc, quantized_int4_and_dedup);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
+}
