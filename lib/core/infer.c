@@ -59,7 +59,7 @@ static InferFn rule_for(const OpInfo *info) {
     return NULL;
 }
 
-static bool check_operands(const Node *n, const OpInfo *info) {
+static bool check_operands(const Graph *g, const Node *n, const OpInfo *info) {
     if (n->n_inputs < 0 || (n->n_inputs > 0 && !n->inputs)) {
         diag_node_error(n, "malformed operand list");
         return false;
@@ -90,6 +90,15 @@ static bool check_operands(const Node *n, const OpInfo *info) {
         if (v->dtype < 0 || v->dtype >= DT_COUNT) {
             diag_node_error(n, "operand %d (%s) has an invalid dtype", i, value_display_name(v));
             return false;
+        }
+        for (int d = 0; d < v->rank; d++) {
+            Dim x = v->shape[d];
+            bool ok = dim_is_static(x) ? (x.v > 0 && x.v < INFER_LIMIT) : (x.e > 0 && x.e < g->n_exprs && x.v < INFER_LIMIT);
+            if (!ok) {
+                diag_node_error(n, "operand %d (%s) has invalid dimension %" PRId64 " at axis %d", i,
+                                value_display_name(v), x.v, d);
+                return false;
+            }
         }
     }
     return true;
@@ -191,7 +200,7 @@ int infer_node(Graph *g, const Node *n, TensorDesc *out, int max_out) {
         diag_node_error(n, "no room for outputs");
         return -1;
     }
-    if (!check_operands(n, info) || !check_options(n, info)) return -1;
+    if (!check_operands(g, n, info) || !check_options(n, info)) return -1;
     int count = rule(g, n, out, max_out);
     if (count < 0) return -1;
     if (count > max_out) {
