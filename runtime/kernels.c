@@ -1,0 +1,27 @@
+/* kernels.c - the kernel table built from kernels.def (OpId -> KernelFamily), and the view
+ * family (reshape, identity: the output aliases the input's storage; nothing is recorded). */
+#include "kernel.h"
+#include "kfamilies.h"
+#include "rt_model.h"
+
+static int view_check(KernelCtx *kc, const Node *n) {
+    (void)kc;
+    if (n->n_inputs < 1 || !n->inputs[0] || n->n_outputs != 1) {
+        diag_node_error(n, "view op needs one input and one output");
+        return -1;
+    }
+    if (dtype_storage_bytes(n->inputs[0]->dtype, 1) != dtype_storage_bytes(n->outputs[0]->dtype, 1)) {
+        diag_node_error(n, "view changes the element size");
+        return -1;
+    }
+    return 0;
+}
+const KernelFamily kfam_view = {view_check, NULL, KF_VIEW};
+
+static const KernelFamily *const kernel_table[OP_COUNT] = {
+#define KERNEL(ID, FAMILY) [OP_##ID] = &kfam_##FAMILY,
+#include "kernels.def"
+#undef KERNEL
+};
+
+const KernelFamily *kernel_family(OpId op) { return (unsigned)op < OP_COUNT ? kernel_table[op] : NULL; }

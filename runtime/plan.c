@@ -1,0 +1,194 @@
+/* plan.c - IR -> execution plan at load time: kernel lookup and checks per node, views (reshape,
+ * identity) aliasing their input's storage, constants uploaded once, and liveness-based reuse of
+ * device buffers for every other tensor (graph inputs live from the start, outputs to the end).
+ * Buffers are sized for the upper bounds of dynamic dims. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_model.h"
+
+#define ALIGN 256u
+
+/* Upper-bound byte size of a value, or UINT64_MAX with a diagnostic. */
+static uint64_t value_bytes(const Graph *g, const Value *v) {
+    uint64_t n = 1;
+    for (int d = 0; d < v->rank; d++) {
+        int64_t s = v->shape[d].v;
+        if (s <= 0) {
+            char buf[64];
+            diag_error("tensor %s: dimension %d (%s) has no upper bound (maxSize)", value_display_name(v), d,
+                       dim_format(g, v->shape[d], buf, sizeof buf));
+            return UINT64_MAX;
+        }
+        if (n > (UINT64_C(1) << 40) / (uint64_t)s) {
+            diag_error("tensor %s is too large", value_display_name(v));
+            return UINT64_MAX;
+        }
+        n *= (uint64_t)s;
+    }
+    return dtype_storage_bytes(v->dtype, n);
+}
+
+typedef struct {
+    uint64_t size;
+    int owner; /* root value id using it, -1 free */
+} Slot;
+
+static int assign(WnrtModel *m, Slot **slots, int *n_slots, int *cap, int32_t *slot_of, uint64_t bytes, int root) {
+    int best = -1, largest = -1;
+    for (int s = 0; s < *n_slots; s++) {
+        if ((*slots)[s].owner >= 0) continue;
+        if ((*slots)[s].size >= bytes && (best < 0 || (*slots)[s].size < (*slots)[best].size)) best = s;
+        if (largest < 0 || (*slots)[s].size > (*slots)[largest].size) largest = s;
+    }
+    if (best < 0 && largest >= 0) best = largest; /* grow the largest free slot */
+    if (best < 0) {
+        if (*n_slots == *cap) {
+            int nc = *cap ? 2 * *cap : 64;
+            Slot *ns = realloc(*slots, sizeof *ns * (size_t)nc);
+            if (!ns) { diag_error("out of memory"); return -1; }
+            *slots = ns;
+            *cap = nc;
+        }
+        best = (*n_slots)++;
+        (*slots)[best].size = 0;
+    }
+    if ((*slots)[best].size < bytes) (*slots)[best].size = bytes;
+    (*slots)[best].owner = root;
+    slot_of[root] = best;
+    (void)m;
+    return 0;
+}
+
+int plan_model(WnrtModel *m) {
+    Graph *g = m->g;
+    int nv = g->n_values, nn = g->n_nodes;
+    int rc = -1;
+    int32_t *def = malloc(sizeof *def * (size_t)(nv + 1));
+    int32_t *last = malloc(sizeof *last * (size_t)(nv + 1));
+    int32_t *slot_of = malloc(sizeof *slot_of * (size_t)(nv + 1));
+    uint64_t *bytes = calloc((size_t)nv + 1, sizeof *bytes);
+    bool *used = calloc((size_t)nv + 1, sizeof *used);
+    Slot *slots = NULL;
+    int n_slots = 0, cap = 0;
+    Uploader *up = NULL;
+    if (!def || !last || !slot_of || !bytes || !used) { diag_error("out of memory"); goto done; }
+    for (int i = 0; i < nv; i++) m->root[i] = i, def[i] = -2, last[i] = -2, slot_of[i] = -1;
+
+    /* Kernels, views, uses. */
+    for (int i = 0; i < nn; i++) {
+        Node *n = g->nodes[i];
+        if (n->dead) continue;
+        const KernelFamily *f = kernel_family(n->op);
+        DType dt = n->n_inputs > 0 && n->inputs[0] ? n->inputs[0]->dtype : DT_INVALID;
+        if (!f) {
+            diag_error("no kernel for op %s (dtype %s) at node %s", op_name(n->op), dtype_name(dt), node_display_name(n));
+            goto done;
+        }
+        m->fam[i] = f;
+        if (check_node(m, n) < 0) goto done;
+        for (int k = 0; k < n->n_inputs; k++)
+            if (n->inputs[k]) used[n->inputs[k]->id] = true;
+        for (int k = 0; k < n->n_outputs; k++) used[n->outputs[k]->id] = true;
+        if (f->flags & KF_VIEW) m->root[n->outputs[0]->id] = m->root[n->inputs[0]->id];
+    }
+    for (int i = 0; i < g->n_inputs; i++) used[g->inputs[i]->id] = true;
+    for (int i = 0; i < g->n_outputs; i++) used[g->outputs[i]->id] = true;
+
+    /* Liveness per root. */
+    for (int i = 0; i < g->n_inputs; i++) def[m->root[g->inputs[i]->id]] = -1;
+    for (int i = 0; i < nn; i++) {
+        Node *n = g->nodes[i];
+        if (n->dead) continue;
+        for (int k = 0; k < n->n_outputs; k++) {
+            int r = m->root[n->outputs[k]->id];
+            if (def[r] == -2) def[r] = i;
+            if (last[r] < i) last[r] = i;
+        }
+        for (int k = 0; k < n->n_inputs; k++)
+            if (n->inputs[k] && last[m->root[n->inputs[k]->id]] < i) last[m->root[n->inputs[k]->id]] = i;
+    }
+    for (int i = 0; i < g->n_outputs; i++) last[m->root[g->outputs[i]->id]] = nn;
+
+    /* Sizes; constants resident. */
+    up = uploader_create(m->dev);
+    if (!up) goto done;
+    for (int i = 0; i < nv; i++) {
+        Value *v = g->values[i];
+        if (!used[i]) continue;
+        if ((bytes[i] = value_bytes(g, v)) == UINT64_MAX) goto done;
+        if (m->root[i] != i) continue;
+        if (v->flags & VF_CONST) {
+            if (!v->data || v->nbytes != bytes[i]) {
+                diag_error("constant %s: has %llu bytes of data, %llu expected", value_display_name(v),
+                           (unsigned long long)v->nbytes, (unsigned long long)bytes[i]);
+                goto done;
+            }
+            if (mempool_alloc(m->const_pool, bytes[i], &m->mem[i]) < 0 || uploader_put(up, &m->mem[i], 0, v->data, bytes[i]) < 0)
+                goto done;
+            m->stats.const_bytes += bytes[i];
+            continue;
+        }
+        if (def[i] == -2) {
+            diag_error("tensor %s has no producer and is not a graph input", value_display_name(v));
+            goto done;
+        }
+        m->stats.intermediate_sum += bytes[i];
+    }
+    int r = uploader_finish(up);
+    up = NULL;
+    if (r < 0) goto done;
+
+    /* Buffer reuse: walk the schedule, freeing slots after their last use. */
+    for (int i = 0; i < g->n_inputs; i++) {
+        int rt = m->root[g->inputs[i]->id];
+        if (slot_of[rt] < 0 && assign(m, &slots, &n_slots, &cap, slot_of, bytes[rt], rt) < 0) goto done;
+    }
+    for (int i = 0; i < nn; i++) {
+        Node *n = g->nodes[i];
+        if (n->dead) continue;
+        for (int s = 0; s < n_slots; s++)
+            if (slots[s].owner >= 0 && last[slots[s].owner] < i) slots[s].owner = -1;
+        for (int k = 0; k < n->n_outputs; k++) {
+            int rt = m->root[n->outputs[k]->id];
+            if (rt != n->outputs[k]->id || slot_of[rt] >= 0 || (g->values[rt]->flags & VF_CONST)) continue;
+            if (assign(m, &slots, &n_slots, &cap, slot_of, bytes[rt], rt) < 0) goto done;
+        }
+    }
+    MemAlloc *slot_mem = calloc((size_t)n_slots + 1, sizeof *slot_mem);
+    if (!slot_mem) { diag_error("out of memory"); goto done; }
+    for (int s = 0; s < n_slots; s++) {
+        if (mempool_alloc(m->pool, slots[s].size, &slot_mem[s]) < 0) { free(slot_mem); goto done; }
+        m->stats.peak_bytes += slots[s].size;
+    }
+    for (int i = 0; i < nv; i++)
+        if (slot_of[i] >= 0) {
+            m->mem[i] = slot_mem[slot_of[i]];
+            m->mem[i].size = bytes[i];
+        }
+    free(slot_mem);
+
+    /* Host staging for inputs and outputs when device memory is not mapped. */
+    for (int pass = 0; pass < 2; pass++) {
+        int cnt = pass ? g->n_outputs : g->n_inputs;
+        for (int i = 0; i < cnt; i++) {
+            const Value *v = pass ? g->outputs[i] : g->inputs[i];
+            int rt = m->root[v->id];
+            if (m->mem[rt].map || m->staging[v->id].buffer) continue;
+            if (!m->staging_pool && !(m->staging_pool = mempool_create(m->dev, MEM_STAGING))) goto done;
+            if (mempool_alloc(m->staging_pool, bytes[v->id], &m->staging[v->id]) < 0) goto done;
+            if (!m->staging[v->id].map) { diag_error("vulkan: staging memory is not mappable"); goto done; }
+        }
+    }
+    m->stats.device_bytes = mempool_bytes(m->pool) + mempool_bytes(m->const_pool);
+    rc = 0;
+done:
+    if (up) uploader_finish(up);
+    free(def);
+    free(last);
+    free(slot_of);
+    free(bytes);
+    free(used);
+    free(slots);
+    return rc;
+}

@@ -1,0 +1,282 @@
+/* record.c - the kernel context (kernel.h) and command recording: one command buffer per bound
+ * size set with input uploads, every node's dispatches and output readbacks.  Descriptors are
+ * pushed at record time (VK_KHR_push_descriptor, present on lavapipe and NVIDIA), so replays
+ * cost nothing on the CPU.  Barriers are inserted
+ * only before a dispatch that reads or writes a range written since the last barrier, or writes
+ * a range read since then (independent dispatches share an epoch). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_model.h"
+#include "vk_pipeline.h"
+
+typedef struct {
+    VkBuffer buffer;
+    uint64_t lo, hi; /* [lo, hi) */
+} Range;
+
+struct KernelCtx {
+    WnrtModel *m;
+    VkDev *dev;
+    VkCommandBuffer cb; /* VK_NULL_HANDLE while checking */
+    Range *written, *read;
+    int n_written, n_read, cap_written, cap_read;
+    int dispatches, barriers;
+    VkPipeline bound_pipeline;
+};
+
+const WnrtDeviceInfo *kc_device(const KernelCtx *kc) { return &kc->dev->info; }
+
+int kc_has_shader(const KernelCtx *kc, const char *name, DType a, DType b) {
+    if (!shader_dtype_ok(kc->dev, a) || !shader_dtype_ok(kc->dev, b)) return -1;
+    return shader_lookup(name, a, b);
+}
+
+int kc_find_shader(KernelCtx *kc, const Node *n, const char *name, DType a, DType b) {
+    int id = kc_has_shader(kc, name, a, b);
+    if (id < 0) {
+        const char *missing = !shader_dtype_ok(kc->dev, a) || !shader_dtype_ok(kc->dev, b) ? " on this device" : "";
+        if (a == b || b == DT_INVALID)
+            diag_error("no kernel for op %s (dtype %s) at node %s%s", op_name(n->op), dtype_name(a), node_display_name(n), missing);
+        else
+            diag_error("no kernel for op %s (dtype %s -> %s) at node %s%s", op_name(n->op), dtype_name(a), dtype_name(b),
+                       node_display_name(n), missing);
+    }
+    return id;
+}
+
+int kcheck_shader(KernelCtx *kc, const Node *n, const char *name, DType a, DType b) {
+    return kc_find_shader(kc, n, name, a, b) < 0 ? -1 : 0;
+}
+
+uint64_t kc_max_binding_elems(const KernelCtx *kc, DType dt) {
+    uint64_t range = kc->dev->info.max_storage_buffer_range;
+    uint64_t align = kc->dev->info.min_storage_offset_alignment > 256 ? kc->dev->info.min_storage_offset_alignment : 256;
+    uint64_t es = dtype_storage_bytes(dt, 1);
+    if (range <= align) return 0;
+    uint64_t n = (range - align) / es;
+    return n > INT32_MAX ? INT32_MAX : n;
+}
+
+int kc_bind_window(KernelCtx *kc, const Node *n, const KTensor *t, int64_t first, int64_t last, bool write, KBind *b,
+                   uint32_t *base) {
+    uint64_t es = dtype_storage_bytes(t->dtype, 1);
+    if (first < 0 || last < first || (uint64_t)last >= (t->numel ? t->numel : 1)) {
+        diag_node_error(n, "internal: window [%lld, %lld] outside tensor %s", (long long)first, (long long)last,
+                        value_display_name(t->value));
+        return -1;
+    }
+    uint64_t align = kc->dev->info.min_storage_offset_alignment ? kc->dev->info.min_storage_offset_alignment : 16;
+    uint64_t start = t->offset + (uint64_t)first * es;
+    uint64_t astart = start / align * align;
+    if ((start - astart) % es) astart = start; /* cannot happen for power-of-two sizes */
+    uint64_t end = t->offset + ((uint64_t)last + 1) * es;
+    uint64_t range = (end - astart + 3) & ~(uint64_t)3;
+    if (range > kc->dev->info.max_storage_buffer_range) {
+        diag_node_error(n, "tensor %s needs a binding of %llu bytes, more than the device's maxStorageBufferRange %llu",
+                        value_display_name(t->value), (unsigned long long)range,
+                        (unsigned long long)kc->dev->info.max_storage_buffer_range);
+        return -1;
+    }
+    b->buffer = t->buffer;
+    b->offset = astart;
+    b->range = range;
+    b->write = write;
+    if (base) *base = (uint32_t)((start - astart) / es);
+    return 0;
+}
+
+int kc_bind(KernelCtx *kc, const Node *n, const KTensor *t, bool write, KBind *b) {
+    return kc_bind_window(kc, n, t, 0, t->numel ? (int64_t)t->numel - 1 : 0, write, b, NULL);
+}
+
+static bool overlaps(const Range *rs, int n, const KBind *b) {
+    for (int i = 0; i < n; i++)
+        if (rs[i].buffer == b->buffer && rs[i].lo < b->offset + b->range && b->offset < rs[i].hi) return true;
+    return false;
+}
+
+static int push_range(Range **rs, int *n, int *cap, const KBind *b) {
+    if (*n == *cap) {
+        int nc = *cap ? 2 * *cap : 32;
+        Range *nr = realloc(*rs, sizeof *nr * (size_t)nc);
+        if (!nr) { diag_error("out of memory"); return -1; }
+        *rs = nr;
+        *cap = nc;
+    }
+    (*rs)[(*n)++] = (Range){b->buffer, b->offset, b->offset + b->range};
+    return 0;
+}
+
+static void barrier(KernelCtx *kc, VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
+                    VkAccessFlags dst_access) {
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = src_access, .dstAccessMask = dst_access};
+    vkCmdPipelineBarrier(kc->cb, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+static int descriptors(KernelCtx *kc, const KBind *binds, int n_binds);
+
+int kc_dispatch(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, int n_spec, const void *push,
+                uint32_t push_size, const KBind *binds, int n_binds, uint32_t gx, uint32_t gy, uint32_t gz) {
+    if (!kc->cb) return 0;
+    if (n_binds > K_MAX_BINDINGS || push_size > K_PUSH_MAX || push_size > kc->dev->info.max_push_constants ||
+        n_spec > K_MAX_SPEC) {
+        diag_node_error(n, "internal: dispatch exceeds binding/push-constant limits");
+        return -1;
+    }
+    const uint32_t *mx = kc->dev->info.max_workgroup_count;
+    if (gx > mx[0] || gy > mx[1] || gz > mx[2]) {
+        diag_node_error(n, "dispatch grid %ux%ux%u exceeds the device limit", gx, gy, gz);
+        return -1;
+    }
+    if (gx == 0 || gy == 0 || gz == 0) return 0;
+    VkPipeline p = pipeset_get(kc->dev, shader, spec, n_spec);
+    if (!p) return -1;
+    bool hazard = false;
+    for (int i = 0; i < n_binds && !hazard; i++)
+        hazard = overlaps(kc->written, kc->n_written, &binds[i]) || (binds[i].write && overlaps(kc->read, kc->n_read, &binds[i]));
+    if (hazard) {
+        barrier(kc, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
+                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+        kc->n_written = kc->n_read = 0;
+        kc->barriers++;
+    }
+    for (int i = 0; i < n_binds; i++)
+        if (push_range(binds[i].write ? &kc->written : &kc->read, binds[i].write ? &kc->n_written : &kc->n_read,
+                       binds[i].write ? &kc->cap_written : &kc->cap_read, &binds[i]) < 0)
+            return -1;
+    if (p != kc->bound_pipeline) {
+        vkCmdBindPipeline(kc->cb, VK_PIPELINE_BIND_POINT_COMPUTE, p);
+        kc->bound_pipeline = p;
+    }
+    if (descriptors(kc, binds, n_binds) < 0) return -1;
+    if (push_size) vkCmdPushConstants(kc->cb, pipeset_layout(kc->dev), VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
+    vkCmdDispatch(kc->cb, gx, gy, gz);
+    kc->dispatches++;
+    return 0;
+}
+
+int kc_dispatch_1d(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, int n_spec, const void *push,
+                   uint32_t push_size, const KBind *binds, int n_binds, uint64_t groups) {
+    uint64_t mx = kc->dev->info.max_workgroup_count[0];
+    if (mx > 65535) mx = 65535;
+    uint64_t gx = groups < mx ? groups : mx;
+    uint64_t gy = gx ? (groups + gx - 1) / gx : 0;
+    if (gy > kc->dev->info.max_workgroup_count[1]) {
+        diag_node_error(n, "too many workgroups (%llu)", (unsigned long long)groups);
+        return -1;
+    }
+    return kc_dispatch(kc, n, shader, spec, n_spec, push, push_size, binds, n_binds, (uint32_t)gx, (uint32_t)gy, 1);
+}
+
+/* ---- descriptors --------------------------------------------------------------------------- */
+
+static int descriptors(KernelCtx *kc, const KBind *binds, int n_binds) {
+    VkDescriptorBufferInfo bi[K_MAX_BINDINGS];
+    VkWriteDescriptorSet w[K_MAX_BINDINGS];
+    for (int i = 0; i < n_binds; i++) {
+        bi[i] = (VkDescriptorBufferInfo){binds[i].buffer, binds[i].offset, binds[i].range};
+        w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = (uint32_t)i,
+                                      .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                      .pBufferInfo = &bi[i]};
+    }
+    if (kc->dev->push_descriptor_fn) {
+        kc->dev->push_descriptor_fn(kc->cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeset_layout(kc->dev), 0, (uint32_t)n_binds, w);
+        return 0;
+    }
+    diag_error("vulkan: device lacks VK_KHR_push_descriptor (descriptor-set fallback not implemented yet)");
+    return -1;
+}
+
+/* ---- tensors, checks, recording ------------------------------------------------------------ */
+
+void tensor_of(const WnrtModel *m, const Value *v, const int64_t *shape, KTensor *t) {
+    memset(t, 0, sizeof *t);
+    t->value = v;
+    t->dtype = v->dtype;
+    t->rank = v->rank;
+    t->numel = 1;
+    for (int d = 0; d < v->rank; d++) {
+        t->shape[d] = shape ? shape[d] : v->shape[d].v;
+        t->numel *= (uint64_t)t->shape[d];
+    }
+    const MemAlloc *a = &m->mem[m->root[v->id]];
+    t->buffer = a->buffer;
+    t->offset = a->offset;
+}
+
+int check_node(WnrtModel *m, const Node *n) {
+    KernelCtx kc = {.m = m, .dev = m->dev};
+    const KernelFamily *f = m->fam[n->index];
+    return f->check ? f->check(&kc, n) : 0;
+}
+
+static void copy_io(WnrtModel *m, VkCommandBuffer cb, const Recording *r, bool in) {
+    Graph *g = m->g;
+    int cnt = in ? g->n_inputs : g->n_outputs;
+    for (int i = 0; i < cnt; i++) {
+        const Value *v = in ? g->inputs[i] : g->outputs[i];
+        const MemAlloc *s = &m->staging[v->id];
+        if (!s->buffer) continue;
+        KTensor t;
+        tensor_of(m, v, r->shapes[v->id], &t);
+        VkBufferCopy c = {.size = dtype_storage_bytes(v->dtype, t.numel)};
+        if (!c.size) continue;
+        if (in) {
+            c.srcOffset = s->offset;
+            c.dstOffset = t.offset;
+            vkCmdCopyBuffer(cb, s->buffer, t.buffer, 1, &c);
+        } else {
+            c.srcOffset = t.offset;
+            c.dstOffset = s->offset;
+            vkCmdCopyBuffer(cb, t.buffer, s->buffer, 1, &c);
+        }
+    }
+}
+
+int record_commands(WnrtModel *m, Recording *r) {
+    Graph *g = m->g;
+    VkDev *d = m->dev;
+    if (!r->cb) {
+        VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = d->cmd_pool,
+                                          .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+        VkResult vr = vkAllocateCommandBuffers(d->device, &ai, &r->cb);
+        if (vr != VK_SUCCESS) return vkdev_fail("vkAllocateCommandBuffers", vr);
+    } else
+        vkResetCommandBuffer(r->cb, 0);
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    vkBeginCommandBuffer(r->cb, &bi);
+    KernelCtx kc = {.m = m, .dev = d, .cb = r->cb};
+    int rc = 0;
+    copy_io(m, r->cb, r, true);
+    barrier(&kc, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT,
+            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    for (int i = 0; i < g->n_nodes && rc == 0; i++) {
+        const Node *n = g->nodes[i];
+        const KernelFamily *f = m->fam[i];
+        if (n->dead || !f || (f->flags & KF_VIEW)) continue;
+        KTensor in[WN_MAX_INPUT_SLOTS * 8], out[64];
+        if (n->n_inputs > (int)(sizeof in / sizeof in[0]) || n->n_outputs > 64) {
+            diag_node_error(n, "too many operands");
+            rc = -1;
+            break;
+        }
+        for (int k = 0; k < n->n_inputs; k++) {
+            if (n->inputs[k]) tensor_of(m, n->inputs[k], r->shapes[n->inputs[k]->id], &in[k]);
+            else memset(&in[k], 0, sizeof in[k]);
+        }
+        for (int k = 0; k < n->n_outputs; k++) tensor_of(m, n->outputs[k], r->shapes[n->outputs[k]->id], &out[k]);
+        rc = f->record(&kc, n, in, out);
+    }
+    barrier(&kc, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+            VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT);
+    copy_io(m, r->cb, r, false);
+    barrier(&kc, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    VkResult vr = vkEndCommandBuffer(r->cb);
+    if (rc == 0 && vr != VK_SUCCESS) rc = vkdev_fail("vkEndCommandBuffer", vr);
+    r->dispatches = kc.dispatches;
+    r->barriers = kc.barriers;
+    free(kc.written);
+    free(kc.read);
+    return rc;
+}

@@ -1,0 +1,178 @@
+/* runtime.c - the public runtime API (webnnc_runtime.h): context, model load/free, run with
+ * recording cache (one command buffer per bound size set, replayed when sizes repeat; a few are
+ * kept, least recently used is re-recorded), output readback and statistics. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind.h"
+#include "rt_model.h"
+
+WnrtContext *wnrt_create(int device_index) {
+    WnrtContext *c = calloc(1, sizeof *c);
+    if (!c) { diag_error("out of memory"); return NULL; }
+    c->dev = vkdev_open(device_index);
+    if (!c->dev) { free(c); return NULL; }
+    return c;
+}
+
+const WnrtDeviceInfo *wnrt_context_device(const WnrtContext *ctx) { return &ctx->dev->info; }
+
+void wnrt_destroy(WnrtContext *ctx) {
+    if (!ctx) return;
+    vkdev_close(ctx->dev);
+    free(ctx);
+}
+
+WnrtModel *wnrt_load(WnrtContext *ctx, Graph *g) {
+    WnrtModel *m = calloc(1, sizeof *m);
+    if (!m) { diag_error("out of memory"); return NULL; }
+    m->ctx = ctx;
+    m->dev = ctx->dev;
+    m->g = g;
+    size_t nv = (size_t)g->n_values + 1, nn = (size_t)g->n_nodes + 1, ni = (size_t)g->n_inputs + 1;
+    m->fam = calloc(nn, sizeof *m->fam);
+    m->root = calloc(nv, sizeof *m->root);
+    m->mem = calloc(nv, sizeof *m->mem);
+    m->staging = calloc(nv, sizeof *m->staging);
+    m->bound = calloc(ni, sizeof *m->bound);
+    m->in_shape = calloc(ni, sizeof *m->in_shape);
+    m->sym = calloc((size_t)g->n_symbols + 1, sizeof *m->sym);
+    m->pool = mempool_create(m->dev, MEM_DEVICE);
+    m->const_pool = mempool_create(m->dev, MEM_DEVICE);
+    if (!m->fam || !m->root || !m->mem || !m->staging || !m->bound || !m->in_shape || !m->sym || !m->pool || !m->const_pool) {
+        if (!diag_has_error()) diag_error("out of memory");
+        wnrt_free(m);
+        return NULL;
+    }
+    for (int i = 0; i < g->n_nodes; i++) g->nodes[i]->index = i;
+    VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VkResult r = vkCreateFence(m->dev->device, &fi, NULL, &m->fence);
+    if (r != VK_SUCCESS) {
+        vkdev_fail("vkCreateFence", r);
+        wnrt_free(m);
+        return NULL;
+    }
+    if (plan_model(m) < 0) {
+        wnrt_free(m);
+        return NULL;
+    }
+    m->cur = -1;
+    return m;
+}
+
+static void free_recording(WnrtModel *m, Recording *r) {
+    if (r->cb) vkFreeCommandBuffers(m->dev->device, m->dev->cmd_pool, 1, &r->cb);
+    free(r->sym);
+    free(r->shapes);
+    memset(r, 0, sizeof *r);
+}
+
+void wnrt_free(WnrtModel *m) {
+    if (!m) return;
+    if (m->dev && m->dev->device) vkQueueWaitIdle(m->dev->queue);
+    for (int i = 0; i < m->n_rec; i++) free_recording(m, &m->rec[i]);
+    if (m->fence) vkDestroyFence(m->dev->device, m->fence, NULL);
+    mempool_destroy(m->pool);
+    mempool_destroy(m->const_pool);
+    mempool_destroy(m->staging_pool);
+    free(m->fam);
+    free(m->root);
+    free(m->mem);
+    free(m->staging);
+    free(m->bound);
+    free(m->in_shape);
+    free(m->sym);
+    free(m);
+}
+
+static Recording *find_or_record(WnrtModel *m) {
+    Graph *g = m->g;
+    size_t symbytes = sizeof(int64_t) * (size_t)g->n_symbols;
+    for (int i = 0; i < m->n_rec; i++)
+        if (!symbytes || memcmp(m->rec[i].sym, m->sym, symbytes) == 0) {
+            m->stats.replays++;
+            return &m->rec[i];
+        }
+    Recording *r;
+    if (m->n_rec < RT_MAX_RECORDINGS) {
+        r = &m->rec[m->n_rec++];
+    } else {
+        r = &m->rec[0];
+        for (int i = 1; i < m->n_rec; i++)
+            if (m->rec[i].last_used < r->last_used) r = &m->rec[i];
+        free_recording(m, r);
+    }
+    r->sym = malloc(symbytes + sizeof(int64_t));
+    r->shapes = calloc((size_t)g->n_values + 1, sizeof *r->shapes);
+    if (!r->sym || !r->shapes) diag_error("out of memory");
+    else memcpy(r->sym, m->sym, symbytes);
+    if (!r->sym || !r->shapes || bind_eval_shapes(m, r->shapes) < 0 || record_commands(m, r) < 0) {
+        free_recording(m, r);
+        /* keep the array dense: move the last recording into this slot */
+        int idx = (int)(r - m->rec);
+        if (idx != m->n_rec - 1) {
+            m->rec[idx] = m->rec[m->n_rec - 1];
+            memset(&m->rec[m->n_rec - 1], 0, sizeof m->rec[0]);
+        }
+        m->n_rec--;
+        return NULL;
+    }
+    m->stats.recordings++;
+    return r;
+}
+
+int wnrt_run(WnrtModel *m) {
+    if (bind_resolve_symbols(m) < 0) return -1;
+    Recording *r = find_or_record(m);
+    if (!r) return -1;
+    r->last_used = ++m->clock;
+    m->cur = (int)(r - m->rec);
+    m->stats.dispatches = r->dispatches;
+    m->stats.barriers = r->barriers;
+    return vkdev_submit_wait(m->dev, r->cb, m->fence);
+}
+
+int wnrt_output_count(const WnrtModel *m) { return m->g->n_outputs; }
+
+int wnrt_output_info(const WnrtModel *m, int index, WnrtTensorInfo *out) {
+    if (index < 0 || index >= m->g->n_outputs) {
+        diag_error("no output %d (the graph has %d)", index, m->g->n_outputs);
+        return -1;
+    }
+    const Value *v = m->g->outputs[index];
+    memset(out, 0, sizeof *out);
+    out->name = v->name;
+    out->dtype = v->dtype;
+    out->rank = v->rank;
+    uint64_t n = 1;
+    for (int d = 0; d < v->rank; d++) {
+        out->shape[d] = m->cur >= 0 ? m->rec[m->cur].shapes[v->id][d] : v->shape[d].v;
+        n *= (uint64_t)out->shape[d];
+    }
+    out->nbytes = dtype_storage_bytes(v->dtype, n);
+    return 0;
+}
+
+int wnrt_read_output(WnrtModel *m, int index, void *dst, uint64_t capacity) {
+    WnrtTensorInfo info;
+    if (wnrt_output_info(m, index, &info) < 0) return -1;
+    if (m->cur < 0) {
+        diag_error("output %s: the model has not run yet", info.name);
+        return -1;
+    }
+    if (capacity < info.nbytes) {
+        diag_error("output %s: buffer of %llu bytes is too small (%llu needed)", info.name, (unsigned long long)capacity,
+                   (unsigned long long)info.nbytes);
+        return -1;
+    }
+    const Value *v = m->g->outputs[index];
+    const MemAlloc *src = m->staging[v->id].buffer ? &m->staging[v->id] : &m->mem[m->root[v->id]];
+    if (!src->map) {
+        diag_error("internal: output %s has no host-visible memory", info.name);
+        return -1;
+    }
+    memcpy(dst, src->map, info.nbytes);
+    return 0;
+}
+
+void wnrt_stats(const WnrtModel *m, WnrtStats *out) { *out = m->stats; }

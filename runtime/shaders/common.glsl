@@ -1,0 +1,33 @@
+// common.glsl - shared prelude of every compute shader: extensions, dtype macros, workgroup size
+// (specialization constant 0) and flat ids for 1-D grids folded into x/y.
+// Build defines per variant (runtime/shaders/meson.build): A_T/B_T storage types, A_C/B_C compute
+// types, A_FLOAT/B_FLOAT, A_SIGNED/B_SIGNED, A_BITS/B_BITS (A = input dtype, B = output dtype).
+#extension GL_EXT_shader_16bit_storage : enable
+#extension GL_EXT_shader_8bit_storage : enable
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : enable
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : enable
+#extension GL_EXT_shader_explicit_arithmetic_types_int16 : enable
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : enable
+
+layout(local_size_x_id = 0) in;
+
+uint flat_group() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
+uint flat_id() { return flat_group() * gl_WorkGroupSize.x + gl_LocalInvocationID.x; }
+
+// Lowest / highest value of the compute type of A (identities of max / min reductions).
+#if A_FLOAT
+#define A_LOWEST (uintBitsToFloat(0xff800000u))
+#define A_HIGHEST (uintBitsToFloat(0x7f800000u))
+#elif A_BITS == 64 && A_SIGNED
+#define A_LOWEST (int64_t(-9223372036854775807l) - int64_t(1))
+#define A_HIGHEST (int64_t(9223372036854775807l))
+#elif A_BITS == 64
+#define A_LOWEST (uint64_t(0ul))
+#define A_HIGHEST (uint64_t(18446744073709551615ul))
+#elif A_SIGNED
+#define A_LOWEST (-2147483647 - 1)
+#define A_HIGHEST (2147483647)
+#else
+#define A_LOWEST (0u)
+#define A_HIGHEST (4294967295u)
+#endif

@@ -1,0 +1,313 @@
+/* vk_device.c - Vulkan instance creation, physical-device probing (limits and optional features
+ * that kernels care about), device selection (discrete > integrated > other > CPU; WEBNNC_DEVICE
+ * overrides) and logical-device creation with one compute queue. */
+#include "vk_device.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "vk_pipeline.h"
+
+#define MAX_DEVICES 16
+
+int vkdev_fail(const char *what, VkResult r) {
+    diag_error("vulkan: %s failed (VkResult %d)", what, (int)r);
+    return -1;
+}
+
+int vkdev_instance(VkInstance *out) {
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                             .pApplicationName = "webnnc",
+                             .pEngineName = "webnnc",
+                             .apiVersion = VK_API_VERSION_1_2};
+    VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
+    VkResult r = vkCreateInstance(&ci, NULL, out);
+    if (r != VK_SUCCESS) return vkdev_fail("vkCreateInstance (is a Vulkan driver installed?)", r);
+    return 0;
+}
+
+int vkdev_list(VkInstance inst, VkPhysicalDevice *out, int max) {
+    uint32_t n = 0;
+    VkResult r = vkEnumeratePhysicalDevices(inst, &n, NULL);
+    if (r != VK_SUCCESS) return vkdev_fail("vkEnumeratePhysicalDevices", r);
+    if (n > (uint32_t)max) n = (uint32_t)max;
+    r = vkEnumeratePhysicalDevices(inst, &n, out);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) return vkdev_fail("vkEnumeratePhysicalDevices", r);
+    return (int)n;
+}
+
+static bool has_extension(VkPhysicalDevice pd, const char *name) {
+    uint32_t n = 0;
+    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS) return false;
+    VkExtensionProperties *e = calloc(n ? n : 1, sizeof *e);
+    if (!e) return false;
+    bool found = false;
+    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, e) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n && !found; i++) found = strcmp(e[i].extensionName, name) == 0;
+    free(e);
+    return found;
+}
+
+static WnrtDeviceType map_type(VkPhysicalDeviceType t) {
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return WNRT_DEV_INTEGRATED;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return WNRT_DEV_DISCRETE;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return WNRT_DEV_VIRTUAL;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return WNRT_DEV_CPU;
+    default: return WNRT_DEV_OTHER;
+    }
+}
+
+const char *wnrt_device_type_name(WnrtDeviceType t) {
+    static const char *names[] = {"other", "integrated GPU", "discrete GPU", "virtual GPU", "CPU"};
+    return (unsigned)t < 5 ? names[t] : "unknown";
+}
+
+void vkdev_probe(VkPhysicalDevice pd, WnrtDeviceInfo *info) {
+    memset(info, 0, sizeof *info);
+    VkPhysicalDeviceSubgroupProperties sg = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sg};
+    vkGetPhysicalDeviceProperties2(pd, &p2);
+    const VkPhysicalDeviceProperties *p = &p2.properties;
+    const VkPhysicalDeviceLimits *l = &p->limits;
+    snprintf(info->name, sizeof info->name, "%s", p->deviceName);
+    info->type = map_type(p->deviceType);
+    info->api_version = p->apiVersion;
+    info->vendor_id = p->vendorID;
+    info->device_id = p->deviceID;
+    info->max_storage_buffer_range = l->maxStorageBufferRange;
+    info->min_storage_offset_alignment = (uint32_t)l->minStorageBufferOffsetAlignment;
+    info->max_shared_memory = l->maxComputeSharedMemorySize;
+    info->max_push_constants = l->maxPushConstantsSize;
+    info->max_workgroup_invocations = l->maxComputeWorkGroupInvocations;
+    for (int i = 0; i < 3; i++) info->max_workgroup_count[i] = l->maxComputeWorkGroupCount[i];
+    info->subgroup_size = sg.subgroupSize;
+    info->subgroup_arithmetic = (sg.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) &&
+                                (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
+    info->max_buffer_size = 1ull << 31; /* conservative unless maintenance4 says more */
+    if (VK_API_VERSION_MINOR(p->apiVersion) >= 3 || VK_API_VERSION_MAJOR(p->apiVersion) > 1) {
+        VkPhysicalDeviceMaintenance4Properties m4 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};
+        VkPhysicalDeviceProperties2 q = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &m4};
+        vkGetPhysicalDeviceProperties2(pd, &q);
+        if (m4.maxBufferSize) info->max_buffer_size = m4.maxBufferSize;
+    }
+
+    VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceVulkan11Features f11 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, .pNext = &f12};
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f11};
+    vkGetPhysicalDeviceFeatures2(pd, &f2);
+    info->float16 = f12.shaderFloat16;
+    info->int8 = f12.shaderInt8;
+    info->storage8 = f12.storageBuffer8BitAccess;
+    info->storage16 = f11.storageBuffer16BitAccess;
+    info->int64 = f2.features.shaderInt64;
+    info->push_descriptor = has_extension(pd, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+
+    VkPhysicalDeviceMemoryProperties mp;
+    vkGetPhysicalDeviceMemoryProperties(pd, &mp);
+    info->n_heaps = (int)(mp.memoryHeapCount < WNRT_MAX_HEAPS ? mp.memoryHeapCount : WNRT_MAX_HEAPS);
+    for (int i = 0; i < info->n_heaps; i++) {
+        info->heap_size[i] = mp.memoryHeaps[i].size;
+        info->heap_device_local[i] = mp.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT;
+    }
+    /* Unified: the first device-local type is also host visible. */
+    for (uint32_t i = 0; i < mp.memoryTypeCount; i++) {
+        VkMemoryPropertyFlags f = mp.memoryTypes[i].propertyFlags;
+        if (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) {
+            info->unified_memory = (f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) &&
+                                   (f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+            break;
+        }
+    }
+}
+
+int wnrt_device_count(void) {
+    VkInstance inst;
+    if (vkdev_instance(&inst) < 0) return -1;
+    VkPhysicalDevice pds[MAX_DEVICES];
+    int n = vkdev_list(inst, pds, MAX_DEVICES);
+    vkDestroyInstance(inst, NULL);
+    return n;
+}
+
+int wnrt_device_info(int index, WnrtDeviceInfo *out) {
+    VkInstance inst;
+    if (vkdev_instance(&inst) < 0) return -1;
+    VkPhysicalDevice pds[MAX_DEVICES];
+    int n = vkdev_list(inst, pds, MAX_DEVICES);
+    int rc = -1;
+    if (n >= 0 && (index < 0 || index >= n))
+        diag_error("vulkan: no device %d (%d device%s)", index, n, n == 1 ? "" : "s");
+    else if (n >= 0) {
+        vkdev_probe(pds[index], out);
+        rc = 0;
+    }
+    vkDestroyInstance(inst, NULL);
+    return rc;
+}
+
+static int rank_type(WnrtDeviceType t) {
+    switch (t) {
+    case WNRT_DEV_DISCRETE: return 0;
+    case WNRT_DEV_INTEGRATED: return 1;
+    case WNRT_DEV_VIRTUAL: return 2;
+    case WNRT_DEV_OTHER: return 3;
+    default: return 4;
+    }
+}
+
+static int pick_device(VkPhysicalDevice *pds, int n, int index) {
+    const char *env = getenv("WEBNNC_DEVICE");
+    if (env && *env) {
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (*end || v < -1) {
+            diag_error("WEBNNC_DEVICE=%s is not a device index", env);
+            return -1;
+        }
+        index = (int)v;
+    }
+    if (index >= 0) {
+        if (index >= n) {
+            diag_error("vulkan: no device %d (%d device%s; see `webnnc devices`)", index, n, n == 1 ? "" : "s");
+            return -1;
+        }
+        return index;
+    }
+    int best = -1, best_rank = 99;
+    for (int i = 0; i < n; i++) {
+        WnrtDeviceInfo info;
+        vkdev_probe(pds[i], &info);
+        if (VK_API_VERSION_MINOR(info.api_version) < 2 && VK_API_VERSION_MAJOR(info.api_version) == 1) continue;
+        int r = rank_type(info.type);
+        if (r < best_rank) best = i, best_rank = r;
+    }
+    if (best < 0) diag_error("vulkan: no Vulkan 1.2 device found");
+    return best;
+}
+
+static int find_compute_queue(VkPhysicalDevice pd, uint32_t *family) {
+    uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, NULL);
+    VkQueueFamilyProperties q[32];
+    if (n > 32) n = 32;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, q);
+    int fallback = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!(q[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
+        if (!(q[i].queueFlags & VK_QUEUE_GRAPHICS_BIT)) { *family = i; return 0; } /* async compute */
+        if (fallback < 0) fallback = (int)i;
+    }
+    if (fallback < 0) {
+        diag_error("vulkan: device has no compute queue");
+        return -1;
+    }
+    *family = (uint32_t)fallback;
+    return 0;
+}
+
+VkDev *vkdev_open(int index) {
+    VkDev *d = calloc(1, sizeof *d);
+    if (!d) { diag_error("out of memory"); return NULL; }
+    if (vkdev_instance(&d->instance) < 0) { free(d); return NULL; }
+    VkPhysicalDevice pds[MAX_DEVICES];
+    int n = vkdev_list(d->instance, pds, MAX_DEVICES);
+    int pick = n < 0 ? -1 : pick_device(pds, n, index);
+    if (pick < 0) goto fail;
+    d->phys = pds[pick];
+    vkdev_probe(d->phys, &d->info);
+    if (VK_API_VERSION_MAJOR(d->info.api_version) == 1 && VK_API_VERSION_MINOR(d->info.api_version) < 2) {
+        diag_error("vulkan: device %s supports only Vulkan %u.%u (1.2 needed)", d->info.name,
+                   VK_API_VERSION_MAJOR(d->info.api_version), VK_API_VERSION_MINOR(d->info.api_version));
+        goto fail;
+    }
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(d->phys, &props);
+    memcpy(d->pipeline_cache_uuid, props.pipelineCacheUUID, VK_UUID_SIZE);
+    vkGetPhysicalDeviceMemoryProperties(d->phys, &d->mem_props);
+    if (find_compute_queue(d->phys, &d->queue_family) < 0) goto fail;
+
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                   .queueFamilyIndex = d->queue_family, .queueCount = 1,
+                                   .pQueuePriorities = &prio};
+    VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceVulkan11Features f11 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, .pNext = &f12};
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f11};
+    f12.shaderFloat16 = d->info.float16;
+    f12.shaderInt8 = d->info.int8;
+    f12.storageBuffer8BitAccess = d->info.storage8;
+    f11.storageBuffer16BitAccess = d->info.storage16;
+    f2.features.shaderInt64 = d->info.int64;
+    const char *exts[1];
+    uint32_t n_exts = 0;
+    if (d->info.push_descriptor) exts[n_exts++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &f2,
+                              .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci,
+                              .enabledExtensionCount = n_exts, .ppEnabledExtensionNames = exts};
+    VkResult r = vkCreateDevice(d->phys, &dci, NULL, &d->device);
+    if (r != VK_SUCCESS) { vkdev_fail("vkCreateDevice", r); goto fail; }
+    vkGetDeviceQueue(d->device, d->queue_family, 0, &d->queue);
+    if (d->info.push_descriptor)
+        d->push_descriptor_fn = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(d->device, "vkCmdPushDescriptorSetKHR");
+    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                   .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                   .queueFamilyIndex = d->queue_family};
+    r = vkCreateCommandPool(d->device, &pci, NULL, &d->cmd_pool);
+    if (r != VK_SUCCESS) { vkdev_fail("vkCreateCommandPool", r); goto fail; }
+    d->pipelines = pipeset_create(d);
+    if (!d->pipelines) goto fail;
+    return d;
+fail:
+    vkdev_close(d);
+    return NULL;
+}
+
+void vkdev_close(VkDev *d) {
+    if (!d) return;
+    if (d->device) {
+        vkDeviceWaitIdle(d->device);
+        pipeset_destroy(d, d->pipelines);
+        if (d->cmd_pool) vkDestroyCommandPool(d->device, d->cmd_pool, NULL);
+        vkDestroyDevice(d->device, NULL);
+    }
+    if (d->instance) vkDestroyInstance(d->instance, NULL);
+    free(d);
+}
+
+VkCommandBuffer vkdev_begin_once(VkDev *d) {
+    VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                      .commandPool = d->cmd_pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                      .commandBufferCount = 1};
+    VkCommandBuffer cb;
+    VkResult r = vkAllocateCommandBuffers(d->device, &ai, &cb);
+    if (r != VK_SUCCESS) { vkdev_fail("vkAllocateCommandBuffers", r); return VK_NULL_HANDLE; }
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    vkBeginCommandBuffer(cb, &bi);
+    return cb;
+}
+
+int vkdev_submit_wait(VkDev *d, VkCommandBuffer cb, VkFence fence) {
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
+    VkResult r = vkQueueSubmit(d->queue, 1, &si, fence);
+    if (r != VK_SUCCESS) return vkdev_fail("vkQueueSubmit", r);
+    if (fence) {
+        r = vkWaitForFences(d->device, 1, &fence, VK_TRUE, UINT64_MAX);
+        if (r == VK_SUCCESS) r = vkResetFences(d->device, 1, &fence);
+        if (r != VK_SUCCESS) return vkdev_fail("vkWaitForFences", r);
+    } else {
+        r = vkQueueWaitIdle(d->queue);
+        if (r != VK_SUCCESS) return vkdev_fail("vkQueueWaitIdle", r);
+    }
+    return 0;
+}
+
+int vkdev_end_once(VkDev *d, VkCommandBuffer cb) {
+    VkResult r = vkEndCommandBuffer(cb);
+    int rc = r == VK_SUCCESS ? vkdev_submit_wait(d, cb, VK_NULL_HANDLE) : vkdev_fail("vkEndCommandBuffer", r);
+    vkFreeCommandBuffers(d->device, d->cmd_pool, 1, &cb);
+    return rc;
+}

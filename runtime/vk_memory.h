@@ -1,0 +1,35 @@
+/* vk_memory.h - device memory: large blocks (256 MiB, or dedicated for bigger tensors) with one
+ * VkBuffer each, bump-suballocated at minStorageBufferOffsetAlignment (at least 256 B); host-
+ * visible blocks stay mapped.  Uploads go by memcpy when the memory is mapped (lavapipe, UMA)
+ * and through a batched staging buffer otherwise. */
+#ifndef WEBNNC_VK_MEMORY_H
+#define WEBNNC_VK_MEMORY_H
+
+#include "vk_device.h"
+
+typedef struct {
+    VkBuffer buffer;
+    uint64_t offset;
+    uint64_t size;
+    uint8_t *map; /* host pointer of offset 0 of this allocation, NULL if not mapped */
+} MemAlloc;
+
+typedef enum {
+    MEM_DEVICE,  /* device local (host visible too on unified-memory devices) */
+    MEM_STAGING, /* host visible + coherent, for uploads and readbacks */
+} MemKind;
+
+typedef struct MemPool MemPool;
+
+MemPool *mempool_create(VkDev *d, MemKind kind);
+int mempool_alloc(MemPool *p, uint64_t size, MemAlloc *out);
+uint64_t mempool_bytes(const MemPool *p); /* bytes of device memory allocated */
+void mempool_destroy(MemPool *p);
+
+/* Batched uploads into device allocations. */
+typedef struct Uploader Uploader;
+Uploader *uploader_create(VkDev *d);
+int uploader_put(Uploader *u, const MemAlloc *dst, uint64_t dst_offset, const void *src, uint64_t n);
+int uploader_finish(Uploader *u); /* flushes and frees */
+
+#endif

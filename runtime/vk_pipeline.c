@@ -1,0 +1,232 @@
+/* vk_pipeline.c - shader table lookup, lazy compute-pipeline creation and the on-disk pipeline
+ * cache (see vk_pipeline.h). */
+#include "vk_pipeline.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "diag.h"
+#include "kernel.h"
+
+/* ---- shader table (generated) ------------------------------------------------------------ */
+#include "shader_table.h"
+
+int shader_count(void) { return (int)(sizeof shader_table / sizeof shader_table[0]); }
+const ShaderInfo *shader_get(int id) { return id >= 0 && id < shader_count() ? &shader_table[id] : NULL; }
+
+int shader_lookup(const char *name, DType a, DType b) {
+    for (int i = 0; i < shader_count(); i++)
+        if (shader_table[i].a == a && shader_table[i].b == b && strcmp(shader_table[i].name, name) == 0) return i;
+    return -1;
+}
+
+bool shader_dtype_ok(const VkDev *d, DType dt) {
+    switch (dt) {
+    case DT_F16: return d->info.storage16;
+    case DT_I8:
+    case DT_U8: return d->info.storage8 && d->info.int8;
+    case DT_I64:
+    case DT_U64: return d->info.int64;
+    case DT_INVALID:
+    case DT_F32:
+    case DT_I32:
+    case DT_U32: return true;
+    default: return false;
+    }
+}
+
+/* ---- pipelines ------------------------------------------------------------------------ */
+
+typedef struct {
+    int shader;
+    int n_spec;
+    uint32_t spec[K_MAX_SPEC];
+    VkPipeline pipeline;
+} PipeEntry;
+
+struct PipelineSet {
+    VkDescriptorSetLayout set_layout;
+    VkPipelineLayout layout;
+    VkShaderModule *modules; /* per shader id, lazily */
+    PipeEntry *entries;
+    int n, cap;
+    char cache_dir[1024]; /* empty = no disk cache */
+};
+
+static void cache_dir_init(PipelineSet *p) {
+    p->cache_dir[0] = 0;
+    const char *off = getenv("WEBNNC_NO_PIPELINE_CACHE");
+    if (off && *off && strcmp(off, "0") != 0) return;
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    char base[900];
+    if (xdg && *xdg) snprintf(base, sizeof base, "%s", xdg);
+    else if (home && *home) snprintf(base, sizeof base, "%s/.cache", home);
+    else return;
+    mkdir(base, 0755);
+    int n = snprintf(p->cache_dir, sizeof p->cache_dir, "%s/webnnc", base);
+    if (n <= 0 || (size_t)n >= sizeof p->cache_dir || (mkdir(p->cache_dir, 0755) != 0 && errno != EEXIST))
+        p->cache_dir[0] = 0;
+}
+
+PipelineSet *pipeset_create(VkDev *d) {
+    PipelineSet *p = calloc(1, sizeof *p);
+    if (p) p->modules = calloc((size_t)shader_count() + 1, sizeof *p->modules);
+    if (!p || !p->modules) {
+        free(p);
+        diag_error("out of memory");
+        return NULL;
+    }
+    VkDescriptorSetLayoutBinding b[K_MAX_BINDINGS];
+    for (int i = 0; i < K_MAX_BINDINGS; i++)
+        b[i] = (VkDescriptorSetLayoutBinding){.binding = (uint32_t)i, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                              .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+    VkDescriptorSetLayoutCreateInfo dl = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                          .flags = d->push_descriptor_fn ? VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR : 0,
+                                          .bindingCount = K_MAX_BINDINGS, .pBindings = b};
+    VkResult r = vkCreateDescriptorSetLayout(d->device, &dl, NULL, &p->set_layout);
+    if (r != VK_SUCCESS) goto fail;
+    uint32_t push = d->info.max_push_constants < K_PUSH_MAX ? d->info.max_push_constants : K_PUSH_MAX;
+    VkPushConstantRange pr = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .offset = 0, .size = push};
+    VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
+                                     .pSetLayouts = &p->set_layout, .pushConstantRangeCount = 1, .pPushConstantRanges = &pr};
+    r = vkCreatePipelineLayout(d->device, &pl, NULL, &p->layout);
+    if (r != VK_SUCCESS) goto fail;
+    cache_dir_init(p);
+    return p;
+fail:
+    vkdev_fail("vkCreatePipelineLayout", r);
+    pipeset_destroy(d, p);
+    return NULL;
+}
+
+void pipeset_destroy(VkDev *d, PipelineSet *p) {
+    if (!p) return;
+    for (int i = 0; i < p->n; i++) vkDestroyPipeline(d->device, p->entries[i].pipeline, NULL);
+    for (int i = 0; i < shader_count(); i++)
+        if (p->modules[i]) vkDestroyShaderModule(d->device, p->modules[i], NULL);
+    if (p->layout) vkDestroyPipelineLayout(d->device, p->layout, NULL);
+    if (p->set_layout) vkDestroyDescriptorSetLayout(d->device, p->set_layout, NULL);
+    free(p->entries);
+    free(p->modules);
+    free(p);
+}
+
+VkPipelineLayout pipeset_layout(const VkDev *d) { return d->pipelines->layout; }
+VkDescriptorSetLayout pipeset_set_layout(const VkDev *d) { return d->pipelines->set_layout; }
+int pipeset_count(const VkDev *d) { return d->pipelines->n; }
+
+static void *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    void *buf = NULL;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long n = ftell(f);
+        if (n > 0 && n < (64l << 20) && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n))) {
+            if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+                free(buf);
+                buf = NULL;
+            } else *len = (size_t)n;
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+static void write_file_atomic(const char *path, const void *data, size_t len) {
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return;
+    bool ok = fwrite(data, 1, len, f) == len;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) remove(tmp);
+}
+
+VkPipeline pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec) {
+    PipelineSet *p = d->pipelines;
+    const ShaderInfo *si = shader_get(shader);
+    if (!si || n_spec < 0 || n_spec > K_MAX_SPEC) {
+        diag_error("internal: bad shader %d", shader);
+        return VK_NULL_HANDLE;
+    }
+    for (int i = 0; i < p->n; i++) {
+        PipeEntry *e = &p->entries[i];
+        if (e->shader == shader && e->n_spec == n_spec && memcmp(e->spec, spec, sizeof *spec * (size_t)n_spec) == 0)
+            return e->pipeline;
+    }
+    VkResult r;
+    if (!p->modules[shader]) {
+        VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = si->size, .pCode = si->code};
+        r = vkCreateShaderModule(d->device, &mi, NULL, &p->modules[shader]);
+        if (r != VK_SUCCESS) { vkdev_fail("vkCreateShaderModule", r); return VK_NULL_HANDLE; }
+    }
+    VkSpecializationMapEntry me[K_MAX_SPEC];
+    for (int i = 0; i < n_spec; i++) me[i] = (VkSpecializationMapEntry){(uint32_t)i, (uint32_t)(4 * i), 4};
+    VkSpecializationInfo spi = {.mapEntryCount = (uint32_t)n_spec, .pMapEntries = me, .dataSize = 4 * (size_t)n_spec, .pData = spec};
+
+    /* Disk cache keyed by SPIR-V + spec constants + driver UUID. */
+    char path[1100] = "";
+    void *init = NULL;
+    size_t init_len = 0;
+    if (p->cache_dir[0]) {
+        XXH64_state_t *st = XXH64_createState();
+        if (st) {
+            XXH64_reset(st, 0);
+            XXH64_update(st, si->code, si->size);
+            XXH64_update(st, spec, 4 * (size_t)n_spec);
+            XXH64_update(st, d->pipeline_cache_uuid, VK_UUID_SIZE);
+            snprintf(path, sizeof path, "%s/%016llx.bin", p->cache_dir, (unsigned long long)XXH64_digest(st));
+            XXH64_freeState(st);
+            init = read_file(path, &init_len);
+        }
+    }
+    VkPipelineCache cache = VK_NULL_HANDLE;
+    VkPipelineCacheCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO, .initialDataSize = init_len, .pInitialData = init};
+    if (path[0] && vkCreatePipelineCache(d->device, &ci, NULL, &cache) != VK_SUCCESS) cache = VK_NULL_HANDLE;
+
+    VkComputePipelineCreateInfo pci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                  .module = p->modules[shader], .pName = "main", .pSpecializationInfo = &spi},
+        .layout = p->layout};
+    VkPipeline pipe = VK_NULL_HANDLE;
+    r = vkCreateComputePipelines(d->device, cache, 1, &pci, NULL, &pipe);
+    if (cache && r == VK_SUCCESS && !init) {
+        size_t len = 0;
+        if (vkGetPipelineCacheData(d->device, cache, &len, NULL) == VK_SUCCESS && len > 0) {
+            void *data = malloc(len);
+            if (data && vkGetPipelineCacheData(d->device, cache, &len, data) == VK_SUCCESS) write_file_atomic(path, data, len);
+            free(data);
+        }
+    }
+    if (cache) vkDestroyPipelineCache(d->device, cache, NULL);
+    free(init);
+    if (r != VK_SUCCESS) {
+        diag_error("vulkan: creating the pipeline for shader %s failed (VkResult %d)", si->name, (int)r);
+        return VK_NULL_HANDLE;
+    }
+    if (p->n == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 32;
+        PipeEntry *ne = realloc(p->entries, sizeof *ne * (size_t)cap);
+        if (!ne) {
+            vkDestroyPipeline(d->device, pipe, NULL);
+            diag_error("out of memory");
+            return VK_NULL_HANDLE;
+        }
+        p->entries = ne;
+        p->cap = cap;
+    }
+    PipeEntry *e = &p->entries[p->n++];
+    memset(e, 0, sizeof *e);
+    e->shader = shader;
+    e->n_spec = n_spec;
+    memcpy(e->spec, spec, 4 * (size_t)n_spec);
+    e->pipeline = pipe;
+    return pipe;
+}

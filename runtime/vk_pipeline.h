@@ -1,0 +1,42 @@
+/* vk_pipeline.h - embedded SPIR-V shader variants and lazily created compute pipelines.
+ *
+ * Shader variants (name + dtypes) are compiled by glslc at build time (runtime/shaders/meson.build)
+ * and listed in the generated shader_table.h.  A pipeline is made on first use for a
+ * (variant, specialization constants) pair; its VkPipelineCache data is persisted on disk in
+ * $XDG_CACHE_HOME/webnnc (or ~/.cache/webnnc), one file per pipeline named by the xxHash64 of
+ * SPIR-V + spec constants + the driver's pipelineCacheUUID.  WEBNNC_NO_PIPELINE_CACHE=1 disables it.
+ * All pipelines share one layout: 8 storage-buffer bindings (push descriptors when available)
+ * and 128 bytes of push constants.
+ */
+#ifndef WEBNNC_VK_PIPELINE_H
+#define WEBNNC_VK_PIPELINE_H
+
+#include <stddef.h>
+
+#include "ir.h"
+#include "vk_device.h"
+
+typedef struct {
+    const char *name; /* shader file name without .comp */
+    DType a, b;       /* dtype variant; b = DT_INVALID when unused */
+    const uint32_t *code;
+    size_t size;      /* bytes */
+} ShaderInfo;
+
+int shader_count(void);
+const ShaderInfo *shader_get(int id);
+/* Variant id or -1. */
+int shader_lookup(const char *name, DType a, DType b);
+/* Whether the device can run dtype dt in a shader (16/8-bit storage, int64). */
+bool shader_dtype_ok(const VkDev *d, DType dt);
+
+typedef struct PipelineSet PipelineSet;
+PipelineSet *pipeset_create(VkDev *d);
+void pipeset_destroy(VkDev *d, PipelineSet *p);
+VkPipelineLayout pipeset_layout(const VkDev *d);
+VkDescriptorSetLayout pipeset_set_layout(const VkDev *d);
+/* Pipeline for (shader, spec constants ids 0..n_spec-1); created on first use. */
+VkPipeline pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec);
+int pipeset_count(const VkDev *d);
+
+#endif
