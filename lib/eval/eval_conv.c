@@ -8,11 +8,6 @@
 #include "diag.h"
 #include "eval_internal.h"
 
-static int fail(const Node *n, const char *what) {
-    diag_node_error(n, "cannot evaluate: %s", what);
-    return -1;
-}
-
 /* A 4-D tensor viewed in a logical dimension order: dim[k] is the size of logical dim k and
  * stride[k] its physical stride. */
 typedef struct {
@@ -49,17 +44,17 @@ static int window_opts(const Node *n, Window *w) {
     int c = attr_ints(n, "padding", tmp, 4);
     if (c == -1) memset(w->pad, 0, sizeof w->pad);
     else if (c == 4) memcpy(w->pad, tmp, sizeof w->pad);
-    else return fail(n, "padding needs 4 values");
+    else return eval_fail(n, "padding needs 4 values");
     c = attr_ints(n, "strides", tmp, 2);
     if (c == -1) w->stride[0] = w->stride[1] = 1;
     else if (c == 2) memcpy(w->stride, tmp, sizeof w->stride);
-    else return fail(n, "strides needs 2 values");
+    else return eval_fail(n, "strides needs 2 values");
     c = attr_ints(n, "dilations", tmp, 2);
     if (c == -1) w->dil[0] = w->dil[1] = 1;
     else if (c == 2) memcpy(w->dil, tmp, sizeof w->dil);
-    else return fail(n, "dilations needs 2 values");
+    else return eval_fail(n, "dilations needs 2 values");
     for (int k = 0; k < 2; k++)
-        if (w->stride[k] < 1 || w->dil[k] < 1) return fail(n, "strides and dilations must be >= 1");
+        if (w->stride[k] < 1 || w->dil[k] < 1) return eval_fail(n, "strides and dilations must be >= 1");
     return 0;
 }
 
@@ -70,61 +65,46 @@ static int conv2d(const Node *n, const Ten *x, const Ten *f, const Ten *bias, Te
     const char *il = node_str(n, "inputLayout", "nchw");
     const char *fl = node_str(n, "filterLayout", transposed ? "iohw" : "oihw");
     if (view4(x, il, "nchw", &vx) || view4(o, il, "nchw", &vo) || view4(f, fl, "oihw", &vf))
-        return fail(n, "unsupported layout or rank");
+        return eval_fail(n, "unsupported layout or rank");
     int64_t groups = node_int(n, "groups", 1);
     int64_t N = vx.dim[0], Cin = vx.dim[1], H = vx.dim[2], W = vx.dim[3];
     int64_t Cout = vo.dim[1], OH = vo.dim[2], OW = vo.dim[3], KH = vf.dim[2], KW = vf.dim[3];
-    if (groups < 1 || Cin % groups || Cout % groups || vo.dim[0] != N) return fail(n, "bad groups or batch");
+    if (groups < 1 || Cin % groups || Cout % groups || vo.dim[0] != N) return eval_fail(n, "bad groups or batch");
     int64_t cin_g = Cin / groups, cout_g = Cout / groups;
     if (transposed ? (vf.dim[1] != Cin || vf.dim[0] != cout_g) : (vf.dim[1] != cin_g || vf.dim[0] != Cout))
-        return fail(n, "filter shape does not match the channels");
-    if (bias && bias->count != Cout) return fail(n, "bias must have one value per output channel");
-    double *acc = NULL;
-    if (transposed) { /* scatter each input pixel into the output */
-        acc = calloc((size_t)o->count, sizeof *acc);
-        if (!acc) return fail(n, "out of memory");
-        for (int64_t b = 0; b < N; b++)
-            for (int64_t ci = 0; ci < Cin; ci++)
-                for (int64_t h = 0; h < H; h++)
-                    for (int64_t x_ = 0; x_ < W; x_++) {
-                        double xv = ten_getf(x, at4(&vx, b, ci, h, x_));
-                        int64_t grp = ci / cin_g;
-                        for (int64_t col = 0; col < cout_g; col++)
-                            for (int64_t kh = 0; kh < KH; kh++) {
-                                int64_t oh = h * w.stride[0] - w.pad[0] + kh * w.dil[0];
-                                if (oh < 0 || oh >= OH) continue;
-                                for (int64_t kw = 0; kw < KW; kw++) {
-                                    int64_t ow = x_ * w.stride[1] - w.pad[2] + kw * w.dil[1];
-                                    if (ow < 0 || ow >= OW) continue;
-                                    acc[at4(&vo, b, grp * cout_g + col, oh, ow)] +=
-                                        xv * ten_getf(f, at4(&vf, col, ci, kh, kw));
-                                }
+        return eval_fail(n, "filter shape does not match the channels");
+    if (bias && bias->count != Cout) return eval_fail(n, "bias must have one value per output channel");
+    /* One walk for both: pixels `a` of the strided side (the output of a convolution, the input
+     * of a transposed one) meet pixels b = a*stride - pad + k*dilation of the other side. */
+    double *acc = calloc((size_t)o->count, sizeof *acc);
+    if (!acc) return eval_fail(n, "out of memory");
+    int64_t AH = transposed ? H : OH, AW = transposed ? W : OW, BH = transposed ? OH : H, BW = transposed ? OW : W;
+    for (int64_t b = 0; b < N; b++)
+        for (int64_t co = 0; co < Cout; co++)
+            for (int64_t cil = 0; cil < cin_g; cil++) {
+                int64_t grp = co / cout_g, ci = grp * cin_g + cil;
+                for (int64_t ah = 0; ah < AH; ah++)
+                    for (int64_t aw = 0; aw < AW; aw++)
+                        for (int64_t kh = 0; kh < KH; kh++) {
+                            int64_t bh = ah * w.stride[0] - w.pad[0] + kh * w.dil[0];
+                            if (bh < 0 || bh >= BH) continue;
+                            for (int64_t kw = 0; kw < KW; kw++) {
+                                int64_t bw = aw * w.stride[1] - w.pad[2] + kw * w.dil[1];
+                                if (bw < 0 || bw >= BW) continue;
+                                double fv = transposed ? ten_getf(f, at4(&vf, co % cout_g, ci, kh, kw))
+                                                       : ten_getf(f, at4(&vf, co, cil, kh, kw));
+                                int64_t xi = transposed ? at4(&vx, b, ci, ah, aw) : at4(&vx, b, ci, bh, bw);
+                                int64_t oi = transposed ? at4(&vo, b, co, bh, bw) : at4(&vo, b, co, ah, aw);
+                                acc[oi] += ten_getf(x, xi) * fv;
                             }
-                    }
-    }
+                        }
+            }
     for (int64_t b = 0; b < N; b++)
         for (int64_t co = 0; co < Cout; co++)
             for (int64_t oh = 0; oh < OH; oh++)
                 for (int64_t ow = 0; ow < OW; ow++) {
                     int64_t oi = at4(&vo, b, co, oh, ow);
-                    double s = bias ? ten_getf(bias, co) : 0;
-                    if (transposed) {
-                        ten_setf(o, oi, s + acc[oi]);
-                        continue;
-                    }
-                    int64_t grp = co / cout_g;
-                    for (int64_t ci = 0; ci < cin_g; ci++)
-                        for (int64_t kh = 0; kh < KH; kh++) {
-                            int64_t h = oh * w.stride[0] - w.pad[0] + kh * w.dil[0];
-                            if (h < 0 || h >= H) continue;
-                            for (int64_t kw = 0; kw < KW; kw++) {
-                                int64_t x_ = ow * w.stride[1] - w.pad[2] + kw * w.dil[1];
-                                if (x_ < 0 || x_ >= W) continue;
-                                s += ten_getf(x, at4(&vx, b, grp * cin_g + ci, h, x_)) *
-                                     ten_getf(f, at4(&vf, co, ci, kh, kw));
-                            }
-                        }
-                    ten_setf(o, oi, s);
+                    ten_setf(o, oi, acc[oi] + (bias ? ten_getf(bias, co) : 0));
                 }
     free(acc);
     return 0;
@@ -135,12 +115,12 @@ static int pool2d(const Node *n, const Ten *x, Ten *o) {
     View4 vx, vo;
     if (window_opts(n, &w) < 0) return -1;
     const char *layout = node_str(n, "layout", "nchw");
-    if (view4(x, layout, "nchw", &vx) || view4(o, layout, "nchw", &vo)) return fail(n, "unsupported layout or rank");
-    if (vx.dim[0] != vo.dim[0] || vx.dim[1] != vo.dim[1]) return fail(n, "pool changes batch or channels");
+    if (view4(x, layout, "nchw", &vx) || view4(o, layout, "nchw", &vo)) return eval_fail(n, "unsupported layout or rank");
+    if (vx.dim[0] != vo.dim[0] || vx.dim[1] != vo.dim[1]) return eval_fail(n, "pool changes batch or channels");
     int64_t win[2] = {vx.dim[2], vx.dim[3]};
     int c = attr_ints(n, "windowDimensions", win, 2);
-    if (c != -1 && c != 2) return fail(n, "windowDimensions needs 2 values");
-    if (win[0] < 1 || win[1] < 1) return fail(n, "window must be positive");
+    if (c != -1 && c != 2) return eval_fail(n, "windowDimensions needs 2 values");
+    if (win[0] < 1 || win[1] < 1) return eval_fail(n, "window must be positive");
     for (int64_t b = 0; b < vo.dim[0]; b++)
         for (int64_t ch = 0; ch < vo.dim[1]; ch++)
             for (int64_t oh = 0; oh < vo.dim[2]; oh++)
@@ -180,12 +160,12 @@ static int resample2d(const Node *n, const Ten *x, Ten *o) {
     int64_t axes[2] = {2, 3};
     double scales[2] = {0, 0};
     int c = attr_ints(n, "axes", axes, 2);
-    if (c != -1 && c != 2) return fail(n, "axes needs 2 values");
-    if (x->rank != 4 || o->rank != 4) return fail(n, "resample2d needs 4-D tensors");
+    if (c != -1 && c != 2) return eval_fail(n, "axes needs 2 values");
+    if (x->rank != 4 || o->rank != 4) return eval_fail(n, "resample2d needs 4-D tensors");
     for (int k = 0; k < 2; k++)
-        if (axes[k] < 0 || axes[k] > 3 || (k && axes[0] == axes[1])) return fail(n, "bad axes");
+        if (axes[k] < 0 || axes[k] > 3 || (k && axes[0] == axes[1])) return eval_fail(n, "bad axes");
     for (int d = 0; d < 4; d++)
-        if (d != axes[0] && d != axes[1] && x->shape[d] != o->shape[d]) return fail(n, "shape mismatch");
+        if (d != axes[0] && d != axes[1] && x->shape[d] != o->shape[d]) return eval_fail(n, "shape mismatch");
     const double *fs;
     bool have_sizes = node_attr(n, "sizes") != NULL;
     if (!have_sizes && node_floats(n, "scales", &fs) == 2) {

@@ -14,19 +14,14 @@ static int64_t index_at(const Ten *idx, int64_t i, int64_t len) {
     return v < 0 ? 0 : v >= len ? len - 1 : v;
 }
 
-static int fail(const Node *n, const char *what) {
-    diag_node_error(n, "cannot evaluate: %s", what);
-    return -1;
-}
-
 static int gather(const Node *n, const Ten *x, const Ten *idx, Ten *o) {
     int axis = attr_axis(n, "axis", 0, x->rank);
     if (axis < 0) return -1;
-    if (o->rank != x->rank - 1 + idx->rank) return fail(n, "output rank mismatch");
+    if (o->rank != x->rank - 1 + idx->rank) return eval_fail(n, "output rank mismatch");
     for (int d = 0; d < o->rank; d++) {
         int64_t want = d < axis ? x->shape[d] : d < axis + idx->rank ? idx->shape[d - axis]
                                                                      : x->shape[d - idx->rank + 1];
-        if (o->shape[d] != want) return fail(n, "output shape mismatch");
+        if (o->shape[d] != want) return eval_fail(n, "output shape mismatch");
     }
     int64_t xs[WN_MAX_RANK], c[WN_MAX_RANK], xc[WN_MAX_RANK], is[WN_MAX_RANK];
     ten_strides(x, xs);
@@ -47,16 +42,16 @@ static int gather(const Node *n, const Ten *x, const Ten *idx, Ten *o) {
 static int elements(const Node *n, const Ten *x, const Ten *idx, const Ten *upd, Ten *o) {
     int axis = attr_axis(n, "axis", 0, x->rank);
     if (axis < 0) return -1;
-    if (idx->rank != x->rank) return fail(n, "indices must have the input's rank");
+    if (idx->rank != x->rank) return eval_fail(n, "indices must have the input's rank");
     for (int d = 0; d < x->rank; d++)
-        if (d != axis && idx->shape[d] > x->shape[d]) return fail(n, "indices larger than the input");
+        if (d != axis && idx->shape[d] > x->shape[d]) return eval_fail(n, "indices larger than the input");
     int64_t xs[WN_MAX_RANK], c[WN_MAX_RANK];
     ten_strides(x, xs);
     if (upd) {
-        if (upd->count != idx->count || upd->dt != x->dt) return fail(n, "updates must match indices");
+        if (upd->count != idx->count || upd->dt != x->dt) return eval_fail(n, "updates must match indices");
         memcpy(o->data, x->data, (size_t)dtype_storage_bytes(x->dt, (uint64_t)x->count));
     } else if (o->count != idx->count) {
-        return fail(n, "output must match indices");
+        return eval_fail(n, "output must match indices");
     }
     for (int64_t j = 0; j < idx->count; j++) {
         unravel(j, idx->rank, idx->shape, c);
@@ -71,18 +66,18 @@ static int elements(const Node *n, const Ten *x, const Ten *idx, const Ten *upd,
 /* Shared walk of gatherND / scatterND: the last indices dimension (k) addresses a slice of the
  * input's leading k dimensions; `slice` elements follow each. */
 static int nd(const Node *n, const Ten *x, const Ten *idx, const Ten *upd, Ten *o) {
-    if (idx->rank < 1) return fail(n, "indices must have rank >= 1");
+    if (idx->rank < 1) return eval_fail(n, "indices must have rank >= 1");
     int64_t k = idx->shape[idx->rank - 1];
-    if (k < 1 || k > x->rank) return fail(n, "indices last dimension exceeds the input rank");
+    if (k < 1 || k > x->rank) return eval_fail(n, "indices last dimension exceeds the input rank");
     int64_t slice = 1, xs[WN_MAX_RANK];
     for (int d = (int)k; d < x->rank; d++) slice *= x->shape[d];
     int64_t tuples = idx->count / k;
     ten_strides(x, xs);
     if (upd) {
-        if (upd->count != tuples * slice || upd->dt != x->dt) return fail(n, "updates have the wrong size");
+        if (upd->count != tuples * slice || upd->dt != x->dt) return eval_fail(n, "updates have the wrong size");
         memcpy(o->data, x->data, (size_t)dtype_storage_bytes(x->dt, (uint64_t)x->count));
     } else if (o->count != tuples * slice) {
-        return fail(n, "output has the wrong size");
+        return eval_fail(n, "output has the wrong size");
     }
     for (int64_t t = 0; t < tuples; t++) {
         int64_t base = 0;
@@ -102,7 +97,7 @@ int eval_gather(Graph *g, const Node *n, const Ten *in, Ten *out) {
     for (int i = 0; i < n->n_inputs; i++)
         if (!in[i].data) return 1;
     if (dtype_is_float(in[1].dt) || in[0].dt != out[0].dt) return 1;
-    if (scatter && out[0].count != in[0].count) return fail(n, "output must match the input");
+    if (scatter && out[0].count != in[0].count) return eval_fail(n, "output must match the input");
     switch (n->op) {
     case OP_GATHER: return gather(n, &in[0], &in[1], &out[0]);
     case OP_GATHER_ELEMENTS: return elements(n, &in[0], &in[1], NULL, &out[0]);

@@ -82,6 +82,9 @@ int eval_quant(Graph *g, const Node *n, const Ten *in, Ten *out);    /* (de)quan
  * from n's attributes, so an unrelated node yields the op's defaults. */
 double eval_unary_value(const Node *n, OpId op, double x);
 
+/* Reports "cannot evaluate: WHAT" for node n; returns -1. */
+int eval_fail(const Node *n, const char *what);
+
 /* Scratch buffer of `count` doubles from the graph arena (count already validated). */
 double *eval_scratch(Graph *g, int64_t count);
 

@@ -6,11 +6,6 @@
 #include "diag.h"
 #include "eval_internal.h"
 
-static int fail(const Node *n, const char *what) {
-    diag_node_error(n, "cannot evaluate: %s", what);
-    return -1;
-}
-
 /* A tensor's leading (batch) dimensions as a Ten of rank-2 (for broadcasting strides). */
 static Ten batch_part(const Ten *t) {
     Ten b = *t;
@@ -22,17 +17,17 @@ static int matmul(const Node *n, const Ten *a, const Ten *b, Ten *o) {
     if (a->rank < 2 || b->rank < 2 || o->rank < 2) return 1;
     int64_t M = a->shape[a->rank - 2], K = a->shape[a->rank - 1], N = b->shape[b->rank - 1];
     if (b->shape[b->rank - 2] != K || o->shape[o->rank - 2] != M || o->shape[o->rank - 1] != N)
-        return fail(n, "matmul shapes do not match");
+        return eval_fail(n, "matmul shapes do not match");
     int brank = o->rank - 2;
     Ten ab = batch_part(a), bb = batch_part(b);
-    if (ab.rank > brank || bb.rank > brank) return fail(n, "matmul batch rank mismatch");
+    if (ab.rank > brank || bb.rank > brank) return eval_fail(n, "matmul batch rank mismatch");
     for (int d = 0; d < ab.rank; d++) {
         int64_t od = o->shape[brank - ab.rank + d];
-        if (ab.shape[d] != 1 && ab.shape[d] != od) return fail(n, "matmul batch does not broadcast");
+        if (ab.shape[d] != 1 && ab.shape[d] != od) return eval_fail(n, "matmul batch does not broadcast");
     }
     for (int d = 0; d < bb.rank; d++) {
         int64_t od = o->shape[brank - bb.rank + d];
-        if (bb.shape[d] != 1 && bb.shape[d] != od) return fail(n, "matmul batch does not broadcast");
+        if (bb.shape[d] != 1 && bb.shape[d] != od) return eval_fail(n, "matmul batch does not broadcast");
     }
     int64_t sa[WN_MAX_RANK], sb[WN_MAX_RANK], c[WN_MAX_RANK];
     ten_bcast_strides(&ab, brank, o->shape, sa);
@@ -52,18 +47,18 @@ static int matmul(const Node *n, const Ten *a, const Ten *b, Ten *o) {
 }
 
 static int gemm(const Node *n, const Ten *a, const Ten *b, const Ten *cc, Ten *o) {
-    if (a->rank != 2 || b->rank != 2 || o->rank != 2) return fail(n, "gemm needs 2-D operands");
+    if (a->rank != 2 || b->rank != 2 || o->rank != 2) return eval_fail(n, "gemm needs 2-D operands");
     bool at = node_bool(n, "aTranspose", false), bt = node_bool(n, "bTranspose", false);
     int64_t M = at ? a->shape[1] : a->shape[0], K = at ? a->shape[0] : a->shape[1];
     int64_t N = bt ? b->shape[0] : b->shape[1], Kb = bt ? b->shape[1] : b->shape[0];
-    if (K != Kb || o->shape[0] != M || o->shape[1] != N) return fail(n, "gemm shapes do not match");
+    if (K != Kb || o->shape[0] != M || o->shape[1] != N) return eval_fail(n, "gemm shapes do not match");
     double alpha = node_float(n, "alpha", 1.0), beta = node_float(n, "beta", 1.0);
     int64_t sc[2] = {0, 0}, idx[2];
     if (cc) {
-        if (cc->rank > 2) return fail(n, "gemm c must have rank <= 2");
+        if (cc->rank > 2) return eval_fail(n, "gemm c must have rank <= 2");
         for (int d = 0; d < cc->rank; d++)
             if (cc->shape[d] != 1 && cc->shape[d] != o->shape[2 - cc->rank + d])
-                return fail(n, "gemm c does not broadcast");
+                return eval_fail(n, "gemm c does not broadcast");
         ten_bcast_strides(cc, 2, o->shape, sc);
     }
     for (int64_t i = 0; i < M; i++)
@@ -117,7 +112,7 @@ static int normalize(Graph *g, const Node *n, const Ten *x, const int64_t *axes,
     for (int k = 0; k < naxes; k++) red[axes[k]] = true;
     for (int k = 0; k < nparam; k++) pcount *= x->shape[param_axes[k]];
     if ((scale && scale->count != pcount) || (bias && bias->count != pcount))
-        return fail(n, "scale/bias do not match the normalized axes");
+        return eval_fail(n, "scale/bias do not match the normalized axes");
     int64_t kept = 1, c[WN_MAX_RANK];
     for (int d = 0; d < x->rank; d++)
         if (!red[d]) kept *= x->shape[d];
@@ -151,7 +146,7 @@ static int normalize(Graph *g, const Node *n, const Ten *x, const int64_t *axes,
 static int layer_norm(Graph *g, const Node *n, const Ten *x, const Ten *scale, const Ten *bias, Ten *o) {
     int64_t axes[WN_MAX_RANK];
     int na = attr_ints(n, "axes", axes, WN_MAX_RANK);
-    if (na == -2) return fail(n, "invalid axes");
+    if (na == -2) return eval_fail(n, "invalid axes");
     if (na == -1) {
         na = x->rank > 0 ? x->rank - 1 : 0;
         for (int k = 0; k < na; k++) axes[k] = k + 1;
@@ -159,14 +154,14 @@ static int layer_norm(Graph *g, const Node *n, const Ten *x, const Ten *scale, c
     bool seen[WN_MAX_RANK] = {0};
     for (int k = 0; k < na; k++) {
         if (axes[k] < 0) axes[k] += x->rank;
-        if (axes[k] < 0 || axes[k] >= x->rank || seen[axes[k]]) return fail(n, "axis out of range or repeated");
+        if (axes[k] < 0 || axes[k] >= x->rank || seen[axes[k]]) return eval_fail(n, "axis out of range or repeated");
         seen[axes[k]] = true;
     }
     return normalize(g, n, x, axes, na, axes, na, scale, bias, o);
 }
 
 static int instance_norm(Graph *g, const Node *n, const Ten *x, const Ten *scale, const Ten *bias, Ten *o) {
-    if (x->rank != 4) return fail(n, "instanceNormalization needs a 4-D input");
+    if (x->rank != 4) return eval_fail(n, "instanceNormalization needs a 4-D input");
     bool nhwc = strcmp(node_str(n, "layout", "nchw"), "nhwc") == 0;
     int64_t axes[2] = {nhwc ? 1 : 2, nhwc ? 2 : 3}, ch[1] = {nhwc ? 3 : 1};
     return normalize(g, n, x, axes, 2, ch, 1, scale, bias, o);
@@ -179,7 +174,7 @@ static int batch_norm(const Node *n, const Ten *in, Ten *o) {
     int64_t C = x->shape[axis], stride = 1;
     for (int d = axis + 1; d < x->rank; d++) stride *= x->shape[d];
     for (int i = 1; i < n->n_inputs; i++)
-        if (in[i].data && in[i].count != C) return fail(n, "mean/variance/scale/bias must have the channel size");
+        if (in[i].data && in[i].count != C) return eval_fail(n, "mean/variance/scale/bias must have the channel size");
     double eps = node_float(n, "epsilon", 1e-5);
     const Ten *scale = n->n_inputs > 3 && in[3].data ? &in[3] : NULL;
     const Ten *bias = n->n_inputs > 4 && in[4].data ? &in[4] : NULL;
@@ -203,13 +198,13 @@ int eval_nn(Graph *g, const Node *n, const Ten *in, Ten *out) {
     case OP_GEMM: return opt1 ? gemm(n, &in[0], opt1, opt2, o) : 1;
     default: break;
     }
-    if (o->count != in[0].count) return fail(n, "output size differs from the input");
+    if (o->count != in[0].count) return eval_fail(n, "output size differs from the input");
     switch (n->op) {
     case OP_SOFTMAX: return softmax(g, n, &in[0], o);
     case OP_LAYER_NORMALIZATION: return layer_norm(g, n, &in[0], opt1, opt2, o);
     case OP_INSTANCE_NORMALIZATION: return instance_norm(g, n, &in[0], opt1, opt2, o);
     case OP_BATCH_NORMALIZATION:
-        return n->n_inputs >= 3 && opt1 && opt2 ? batch_norm(n, in, o) : fail(n, "mean and variance are required");
+        return n->n_inputs >= 3 && opt1 && opt2 ? batch_norm(n, in, o) : eval_fail(n, "mean and variance are required");
     default: return 1;
     }
 }

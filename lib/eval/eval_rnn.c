@@ -7,11 +7,6 @@
 #include "diag.h"
 #include "eval_internal.h"
 
-static int fail(const Node *n, const char *what) {
-    diag_node_error(n, "cannot evaluate: %s", what);
-    return -1;
-}
-
 /* Index of the operand slot `name` in n's op table entry, or -1. */
 static int slot(const Node *n, const char *name) {
     const OpInfo *info = op_info(n->op);
@@ -37,7 +32,7 @@ static int activations(const Node *n, OpId *act, int count, const OpId *defaults
     const Attr *a = node_attr(n, "activations");
     for (int k = 0; k < count; k++) act[k] = defaults[k];
     if (!a) return 0;
-    if (a->type != AT_STRINGS || a->n != count) return fail(n, "activations has the wrong length");
+    if (a->type != AT_STRINGS || a->n != count) return eval_fail(n, "activations has the wrong length");
     for (int k = 0; k < count; k++) {
         int op = op_from_name(a->u.strs[k]);
         if (op < 0 || !(op_info((OpId)op)->flags & OPF_ELTWISE_UNARY)) return 1;
@@ -115,13 +110,13 @@ static int run(Graph *g, const Node *n, const Ten *in, Ten *out, bool is_lstm, b
     int64_t H = node_int(n, "hiddenSize", 0);
     int64_t steps = cell ? 1 : node_int(n, "steps", 0);
     int64_t gates = is_lstm ? 4 : 3;
-    if (x->rank != (cell ? 2 : 3) || H < 1 || steps < 1) return fail(n, "bad input rank, hiddenSize or steps");
-    if (!cell && x->shape[0] != steps) return fail(n, "steps does not match the input");
+    if (x->rank != (cell ? 2 : 3) || H < 1 || steps < 1) return eval_fail(n, "bad input rank, hiddenSize or steps");
+    if (!cell && x->shape[0] != steps) return eval_fail(n, "steps does not match the input");
     int64_t B = x->shape[cell ? 0 : 1], I = x->shape[cell ? 1 : 2];
     const char *dir = cell ? "forward" : node_str(n, "direction", "forward");
     int ndir = strcmp(dir, "both") == 0 ? 2 : 1;
     bool backward_only = strcmp(dir, "backward") == 0;
-    if (H > INT32_MAX / gates / (I > H ? I : H)) return fail(n, "hiddenSize too large");
+    if (H > INT32_MAX / gates / (I > H ? I : H)) return eval_fail(n, "hiddenSize too large");
     const char *layout = node_str(n, "layout", is_lstm ? "iofg" : "zrn");
     bool alt = strcmp(layout, is_lstm ? "ifgo" : "rzn") == 0;
     if (!alt && strcmp(layout, is_lstm ? "iofg" : "zrn") != 0) return 1;
@@ -140,12 +135,12 @@ static int run(Graph *g, const Node *n, const Ten *in, Ten *out, bool is_lstm, b
     double *peep = load(g, in, s_peep, n, ndir * 3 * H, &bad);
     double *h0 = load(g, in, s_h0, n, ndir * B * H, &bad);
     double *c0 = load(g, in, s_c0, n, ndir * B * H, &bad);
-    if (bad || !W || !R) return fail(n, "operand sizes do not match hiddenSize/direction");
+    if (bad || !W || !R) return eval_fail(n, "operand sizes do not match hiddenSize/direction");
     int want_out = cell ? (is_lstm ? 2 : 1) : (is_lstm ? 2 : 1) + node_bool(n, "returnSequence", false);
-    if (n->n_outputs != want_out) return fail(n, "unexpected number of outputs");
+    if (n->n_outputs != want_out) return eval_fail(n, "unexpected number of outputs");
     for (int k = 0; k < n->n_outputs; k++) {
         int64_t want = (k == (is_lstm ? 2 : 1)) ? steps * ndir * B * H : ndir * B * H;
-        if (out[k].count != want) return fail(n, "output size mismatch");
+        if (out[k].count != want) return eval_fail(n, "output size mismatch");
     }
     double *h = eval_scratch(g, ndir * B * H), *c = eval_scratch(g, ndir * B * H);
     double *xrow = eval_scratch(g, I), *tmp = eval_scratch(g, 3 * H);

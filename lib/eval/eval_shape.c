@@ -6,11 +6,6 @@
 #include "diag.h"
 #include "eval_internal.h"
 
-static int bad(const Node *n, const char *what) {
-    diag_node_error(n, "cannot evaluate: %s", what);
-    return -1;
-}
-
 static bool same_shape(const Ten *a, const Ten *b) {
     if (a->rank != b->rank) return false;
     for (int d = 0; d < a->rank; d++)
@@ -40,17 +35,17 @@ static int eval_expand(const Ten *x, Ten *o) {
 static int eval_slice(const Node *n, const Ten *x, Ten *o) {
     int64_t starts[WN_MAX_RANK], strides[WN_MAX_RANK], xs[WN_MAX_RANK], c[WN_MAX_RANK];
     if (attr_ints(n, "starts", starts, WN_MAX_RANK) != x->rank || o->rank != x->rank)
-        return bad(n, "starts must have one entry per input dimension");
+        return eval_fail(n, "starts must have one entry per input dimension");
     int ns = attr_ints(n, "strides", strides, WN_MAX_RANK);
     if (ns == -1)
         for (int d = 0; d < x->rank; d++) strides[d] = 1;
     else if (ns != x->rank)
-        return bad(n, "strides must have one entry per input dimension");
+        return eval_fail(n, "strides must have one entry per input dimension");
     for (int d = 0; d < x->rank; d++) {
         if (starts[d] < 0) starts[d] += x->shape[d];
         int64_t last = starts[d] + (o->shape[d] - 1) * strides[d];
         if (strides[d] <= 0 || starts[d] < 0 || starts[d] >= x->shape[d] || last >= x->shape[d])
-            return bad(n, "slice window is outside the input");
+            return eval_fail(n, "slice window is outside the input");
     }
     ten_strides(x, xs);
     for (int64_t i = 0; i < o->count; i++) {
@@ -88,11 +83,11 @@ static int eval_split(const Node *n, const Ten *x, Ten *out) {
     int64_t off = 0;
     for (int k = 0; k < n->n_outputs; k++) {
         if (!same_except(x, &out[k], axis) || out[k].shape[axis] > x->shape[axis] - off)
-            return bad(n, "split outputs do not tile the input");
+            return eval_fail(n, "split outputs do not tile the input");
         copy_along((Ten *)x, &out[k], axis, off, true);
         off += out[k].shape[axis];
     }
-    return off == x->shape[axis] ? 0 : bad(n, "split outputs do not cover the input");
+    return off == x->shape[axis] ? 0 : eval_fail(n, "split outputs do not cover the input");
 }
 
 static int eval_concat(const Node *n, const Ten *in, Ten *o) {
@@ -101,11 +96,11 @@ static int eval_concat(const Node *n, const Ten *in, Ten *o) {
     int64_t off = 0;
     for (int k = 0; k < n->n_inputs; k++) {
         if (!in[k].data || !same_except(o, &in[k], axis) || in[k].shape[axis] > o->shape[axis] - off)
-            return bad(n, "concat inputs do not match the output");
+            return eval_fail(n, "concat inputs do not match the output");
         copy_along(o, (Ten *)&in[k], axis, off, false);
         off += in[k].shape[axis];
     }
-    return off == o->shape[axis] ? 0 : bad(n, "concat inputs do not fill the output");
+    return off == o->shape[axis] ? 0 : eval_fail(n, "concat inputs do not fill the output");
 }
 
 static int eval_transpose(const Node *n, const Ten *x, Ten *o) {
@@ -114,11 +109,11 @@ static int eval_transpose(const Node *n, const Ten *x, Ten *o) {
     if (np == -1)
         for (int d = 0; d < x->rank; d++) perm[d] = x->rank - 1 - d;
     else if (np != x->rank)
-        return bad(n, "permutation must have one entry per dimension");
+        return eval_fail(n, "permutation must have one entry per dimension");
     bool used[WN_MAX_RANK] = {0};
     for (int d = 0; d < x->rank; d++) {
         if (perm[d] < 0 || perm[d] >= x->rank || used[perm[d]] || o->shape[d] != x->shape[perm[d]])
-            return bad(n, "invalid permutation");
+            return eval_fail(n, "invalid permutation");
         used[perm[d]] = true;
     }
     ten_strides(x, xs);
@@ -158,14 +153,14 @@ static int eval_pad(const Node *n, const Ten *x, Ten *o) {
     int64_t beg[WN_MAX_RANK], end[WN_MAX_RANK], xs[WN_MAX_RANK], c[WN_MAX_RANK];
     if (attr_ints(n, "beginningPadding", beg, WN_MAX_RANK) != x->rank ||
         attr_ints(n, "endingPadding", end, WN_MAX_RANK) != x->rank || o->rank != x->rank)
-        return bad(n, "padding must have one entry per dimension");
+        return eval_fail(n, "padding must have one entry per dimension");
     const char *m = node_str(n, "mode", "constant");
     int mode = !strcmp(m, "constant") ? 0 : !strcmp(m, "edge") ? 1 : !strcmp(m, "reflection") ? 2
              : !strcmp(m, "symmetric") ? 3 : -1;
     if (mode < 0) return 1;
     for (int d = 0; d < x->rank; d++)
         if (beg[d] < 0 || end[d] < 0 || o->shape[d] != x->shape[d] + beg[d] + end[d])
-            return bad(n, "padding does not match the output shape");
+            return eval_fail(n, "padding does not match the output shape");
     double value = node_float(n, "value", 0.0);
     ten_strides(x, xs);
     for (int64_t i = 0; i < o->count; i++) {
@@ -185,11 +180,11 @@ static int eval_reverse(const Node *n, const Ten *x, Ten *o) {
     int64_t axes[WN_MAX_RANK * 2], xs[WN_MAX_RANK], c[WN_MAX_RANK];
     bool rev[WN_MAX_RANK];
     int na = attr_ints(n, "axes", axes, WN_MAX_RANK * 2);
-    if (na == -2) return bad(n, "invalid axes");
+    if (na == -2) return eval_fail(n, "invalid axes");
     for (int d = 0; d < x->rank; d++) rev[d] = na == -1;
     for (int k = 0; k < na; k++) {
         int64_t a = axes[k] < 0 ? axes[k] + x->rank : axes[k];
-        if (a < 0 || a >= x->rank) return bad(n, "axis out of range");
+        if (a < 0 || a >= x->rank) return eval_fail(n, "axis out of range");
         rev[a] = true;
     }
     ten_strides(x, xs);
@@ -203,7 +198,7 @@ static int eval_reverse(const Node *n, const Ten *x, Ten *o) {
 }
 
 static int eval_triangular(const Node *n, const Ten *x, Ten *o) {
-    if (x->rank < 2) return bad(n, "triangular needs rank >= 2");
+    if (x->rank < 2) return eval_fail(n, "triangular needs rank >= 2");
     bool upper = node_bool(n, "upper", true);
     int64_t diag = node_int(n, "diagonal", 0), c[WN_MAX_RANK];
     for (int64_t i = 0; i < o->count; i++) {
@@ -259,25 +254,25 @@ int eval_shape(Graph *g, const Node *n, const Ten *in, Ten *out) {
     if (!same_type || n->n_outputs != 1) return 1;
     switch (n->op) {
     case OP_RESHAPE:
-        if (o->count != x->count) return bad(n, "reshape changes the element count");
+        if (o->count != x->count) return eval_fail(n, "reshape changes the element count");
         memcpy(o->data, x->data, (size_t)dtype_storage_bytes(x->dt, (uint64_t)x->count));
         return 0;
     case OP_EXPAND:
         for (int d = 0; d < x->rank; d++)
             if (x->rank > o->rank || (x->shape[d] != 1 && x->shape[d] != o->shape[o->rank - x->rank + d]))
-                return bad(n, "input does not broadcast to newShape");
+                return eval_fail(n, "input does not broadcast to newShape");
         return eval_expand(x, o);
     case OP_SLICE: return eval_slice(n, x, o);
-    case OP_TRANSPOSE: return x->rank == o->rank ? eval_transpose(n, x, o) : bad(n, "rank mismatch");
+    case OP_TRANSPOSE: return x->rank == o->rank ? eval_transpose(n, x, o) : eval_fail(n, "rank mismatch");
     case OP_TILE:
-        if (x->rank != o->rank) return bad(n, "rank mismatch");
+        if (x->rank != o->rank) return eval_fail(n, "rank mismatch");
         for (int d = 0; d < x->rank; d++)
-            if (o->shape[d] % x->shape[d]) return bad(n, "output is not a whole tiling");
+            if (o->shape[d] % x->shape[d]) return eval_fail(n, "output is not a whole tiling");
         return eval_tile(x, o);
     case OP_PAD: return eval_pad(n, x, o);
-    case OP_REVERSE: return same_shape(x, o) ? eval_reverse(n, x, o) : bad(n, "shape mismatch");
-    case OP_TRIANGULAR: return same_shape(x, o) ? eval_triangular(n, x, o) : bad(n, "shape mismatch");
-    case OP_CUMULATIVE_SUM: return same_shape(x, o) ? eval_cumsum(g, n, x, o) : bad(n, "shape mismatch");
+    case OP_REVERSE: return same_shape(x, o) ? eval_reverse(n, x, o) : eval_fail(n, "shape mismatch");
+    case OP_TRIANGULAR: return same_shape(x, o) ? eval_triangular(n, x, o) : eval_fail(n, "shape mismatch");
+    case OP_CUMULATIVE_SUM: return same_shape(x, o) ? eval_cumsum(g, n, x, o) : eval_fail(n, "shape mismatch");
     default: return 1;
     }
 }

@@ -40,6 +40,11 @@ int ten_from_value(const Node *n, const Value *v, Ten *t) {
     return 0;
 }
 
+int eval_fail(const Node *n, const char *what) {
+    diag_node_error(n, "cannot evaluate: %s", what);
+    return -1;
+}
+
 /* ---- float16 ----------------------------------------------------------------------------- */
 
 uint16_t f64_to_f16(double v) {
