@@ -1,0 +1,174 @@
+/* k_reduce.c - reduction kernel families: reduce* over any axes (reduce.comp), softmax along one
+ * axis (softmax.comp) and argMax/argMin (argminmax.comp). */
+#include <string.h>
+
+#include "kernel.h"
+
+#define WG 256
+
+static int reduce_code(OpId op) {
+    switch (op) {
+    case OP_REDUCE_L1: return 1;
+    case OP_REDUCE_L2: return 2;
+    case OP_REDUCE_LOG_SUM: return 3;
+    case OP_REDUCE_LOG_SUM_EXP: return 4;
+    case OP_REDUCE_MAX: return 5;
+    case OP_REDUCE_MEAN: return 6;
+    case OP_REDUCE_MIN: return 7;
+    case OP_REDUCE_PRODUCT: return 8;
+    case OP_REDUCE_SUM: return 9;
+    case OP_REDUCE_SUM_SQUARE: return 10;
+    default: return 0;
+    }
+}
+
+static int one_in_one_out(const Node *n) {
+    if (n->n_inputs < 1 || !n->inputs[0] || n->n_outputs != 1) {
+        diag_node_error(n, "expects one operand and one output");
+        return -1;
+    }
+    return 0;
+}
+
+/* Which input axes are reduced (axes option; default all). */
+static int reduced_axes(const Node *n, int rank, bool *red) {
+    const int64_t *axes;
+    int na = node_ints(n, "axes", &axes);
+    for (int d = 0; d < rank; d++) red[d] = na < 0;
+    for (int i = 0; i < na; i++) {
+        int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
+        if (a < 0 || a >= rank) {
+            diag_node_error(n, "axis %lld out of range", (long long)axes[i]);
+            return -1;
+        }
+        red[a] = true;
+    }
+    return 0;
+}
+
+static int reduce_check(KernelCtx *kc, const Node *n) {
+    if (one_in_one_out(n) < 0) return -1;
+    DType dt = n->inputs[0]->dtype;
+    int code = reduce_code(n->op);
+    bool float_only = code == 2 || code == 3 || code == 4 || code == 6;
+    if (!code || (float_only && !dtype_is_float(dt))) {
+        diag_error("no kernel for op %s (dtype %s) at node %s", op_name(n->op), dtype_name(dt), node_display_name(n));
+        return -1;
+    }
+    bool red[WN_MAX_RANK];
+    if (reduced_axes(n, n->inputs[0]->rank, red) < 0) return -1;
+    return kcheck_shader(kc, n, "reduce", dt, dt);
+}
+
+typedef struct {
+    uint32_t n_out, R, krank, rrank;
+    uint32_t kshape[6], kst[6], rshape[6], rst[6];
+    int32_t base_in, base_out;
+} ReducePush;
+
+static int reduce_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
+    const KTensor *x = &in[0];
+    bool red[WN_MAX_RANK];
+    if (reduced_axes(n, x->rank, red) < 0) return -1;
+    int64_t strides[WN_MAX_RANK];
+    kshape_strides(x->rank, x->shape, strides);
+    int64_t ks[WN_MAX_RANK], kst[1][WN_MAX_RANK], rs[WN_MAX_RANK], rst[1][WN_MAX_RANK];
+    int kr = 0, rr = 0;
+    for (int d = 0; d < x->rank; d++) {
+        if (red[d]) rs[rr] = x->shape[d], rst[0][rr++] = strides[d];
+        else ks[kr] = x->shape[d], kst[0][kr++] = strides[d];
+    }
+    kr = kr ? kshape_collapse(kr, ks, 1, kst) : 0;
+    rr = rr ? kshape_collapse(rr, rs, 1, rst) : 0;
+    if (kr > 6 || rr > 6) {
+        diag_node_error(n, "too many dimensions for the reduction kernel");
+        return -1;
+    }
+    ReducePush pc;
+    memset(&pc, 0, sizeof pc);
+    pc.n_out = (uint32_t)out->numel;
+    uint64_t R = 1;
+    for (int d = 0; d < rr; d++) R *= (uint64_t)rs[d];
+    pc.R = (uint32_t)R;
+    pc.krank = (uint32_t)kr, pc.rrank = (uint32_t)rr;
+    for (int d = 0; d < kr; d++) pc.kshape[d] = (uint32_t)ks[d], pc.kst[d] = (uint32_t)kst[0][d];
+    for (int d = 0; d < rr; d++) pc.rshape[d] = (uint32_t)rs[d], pc.rst[d] = (uint32_t)rst[0][d];
+    KBind b[2];
+    uint32_t bi, bo;
+    if (kc_bind_window(kc, n, x, 0, (int64_t)x->numel - 1, false, &b[0], &bi) < 0 ||
+        kc_bind_window(kc, n, out, 0, (int64_t)out->numel - 1, true, &b[1], &bo) < 0)
+        return -1;
+    pc.base_in = (int32_t)bi, pc.base_out = (int32_t)bo;
+    int sh = kc_find_shader(kc, n, "reduce", x->dtype, x->dtype);
+    if (sh < 0) return -1;
+    bool per_thread = R < 64;
+    uint32_t wg = per_thread ? 64 : WG;
+    uint32_t spec[3] = {wg, (uint32_t)reduce_code(n->op), per_thread};
+    uint64_t groups = per_thread ? (pc.n_out + wg - 1) / wg : pc.n_out;
+    return kc_dispatch_1d(kc, n, sh, spec, 3, &pc, sizeof pc, b, 2, groups);
+}
+
+const KernelFamily kfam_reduce = {reduce_check, reduce_record, 0};
+
+/* ---- softmax and argMin/argMax: one axis of [outer, A, inner] ------------------------------ */
+
+typedef struct {
+    uint32_t rows, A, inner;
+    int32_t base_in, base_out;
+} AxisPush;
+
+static int axis_of(const Node *n, int rank, int *axis) {
+    int64_t a = node_int(n, "axis", -1);
+    if (a < 0 || a >= rank) {
+        diag_node_error(n, "axis %lld out of range for rank %d", (long long)a, rank);
+        return -1;
+    }
+    *axis = (int)a;
+    return 0;
+}
+
+static int axis_record(KernelCtx *kc, const Node *n, const KTensor *x, const KTensor *y, int sh, const uint32_t *spec,
+                       int n_spec) {
+    int axis;
+    if (axis_of(n, x->rank, &axis) < 0) return -1;
+    AxisPush pc = {.A = (uint32_t)x->shape[axis], .inner = 1};
+    uint64_t outer = 1;
+    for (int d = 0; d < axis; d++) outer *= (uint64_t)x->shape[d];
+    for (int d = axis + 1; d < x->rank; d++) pc.inner *= (uint32_t)x->shape[d];
+    pc.rows = (uint32_t)(outer * pc.inner);
+    KBind b[2];
+    uint32_t bi, bo;
+    if (kc_bind_window(kc, n, x, 0, (int64_t)x->numel - 1, false, &b[0], &bi) < 0 ||
+        kc_bind_window(kc, n, y, 0, (int64_t)y->numel - 1, true, &b[1], &bo) < 0)
+        return -1;
+    pc.base_in = (int32_t)bi, pc.base_out = (int32_t)bo;
+    return kc_dispatch_1d(kc, n, sh, spec, n_spec, &pc, sizeof pc, b, 2, pc.rows);
+}
+
+static int softmax_check(KernelCtx *kc, const Node *n) {
+    int axis;
+    if (one_in_one_out(n) < 0 || axis_of(n, n->inputs[0]->rank, &axis) < 0) return -1;
+    return kcheck_shader(kc, n, "softmax", n->inputs[0]->dtype, n->inputs[0]->dtype);
+}
+
+static int softmax_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
+    int sh = kc_find_shader(kc, n, "softmax", in[0].dtype, in[0].dtype);
+    uint32_t spec[1] = {WG};
+    return sh < 0 ? -1 : axis_record(kc, n, &in[0], &out[0], sh, spec, 1);
+}
+
+const KernelFamily kfam_softmax = {softmax_check, softmax_record, 0};
+
+static int argminmax_check(KernelCtx *kc, const Node *n) {
+    int axis;
+    if (one_in_one_out(n) < 0 || axis_of(n, n->inputs[0]->rank, &axis) < 0) return -1;
+    return kcheck_shader(kc, n, "argminmax", n->inputs[0]->dtype, n->outputs[0]->dtype);
+}
+
+static int argminmax_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
+    int sh = kc_find_shader(kc, n, "argminmax", in[0].dtype, out[0].dtype);
+    uint32_t spec[2] = {WG, n->op == OP_ARG_MIN};
+    return sh < 0 ? -1 : axis_record(kc, n, &in[0], &out[0], sh, spec, 2);
+}
+
+const KernelFamily kfam_argminmax = {argminmax_check, argminmax_record, 0};
