@@ -1,6 +1,8 @@
 /* infer_eltwise.c - shape inference for element-wise ops: unary and activations, binary with
  * numpy broadcasting, comparisons and logical ops (uint8 results), prelu, cast, softmax,
  * quantizeLinear/dequantizeLinear (blockwise broadcasting) and where (3-way broadcasting). */
+#include <stdio.h>
+
 #include "infer_internal.h"
 
 bool infer_broadcast(Graph *g, int ra, const Dim *a, int rb, const Dim *b, int *rout, Dim *out) {
@@ -25,10 +27,9 @@ bool infer_broadcast(Graph *g, int ra, const Dim *a, int rb, const Dim *b, int *
 static bool broadcast_into(Graph *g, const Node *n, int slot, TensorDesc *d) {
     const Value *v = infer_in(n, slot);
     if (infer_broadcast(g, d->rank, d->shape, v->rank, v->shape, &d->rank, d->shape)) return true;
-    char a[256], b[256];
-    diag_node_error(n, "operand %d (%s) shape %s cannot be broadcast with %s", slot, value_display_name(v),
-                    infer_shape_str(g, v->rank, v->shape, a, sizeof a),
-                    infer_shape_str(g, d->rank, d->shape, b, sizeof b));
+    char lead[160];
+    snprintf(lead, sizeof lead, "operand %d (%s) shape", slot, value_display_name(v));
+    infer_shapes_error(g, n, lead, v->rank, v->shape, "cannot be broadcast with", d->rank, d->shape);
     return false;
 }
 
@@ -84,10 +85,8 @@ int infer_prelu(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *x = infer_in(n, 0), *slope = infer_in(n, 1);
     if (!infer_check_dtype(n, 0, DTM_SIGNED_NUM) || !infer_check_same_dtype(n, 1, 0)) return -1;
     if (!infer_unidirectional(slope->rank, slope->shape, x->rank, x->shape)) {
-        char a[256], b[256];
-        diag_node_error(n, "slope shape %s cannot be broadcast to input shape %s",
-                        infer_shape_str(g, slope->rank, slope->shape, a, sizeof a),
-                        infer_shape_str(g, x->rank, x->shape, b, sizeof b));
+        infer_shapes_error(g, n, "slope shape", slope->rank, slope->shape, "cannot be broadcast to input shape", x->rank,
+                           x->shape);
         return -1;
     }
     infer_desc_of(&out[0], x);
@@ -135,10 +134,8 @@ int infer_quantize(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     }
     if (!infer_check_shape(g, n, 2, scale->rank, scale->shape)) return -1;
     if (!blockwise(scale, x)) {
-        char a[256], b[256];
-        diag_node_error(n, "scale shape %s is not blockwise broadcastable to input shape %s",
-                        infer_shape_str(g, scale->rank, scale->shape, a, sizeof a),
-                        infer_shape_str(g, x->rank, x->shape, b, sizeof b));
+        infer_shapes_error(g, n, "scale shape", scale->rank, scale->shape, "is not blockwise broadcastable to input shape",
+                           x->rank, x->shape);
         return -1;
     }
     infer_desc_of(&out[0], x);

@@ -50,6 +50,10 @@ bool infer_check_shape(Graph *g, const Node *n, int slot, int rank, const Dim *s
 /* Operand, when present, must be 1-D of length `len` with the dtype of operand `ref`. */
 bool infer_check_vector(Graph *g, const Node *n, int slot, Dim len, int ref);
 
+/* Reports "LEAD [shape a] MIDDLE [shape b]", e.g. "slope shape [2] cannot be broadcast to input shape [2, 4]". */
+void infer_shapes_error(const Graph *g, const Node *n, const char *lead, int ra, const Dim *a, const char *middle, int rb,
+                        const Dim *b);
+
 /* "axis 3 out of range for rank 2". */
 bool infer_check_axis(const Node *n, const char *what, int64_t axis, int rank);
 /* Reads an axes option: unique, in range.  Absent: all axes when `all_by_default`, else none.

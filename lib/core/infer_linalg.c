@@ -2,7 +2,7 @@
  * (2-D, optional transposes, c unidirectionally broadcast to [M, N]). */
 #include "infer_internal.h"
 
-/* Operand `slot`'s inner dim `have` must equal `want` (the other operand's). */
+/* The inner (contracted) dims of operands 0 and 1 must be equal. */
 static bool inner_dims_match(Graph *g, const Node *n, Dim a, Dim b) {
     if (dim_equal(a, b)) return true;
     char x[96], y[96];
@@ -19,10 +19,7 @@ int infer_matmul(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     if (!inner_dims_match(g, n, a->shape[a->rank - 1], b->shape[b->rank - 2])) return -1;
     TensorDesc *d = &out[0];
     if (!infer_broadcast(g, a->rank - 2, a->shape, b->rank - 2, b->shape, &d->rank, d->shape)) {
-        char x[256], y[256];
-        diag_node_error(n, "batch dimensions %s and %s cannot be broadcast",
-                        infer_shape_str(g, a->rank - 2, a->shape, x, sizeof x),
-                        infer_shape_str(g, b->rank - 2, b->shape, y, sizeof y));
+        infer_shapes_error(g, n, "cannot broadcast batch dimensions", a->rank - 2, a->shape, "and", b->rank - 2, b->shape);
         return -1;
     }
     d->shape[d->rank++] = a->shape[a->rank - 2];
@@ -46,9 +43,7 @@ int infer_gemm(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     d->shape[0] = m;
     d->shape[1] = nn;
     if (c && !infer_unidirectional(c->rank, c->shape, 2, d->shape)) {
-        char x[256], y[256];
-        diag_node_error(n, "operand 2 (%s) shape %s cannot be broadcast to %s", value_display_name(c),
-                        infer_shape_str(g, c->rank, c->shape, x, sizeof x), infer_shape_str(g, 2, d->shape, y, sizeof y));
+        infer_shapes_error(g, n, "operand 2 (c) shape", c->rank, c->shape, "cannot be broadcast to", 2, d->shape);
         return -1;
     }
     return 1;

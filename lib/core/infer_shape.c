@@ -42,6 +42,14 @@ static bool split_product(int rank, const Dim *shape, uint64_t *prod, int32_t *s
     return true;
 }
 
+/* The single output is `dtype` with the given shape. */
+static int shape_out(TensorDesc *d, DType dtype, int rank, const Dim *shape) {
+    d->dtype = dtype;
+    d->rank = rank;
+    for (int i = 0; i < rank; i++) d->shape[i] = shape[i];
+    return 1;
+}
+
 int infer_reshape(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *x = infer_in(n, 0);
     const Dim *shape;
@@ -56,15 +64,11 @@ int infer_reshape(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     bool same_syms = nin == nout;
     for (int i = 0; same_syms && i < nin; i++) same_syms = sin[i] == sout[i];
     if (same_syms && (!ok_in || !ok_out || pin != pout)) {
-        char a[256], b[256];
-        diag_node_error(n, "newShape %s does not have the element count of the input shape %s",
-                        infer_shape_str(g, rank, shape, b, sizeof b), infer_shape_str(g, x->rank, x->shape, a, sizeof a));
+        infer_shapes_error(g, n, "newShape", rank, shape, "does not have the element count of the input shape", x->rank,
+                           x->shape);
         return -1;
     }
-    out[0].dtype = x->dtype;
-    out[0].rank = rank;
-    for (int i = 0; i < rank; i++) out[0].shape[i] = shape[i];
-    return 1;
+    return shape_out(&out[0], x->dtype, rank, shape);
 }
 
 int infer_expand(Graph *g, const Node *n, TensorDesc *out, int max_out) {
@@ -73,15 +77,10 @@ int infer_expand(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     int rank = read_dims(g, n, "newShape", &shape);
     if (rank < 0) return -1;
     if (!infer_unidirectional(x->rank, x->shape, rank, shape)) {
-        char a[256], b[256];
-        diag_node_error(n, "input shape %s cannot be broadcast to newShape %s",
-                        infer_shape_str(g, x->rank, x->shape, a, sizeof a), infer_shape_str(g, rank, shape, b, sizeof b));
+        infer_shapes_error(g, n, "input shape", x->rank, x->shape, "cannot be broadcast to newShape", rank, shape);
         return -1;
     }
-    out[0].dtype = x->dtype;
-    out[0].rank = rank;
-    for (int i = 0; i < rank; i++) out[0].shape[i] = shape[i];
-    return 1;
+    return shape_out(&out[0], x->dtype, rank, shape);
 }
 
 int infer_transpose(Graph *g, const Node *n, TensorDesc *out, int max_out) {

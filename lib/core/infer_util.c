@@ -77,6 +77,13 @@ bool infer_check_vector(Graph *g, const Node *n, int slot, Dim len, int ref) {
     return infer_check_same_dtype(n, slot, ref) && infer_check_shape(g, n, slot, 1, &len);
 }
 
+void infer_shapes_error(const Graph *g, const Node *n, const char *lead, int ra, const Dim *a, const char *middle, int rb,
+                        const Dim *b) {
+    char sa[256], sb[256];
+    diag_node_error(n, "%s %s %s %s", lead, infer_shape_str(g, ra, a, sa, sizeof sa), middle,
+                    infer_shape_str(g, rb, b, sb, sizeof sb));
+}
+
 bool infer_check_axis(const Node *n, const char *what, int64_t axis, int rank) {
     if (axis >= 0 && axis < rank) return true;
     diag_node_error(n, "%s %" PRId64 " out of range for rank %d", what, axis, rank);
