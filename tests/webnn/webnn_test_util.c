@@ -137,6 +137,13 @@ char *tu_assert_roundtrip(Graph *g) {
     free(written);
     Graph *g2 = webnn_read(out1);
     ck_assert_msg(g2 != NULL, "read back: %s", diag_message());
+    const char *seeds = getenv("WEBNN_SEED_DIR"); /* collect fuzzing seeds when asked */
+    if (seeds) {
+        static int k;
+        char name[64];
+        snprintf(name, sizeof name, "roundtrip_%d_%d.json", (int)getpid(), k++);
+        tu_write_file(tu_path(seeds, name), j1);
+    }
     char *j2 = webnn_graph_json(g2);
     ck_assert_msg(j2 != NULL, "json of re-read graph: %s", diag_message());
     ck_assert_str_eq(j1, j2);
