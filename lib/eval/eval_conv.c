@@ -54,7 +54,10 @@ static int window_opts(const Node *n, Window *w) {
     else if (c == 2) memcpy(w->dil, tmp, sizeof w->dil);
     else return eval_fail(n, "dilations needs 2 values");
     for (int k = 0; k < 2; k++)
-        if (w->stride[k] < 1 || w->dil[k] < 1) return eval_fail(n, "strides and dilations must be >= 1");
+        if (w->stride[k] < 1 || w->dil[k] < 1 || w->stride[k] > INT32_MAX || w->dil[k] > INT32_MAX)
+            return eval_fail(n, "strides and dilations must be in [1, 2^31)");
+    for (int k = 0; k < 4; k++)
+        if (w->pad[k] < 0 || w->pad[k] > INT32_MAX) return eval_fail(n, "padding must be in [0, 2^31)");
     return 0;
 }
 
@@ -120,7 +123,11 @@ static int pool2d(const Node *n, const Ten *x, Ten *o) {
     int64_t win[2] = {vx.dim[2], vx.dim[3]};
     int c = attr_ints(n, "windowDimensions", win, 2);
     if (c != -1 && c != 2) return eval_fail(n, "windowDimensions needs 2 values");
-    if (win[0] < 1 || win[1] < 1) return eval_fail(n, "window must be positive");
+    for (int k = 0; k < 2; k++) { /* the dilated window must fit in the padded input */
+        int64_t padded = vx.dim[2 + k] + w.pad[2 * k] + w.pad[2 * k + 1];
+        if (win[k] < 1 || win[k] > padded || (win[k] - 1) > (padded - 1) / w.dil[k])
+            return eval_fail(n, "window does not fit in the padded input");
+    }
     for (int64_t b = 0; b < vo.dim[0]; b++)
         for (int64_t ch = 0; ch < vo.dim[1]; ch++)
             for (int64_t oh = 0; oh < vo.dim[2]; oh++)
