@@ -1,0 +1,105 @@
+/* kx_util.c - helpers shared by the kernel families (kx_util.h). */
+#include "kx_util.h"
+
+#include <string.h>
+
+#include "k_strided.h"
+
+int kx_no_kernel(const Node *n, DType dt) {
+    diag_error("no kernel for op %s (dtype %s) at node %s", op_name(n->op), dtype_name(dt), node_display_name(n));
+    return -1;
+}
+
+int kx_operands(const Node *n, int required, int max_in, int n_out) {
+    if (n->n_inputs < required || n->n_inputs > max_in || n->n_outputs != n_out) {
+        diag_node_error(n, "expects %d to %d operands and %d outputs, has %d and %d", required, max_in, n_out,
+                        n->n_inputs, n->n_outputs);
+        return -1;
+    }
+    for (int i = 0; i < required; i++)
+        if (!n->inputs[i]) {
+            diag_node_error(n, "operand %d is missing", i);
+            return -1;
+        }
+    return 0;
+}
+
+const Value *kx_opt(const Node *n, int k) { return k < n->n_inputs ? n->inputs[k] : NULL; }
+
+int kx_float_only(const Node *n, DType dt) { return dt == DT_F32 || dt == DT_F16 ? 0 : kx_no_kernel(n, dt); }
+
+int kx_bind(KernelCtx *kc, const Node *n, const KTensor *t, bool write, KBind *b, int32_t *base) {
+    uint32_t bs = 0;
+    int64_t last = t->numel ? (int64_t)t->numel - 1 : 0;
+    if (kc_bind_window(kc, n, t, 0, last, write, b, &bs) < 0) return -1;
+    *base = (int32_t)bs;
+    return 0;
+}
+
+int kx_bind_packed4(KernelCtx *kc, const Node *n, const KTensor *t, bool write, KBind *b) {
+    const WnrtDeviceInfo *di = kc_device(kc);
+    uint64_t align = di->min_storage_offset_alignment ? di->min_storage_offset_alignment : 16;
+    uint64_t bytes = dtype_storage_bytes(t->dtype, t->numel);
+    uint64_t range = (bytes + 3) & ~(uint64_t)3;
+    if (t->offset % align) {
+        diag_node_error(n, "internal: 4-bit tensor %s is not at an aligned offset", value_display_name(t->value));
+        return -1;
+    }
+    if (range > di->max_storage_buffer_range) {
+        diag_node_error(n, "tensor %s needs a binding of %llu bytes, more than the device's maxStorageBufferRange",
+                        value_display_name(t->value), (unsigned long long)range);
+        return -1;
+    }
+    b->buffer = t->buffer;
+    b->offset = t->offset;
+    b->range = range ? range : 4;
+    b->write = write;
+    return 0;
+}
+
+DType kx_size_class(DType dt) {
+    switch (dtype_bits(dt)) {
+    case 8: return DT_U8;
+    case 16: return DT_F16;
+    case 32: return DT_U32;
+    case 64: return DT_U64;
+    default: return DT_INVALID;
+    }
+}
+
+int kx_view4(const int64_t *shape, const char *layout, const char *logical, int64_t *dim, int64_t *stride) {
+    int64_t st[4];
+    if (strlen(layout) != 4) return -1;
+    kshape_strides(4, shape, st);
+    for (int k = 0; k < 4; k++) {
+        const char *p = strchr(layout, logical[k]);
+        if (!p) return -1;
+        dim[k] = shape[p - layout];
+        stride[k] = st[p - layout];
+    }
+    return 0;
+}
+
+int kx_copy(KernelCtx *kc, const Node *n, const KTensor *src, const KTensor *dst) {
+    DType c = kx_size_class(dst->dtype);
+    int sh = kc_find_shader(kc, n, "copy", c, c);
+    if (sh < 0) return -1;
+    StridedOp op = {.rank = dst->rank, .n_ops = 2};
+    for (int d = 0; d < op.rank; d++) op.shape[d] = dst->shape[d];
+    kstrided_operand_dense(&op, 0, src);
+    kstrided_operand_dense(&op, 1, dst);
+    uint32_t spec[1] = {KX_WG};
+    return kstrided_run(kc, n, sh, spec, 1, &op);
+}
+
+int kx_ints(const Node *n, const char *key, int64_t *v, int max, int want) {
+    const int64_t *p;
+    int c = node_ints(n, key, &p);
+    if (c < 0) return -1;
+    if (c > max || (want >= 0 && c != want)) {
+        diag_node_error(n, "option %s has %d values, %d expected", key, c, want >= 0 ? want : max);
+        return -2;
+    }
+    memcpy(v, p, sizeof *v * (size_t)c);
+    return c;
+}

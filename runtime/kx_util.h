@@ -1,0 +1,41 @@
+/* kx_util.h - helpers shared by the kernel families of k_conv.c, k_pool.c, k_norm.c, k_gemm.c,
+ * k_index.c, k_scan.c, k_resample.c, k_quant.c and k_rnn.c: operand checks, whole-tensor bindings
+ * with their element bases, element-size classes of the data-movement shaders, logical views of
+ * 4-D layouts ("nhwc", "ohwi", ...) and the standard "no kernel" diagnostic. */
+#ifndef WEBNNC_KX_UTIL_H
+#define WEBNNC_KX_UTIL_H
+
+#include "kernel.h"
+
+#define KX_WG 256 /* workgroup size of every family using these helpers */
+
+/* "no kernel for op X (dtype Y) at node Z"; returns -1. */
+int kx_no_kernel(const Node *n, DType dt);
+/* Node has at least `required` inputs (all present), at most `max_in`, and `n_out` outputs. */
+int kx_operands(const Node *n, int required, int max_in, int n_out);
+/* Input k when present (optional slots), else NULL. */
+const Value *kx_opt(const Node *n, int k);
+/* Float types (f32/f16) only; reports "no kernel" for others. */
+int kx_float_only(const Node *n, DType dt);
+
+/* Binds the whole tensor t; *base = element index of element 0 inside the binding. */
+int kx_bind(KernelCtx *kc, const Node *n, const KTensor *t, bool write, KBind *b, int32_t *base);
+/* Binds the whole 4-bit tensor t as 32-bit words (t must start at an aligned offset). */
+int kx_bind_packed4(KernelCtx *kc, const Node *n, const KTensor *t, bool write, KBind *b);
+
+/* Data type with the same element size used by the size-class shaders (u8, f16, u32, u64);
+ * DT_INVALID for 4-bit types. */
+DType kx_size_class(DType dt);
+
+/* Physical strides of logical dims `logical` (e.g. "nchw") of a contiguous 4-D tensor stored in
+ * order `layout` (e.g. "nhwc"); dim[k] gets the logical sizes.  -1 if not a permutation. */
+int kx_view4(const int64_t *shape, const char *layout, const char *logical, int64_t *dim, int64_t *stride);
+
+/* Copies src into dst (same shape) with the strided copy shader (scatter ops start with this). */
+int kx_copy(KernelCtx *kc, const Node *n, const KTensor *src, const KTensor *dst);
+
+/* Reads up to `max` integers of option `key` into v; returns the count, -1 when absent, or -2 when
+ * present with a different count than `want` (want < 0: any count up to max). */
+int kx_ints(const Node *n, const char *key, int64_t *v, int max, int want);
+
+#endif

@@ -1,0 +1,123 @@
+/* test_rt_plan.c - planning and execution machinery: dynamic dims (actual sizes, output shapes,
+ * same-symbol mismatch and bound errors), command-buffer replay counter, buffer reuse (peak below
+ * the sum of tensors), reshape as a view (no dispatch), missing-kernel error. */
+#include <string.h>
+
+#include "rt_test_util.h"
+
+static Graph *relu_chain(void) {
+    Graph *g = graph_new("t");
+    Dim shape[2] = {dim_symbol(g, "sequence_length", 16), dim_static(4)};
+    Value *x = graph_add_input(g, "x", DT_F32, 2, shape);
+    Value *y = graph_add_input(g, "y", DT_F32, 2, shape);
+    Value *v = graph_finish(g, rt_node(g, OP_ADD, 2, x, y));
+    for (int i = 0; i < 4; i++) v = graph_finish(g, rt_node(g, OP_RELU, 1, v));
+    graph_add_output(g, v);
+    return g;
+}
+
+static int bind2(WnrtModel *m, int64_t sx, int64_t sy, const float *xv, const float *yv) {
+    if (wnrt_bind_input(m, "x", xv, (uint64_t)sx * 16, 2, (int64_t[]){sx, 4}) < 0) return -1;
+    return wnrt_bind_input(m, "y", yv, (uint64_t)sy * 16, 2, (int64_t[]){sy, 4});
+}
+
+START_TEST(dynamic_dims_and_replay) {
+    Graph *g = relu_chain();
+    WnrtModel *m = wnrt_load(rt_ctx, g);
+    ck_assert_msg(m != NULL, "%s", diag_message());
+    float xv[64], yv[64], out[64];
+    for (int i = 0; i < 64; i++) xv[i] = (float)i - 10, yv[i] = 1;
+    WnrtStats st;
+    for (int run = 0; run < 3; run++) {
+        int64_t seq = run == 2 ? 5 : 3;
+        ck_assert_msg(bind2(m, seq, seq, xv, yv) == 0 && wnrt_run(m) == 0, "%s", diag_message());
+        WnrtTensorInfo info;
+        ck_assert_int_eq(wnrt_output_info(m, 0, &info), 0);
+        ck_assert_int_eq(info.rank, 2);
+        ck_assert_int_eq(info.shape[0], seq);
+        ck_assert_int_eq(info.shape[1], 4);
+        ck_assert_int_eq(wnrt_read_output(m, 0, out, sizeof out), 0);
+        for (int i = 0; i < seq * 4; i++) ck_assert_float_eq(out[i], xv[i] + 1 > 0 ? xv[i] + 1 : 0);
+        wnrt_stats(m, &st);
+        ck_assert_int_eq(st.recordings, run == 0 ? 1 : 1 + (run == 2));
+        ck_assert_int_eq(st.replays, run == 0 ? 0 : 1);
+    }
+    ck_assert_int_eq(st.dispatches, 5);
+    /* x, y, add and 4 relus: 7 tensors of 256 bytes; reuse keeps 3 live at most */
+    ck_assert(st.intermediate_sum == 7 * 256);
+    ck_assert_msg(st.peak_bytes < st.intermediate_sum, "peak %llu, sum %llu", (unsigned long long)st.peak_bytes,
+                  (unsigned long long)st.intermediate_sum);
+    ck_assert(st.peak_bytes == 3 * 256);
+
+    /* same symbol, different sizes */
+    ck_assert_int_eq(bind2(m, 3, 4, xv, yv), 0);
+    ck_assert_int_eq(wnrt_run(m), -1);
+    ck_assert_msg(strstr(diag_message(), "sequence_length") && strstr(diag_message(), "input y"), "%s", diag_message());
+    diag_clear();
+    /* bound exceeded */
+    ck_assert_int_eq(wnrt_bind_input(m, "x", xv, 17 * 16, 2, (int64_t[]){17, 4}), -1);
+    ck_assert_msg(strstr(diag_message(), "input x") && strstr(diag_message(), "<= 16"), "%s", diag_message());
+    wnrt_free(m);
+    graph_free(g);
+}
+END_TEST
+
+START_TEST(reshape_is_a_view) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){2, 3});
+    Node *r = rt_node(g, OP_RESHAPE, 1, x);
+    node_set_dims(g, r, "newShape", 1, (Dim[]){dim_static(6)});
+    Value *flat = graph_finish(g, r);
+    graph_add_output(g, graph_finish(g, rt_node(g, OP_NEG, 1, flat)));
+    WnrtModel *m = wnrt_load(rt_ctx, g);
+    ck_assert_msg(m != NULL, "%s", diag_message());
+    float xv[6] = {1, 2, 3, 4, 5, 6}, out[6];
+    ck_assert_msg(wnrt_bind_input(m, "x", xv, sizeof xv, 2, (int64_t[]){2, 3}) == 0 && wnrt_run(m) == 0, "%s", diag_message());
+    ck_assert_int_eq(wnrt_read_output(m, 0, out, sizeof out), 0);
+    for (int i = 0; i < 6; i++) ck_assert_float_eq(out[i], -xv[i]);
+    WnrtStats st;
+    wnrt_stats(m, &st);
+    ck_assert_int_eq(st.dispatches, 1);
+    wnrt_free(m);
+    graph_free(g);
+}
+END_TEST
+
+START_TEST(missing_kernel_and_inputs) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_F32, 1, (int64_t[]){4});
+    Node *n = rt_node(g, OP_CUMULATIVE_SUM, 1, x);
+    node_set_uint(g, n, "axis", 0);
+    graph_add_output(g, graph_finish(g, n));
+    ck_assert(wnrt_load(rt_ctx, g) == NULL);
+    ck_assert_msg(strstr(diag_message(), "no kernel for op cumulativeSum (dtype float32) at node"), "%s", diag_message());
+    graph_free(g);
+    diag_clear();
+
+    g = graph_new("t");
+    x = rt_input(g, "x", DT_F32, 1, (int64_t[]){4});
+    graph_add_output(g, graph_finish(g, rt_node(g, OP_RELU, 1, x)));
+    WnrtModel *m = wnrt_load(rt_ctx, g);
+    ck_assert(m != NULL);
+    ck_assert_int_eq(wnrt_run(m), -1); /* x not bound */
+    ck_assert_msg(strstr(diag_message(), "input x was not bound"), "%s", diag_message());
+    diag_clear();
+    float xv[4] = {0};
+    ck_assert_int_eq(wnrt_bind_input(m, "nope", xv, 16, 1, (int64_t[]){4}), -1);
+    ck_assert_int_eq(wnrt_bind_input(m, "x", xv, 12, 1, (int64_t[]){4}), -1); /* wrong byte count */
+    wnrt_free(m);
+    graph_free(g);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("runtime-plan");
+    TCase *tc = tcase_create("plan");
+    tcase_add_checked_fixture(tc, rt_setup, rt_teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, dynamic_dims_and_replay);
+    tcase_add_test(tc, reshape_is_a_view);
+    tcase_add_test(tc, missing_kernel_and_inputs);
+    suite_add_tcase(s, tc);
+    return rt_main(s);
+}
