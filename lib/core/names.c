@@ -11,6 +11,9 @@
 struct NameSet {
     const char **slots;
     size_t cap, count;
+    /* Next suffix to try per base name, so that many values sharing a base stay O(1) each. */
+    struct NameSet *bases;
+    unsigned *next_suffix; /* parallel to bases->slots */
 };
 
 static uint64_t hash_str(const char *s) {
@@ -25,6 +28,13 @@ static bool set_contains(struct NameSet *set, const char *s) {
         if (!set->slots[i]) return false;
         if (strcmp(set->slots[i], s) == 0) return true;
     }
+}
+
+/* Slot index of s, or of the empty slot where it would go. */
+static size_t set_find(const struct NameSet *set, const char *s) {
+    size_t i = hash_str(s) & (set->cap - 1);
+    while (set->slots[i] && strcmp(set->slots[i], s) != 0) i = (i + 1) & (set->cap - 1);
+    return i;
 }
 
 static void set_insert(struct NameSet *set, const char *s) {
@@ -50,8 +60,30 @@ static void set_insert(struct NameSet *set, const char *s) {
 
 void nameset_free(struct NameSet *set) {
     if (!set) return;
+    nameset_free(set->bases);
+    free(set->next_suffix);
     free(set->slots);
     free(set);
+}
+
+/* First suffix worth trying for `base`; remembers where the previous search ended. */
+static unsigned *suffix_counter(Graph *g, struct NameSet *set, const char *base) {
+    if (!set->bases) {
+        set->bases = calloc(1, sizeof *set->bases);
+        if (!set->bases) abort();
+    }
+    struct NameSet *b = set->bases;
+    if (!set_contains(b, base)) {
+        size_t old_cap = b->cap;
+        set_insert(b, graph_strdup(g, base));
+        if (b->cap != old_cap) { /* rehashed: rebuild the parallel counters */
+            unsigned *old = set->next_suffix;
+            set->next_suffix = calloc(b->cap, sizeof *set->next_suffix);
+            if (!set->next_suffix) abort();
+            free(old); /* counters restart at 1: correct, only slower once per growth */
+        }
+    }
+    return &set->next_suffix[set_find(b, base)];
 }
 
 static bool reserved_word(const char *s) {
@@ -81,7 +113,13 @@ const char *graph_unique_name(Graph *g, const char *base) {
     }
     char cand[280];
     snprintf(cand, sizeof cand, "%s", buf);
-    for (unsigned k = 1; set_contains(g->names, cand); k++) snprintf(cand, sizeof cand, "%s_%u", buf, k);
+    if (set_contains(g->names, cand)) {
+        unsigned *next = suffix_counter(g, g->names, buf);
+        unsigned k = *next ? *next : 1;
+        do snprintf(cand, sizeof cand, "%s_%u", buf, k++);
+        while (set_contains(g->names, cand));
+        *next = k;
+    }
     const char *s = graph_strdup(g, cand);
     set_insert(g->names, s);
     return s;
