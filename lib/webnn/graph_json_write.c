@@ -10,7 +10,6 @@
 
 #include "diag.h"
 #include "graph_form.h"
-#include "webnn_io.h"
 #include "writers.h"
 
 static int emit_input(TextBuf *b, const Graph *g, const Value *v) {
@@ -139,18 +138,4 @@ int graph_json_emit(const Graph *g, const WritePlan *p, TextBuf *b) {
     EMIT_LINES(b, "{", "}", p->n_outputs, emit_output(b, p->outputs[i_]));
     tb_puts(b, "\n}\n");
     return 0;
-}
-
-char *webnn_graph_json(Graph *g) {
-    WritePlan p;
-    if (write_plan_build(g, &p)) return NULL;
-    TextBuf b;
-    tb_init(&b);
-    int rc = graph_json_emit(g, &p, &b);
-    write_plan_free(&p);
-    if (rc) {
-        tb_free(&b);
-        return NULL;
-    }
-    return tb_take(&b);
 }

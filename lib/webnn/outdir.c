@@ -105,14 +105,17 @@ int outdir_commit(const char *tmp, const char *outdir, const char *const *ours) 
     return rc;
 }
 
+int outdir_create_file(const char *dir, const char *name, char *path, size_t path_len) {
+    snprintf(path, path_len, "%s/%s", dir, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) diag_error("%s: cannot create: %s", path, strerror(errno));
+    return fd;
+}
+
 int outdir_write_file(const char *dir, const char *name, const char *data, size_t len) {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        diag_error("%s: cannot create: %s", path, strerror(errno));
-        return -1;
-    }
+    int fd = outdir_create_file(dir, name, path, sizeof path);
+    if (fd < 0) return -1;
     while (len) {
         ssize_t w = write(fd, data, len);
         if (w < 0 && errno == EINTR) continue;

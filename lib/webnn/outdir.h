@@ -12,6 +12,8 @@ char *outdir_begin(const char *outdir);
 int outdir_commit(const char *tmp, const char *outdir, const char *const *ours);
 /* Removes the (flat) temporary folder and its files. */
 void outdir_remove(const char *tmp);
+/* Creates (truncates) dir/name for writing; its path goes to `path`.  fd, or -1 + diagnostic. */
+int outdir_create_file(const char *dir, const char *name, char *path, size_t path_len);
 /* Creates dir/name holding `len` bytes.  0, or -1 + diagnostic naming the file. */
 int outdir_write_file(const char *dir, const char *name, const char *data, size_t len);
 

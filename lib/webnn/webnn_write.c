@@ -1,7 +1,6 @@
 /* webnn_write.c - webnn_write(): renders graph JSON, manifest (and .webnn text) in memory, then
  * writes them and the weights into a temporary folder that is renamed into place. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +13,13 @@
 
 static const char *const our_files[] = {WN_GRAPH_FILE, WN_WEIGHTS_FILE, WN_MANIFEST_FILE, WN_TEXT_FILE, NULL};
 
-char *webnn_graph_text(Graph *g) {
+/* One rendering of the graph (JSON or text) as a malloc'ed string, NULL + diagnostic. */
+static char *render(Graph *g, int (*emit)(const Graph *, const WritePlan *, TextBuf *)) {
     WritePlan p;
     if (write_plan_build(g, &p)) return NULL;
     TextBuf b;
     tb_init(&b);
-    int rc = graph_text_emit(g, &p, &b);
+    int rc = emit(g, &p, &b);
     write_plan_free(&p);
     if (rc) {
         tb_free(&b);
@@ -28,14 +28,13 @@ char *webnn_graph_text(Graph *g) {
     return tb_take(&b);
 }
 
+char *webnn_graph_json(Graph *g) { return render(g, graph_json_emit); }
+char *webnn_graph_text(Graph *g) { return render(g, graph_text_emit); }
+
 static int write_weights(const WritePlan *p, const char *dir) {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, WN_WEIGHTS_FILE);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        diag_error("%s: cannot create: %s", path, strerror(errno));
-        return -1;
-    }
+    int fd = outdir_create_file(dir, WN_WEIGHTS_FILE, path, sizeof path);
+    if (fd < 0) return -1;
     int rc = weights_write_fd(p, fd, path);
     if (close(fd) != 0 && rc == 0) {
         diag_error("%s: write failed: %s", path, strerror(errno));
