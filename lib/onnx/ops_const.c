@@ -135,10 +135,12 @@ int onnx_Range(OnnxCtx *c) {
     bool is_int = dtype_is_int(s->dtype);
     int64_t istart = const_elem_i64(s, 0), idelta = const_elem_i64(d, 0);
     for (int64_t i = 0; i < shape[0]; i++) {
+        /* Unsigned arithmetic: the values lie in [start, limit), the products may not fit. */
+        int64_t k = (int64_t)((uint64_t)istart + (uint64_t)i * (uint64_t)idelta);
         if (is_int && s->dtype == DT_I64)
-            memcpy((char *)data + 8 * i, &(int64_t){istart + i * idelta}, 8);
+            memcpy((char *)data + 8 * i, &k, 8);
         else
-            store_elem_f64(s->dtype, data, (uint64_t)i, is_int ? (double)(istart + i * idelta) : start + (double)i * delta);
+            store_elem_f64(s->dtype, data, (uint64_t)i, is_int ? (double)k : start + (double)i * delta);
     }
     return imp_result(c, v);
 }

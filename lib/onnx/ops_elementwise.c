@@ -135,8 +135,13 @@ int onnx_Gelu(OnnxCtx *c) {
     return imp_result(c, v);
 }
 
+/* IsInf; one-sided detection ands isInfinite(x) with the sign test. */
 int onnx_IsInf(OnnxCtx *c) {
-    if (onnx_attr_int(c, "detect_positive", 1) != 1 || onnx_attr_int(c, "detect_negative", 1) != 1)
-        return imp_error(c, "IsInf with detect_positive/detect_negative = 0 is not supported");
-    return unary(c, OP_IS_INFINITE);
+    bool pos = onnx_attr_int(c, "detect_positive", 1) != 0, neg = onnx_attr_int(c, "detect_negative", 1) != 0;
+    if (pos && neg) return unary(c, OP_IS_INFINITE);
+    if (!pos && !neg) return imp_error(c, "IsInf with detect_positive=0 and detect_negative=0 is not supported");
+    Value *x = in_req(c, 0);
+    if (!x) return -1;
+    Value *side = emit_binary(c, pos ? OP_GREATER : OP_LESSER, x, const_scalar(c, x->dtype, 0));
+    return imp_result(c, emit_binary(c, OP_LOGICAL_AND, emit_unary(c, OP_IS_INFINITE, x), side));
 }

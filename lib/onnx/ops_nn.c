@@ -1,6 +1,6 @@
 /* ops_nn.c - ONNX MatMul (1-D operands via reshape), Gemm (matmul + transposes + alpha/beta),
  * Softmax/LogSoftmax (opset < 13: 2-D coercion), LayerNormalization (portable form: normalization
- * without scale/bias followed by mul/add), BatchNormalization, InstanceNormalization. */
+ * without scale/bias followed by mul/add; Mean/InvStdDev outputs decomposed), BatchNormalization, InstanceNormalization. */
 #include "import_internal.h"
 
 /* Shape of x with dimension `axis` removed. */
@@ -88,18 +88,31 @@ int onnx_LogSoftmax(OnnxCtx *c) { return softmax(c, true); }
 int onnx_LayerNormalization(OnnxCtx *c) {
     Value *x = in_req(c, 0), *scale = in_req(c, 1), *bias = in_opt(c, 2);
     if (!x || !scale) return -1;
-    if (imp_wants_out(c, 1) || imp_wants_out(c, 2)) return imp_error(c, "Mean/InvStdDev outputs are not supported");
     int64_t axis;
     if (imp_axis(c, onnx_attr_int(c, "axis", -1), x->rank, &axis) < 0) return -1;
     int64_t axes[WN_MAX_RANK];
     int n = 0;
     for (int64_t i = axis; i < x->rank; i++) axes[n++] = i;
+    double eps = onnx_attr_float(c, "epsilon", 1e-5);
     Node *ln = imp_node(c, OP_LAYER_NORMALIZATION);
     node_add_input(c->g, ln, x);
     node_set_ints(c->g, ln, "axes", n, axes);
-    node_set_float(c->g, ln, "epsilon", onnx_attr_float(c, "epsilon", 1e-5));
+    node_set_float(c->g, ln, "epsilon", eps);
     Value *y = emit_binary(c, OP_MUL, imp_finish(c, ln), scale);
     if (y && bias) y = emit_binary(c, OP_ADD, y, bias);
+    if (imp_wants_out(c, 1) || imp_wants_out(c, 2)) {
+        /* Mean and InvStdDev = 1 / sqrt(mean((x - mean)^2) + epsilon), in float32 (stash_type 1). */
+        if (onnx_attr_int(c, "stash_type", 1) != 1) return imp_error(c, "stash_type other than float32 is not supported");
+        Value *xs = emit_cast(c, x, DT_F32);
+        Value *mean = emit_reduce(c, OP_REDUCE_MEAN, xs, n, axes, true);
+        Value *dev = emit_binary(c, OP_SUB, xs, mean);
+        Value *var = emit_reduce(c, OP_REDUCE_MEAN, emit_binary(c, OP_MUL, dev, dev), n, axes, true);
+        Value *inv = emit_unary(c, OP_RECIPROCAL,
+                                emit_unary(c, OP_SQRT, emit_binary(c, OP_ADD, var, const_scalar(c, DT_F32, eps))));
+        if (!inv) return -1;
+        imp_set_out(c, 1, mean);
+        imp_set_out(c, 2, inv);
+    }
     return imp_result(c, y);
 }
 

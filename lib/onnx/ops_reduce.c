@@ -1,5 +1,6 @@
 /* ops_reduce.c - ONNX Reduce* (axes as attribute in old opsets, as a constant input from opset 13
- * for ReduceSum and 18 for the others; keepdims; noop_with_empty_axes) and ArgMax/ArgMin. */
+ * for ReduceSum and 18 for the others; keepdims; noop_with_empty_axes) and ArgMax/ArgMin
+ * (select_last_index via reverse). */
 #include "import_internal.h"
 
 static int reduce(OnnxCtx *c, OpId op, int64_t axes_input_opset) {
@@ -42,15 +43,26 @@ REDUCE(ReduceSumSquare, REDUCE_SUM_SQUARE, 18)
 static int arg(OnnxCtx *c, OpId op) {
     Value *x = in_req(c, 0);
     if (!x) return -1;
-    if (onnx_attr_int(c, "select_last_index", 0) != 0) return imp_error(c, "select_last_index=1 is not supported");
     int64_t axis;
     if (imp_axis(c, onnx_attr_int(c, "axis", 0), x->rank, &axis) < 0) return -1;
+    bool last = onnx_attr_int(c, "select_last_index", 0) != 0;
+    Dim d = x->shape[axis];
+    if (last && !dim_is_static(d)) return imp_error(c, "select_last_index=1 needs a static dimension %lld", (long long)axis);
+    Value *in = x;
+    if (last) { /* last index of the extreme = (d - 1) - first index in the reversed tensor */
+        Node *r = imp_node(c, OP_REVERSE);
+        node_add_input(c->g, r, x);
+        node_set_ints(c->g, r, "axes", 1, &axis);
+        if (!(in = imp_finish(c, r))) return -1;
+    }
     Node *n = imp_node(c, op);
-    node_add_input(c->g, n, x);
+    node_add_input(c->g, n, in);
     node_set_uint(c->g, n, "axis", axis);
     node_set_bool(c->g, n, "keepDimensions", onnx_attr_int(c, "keepdims", 1) != 0);
     node_set_dtype(c->g, n, "outputDataType", DT_I64);
-    return imp_result(c, imp_finish(c, n));
+    Value *idx = imp_finish(c, n);
+    if (last) idx = emit_binary(c, OP_SUB, const_scalar(c, DT_I64, (double)(d.v - 1)), idx);
+    return imp_result(c, idx);
 }
 
 int onnx_ArgMax(OnnxCtx *c) { return arg(c, OP_ARG_MAX); }

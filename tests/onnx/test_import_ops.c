@@ -436,10 +436,22 @@ START_TEST(variadic_max_and_mean) {
 }
 END_TEST
 
-START_TEST(isinf_one_sided_refused) {
+START_TEST(isinf_one_sided) {
     b = mb_new(13);
     mb_input(b, "x", TF32, "4");
     mb_attr_i(b, mb_node(b, "IsInf", "inf", "x", "y"), "detect_negative", 0);
+    mb_output(b, "y");
+    expect_ok();
+    ck_assert_int_eq(count_op(g, OP_IS_INFINITE), 1);
+    ck_assert_int_eq(count_op(g, OP_GREATER), 1); /* +inf only: x > 0 */
+    ck_assert_int_eq(count_op(g, OP_LOGICAL_AND), 1);
+    ck_assert_str_eq(out_type(), "uint8[4]");
+    teardown();
+    b = mb_new(13);
+    mb_input(b, "x", TF32, "4");
+    Onnx__NodeProto *n = mb_node(b, "IsInf", "inf", "x", "y");
+    mb_attr_i(b, n, "detect_negative", 0);
+    mb_attr_i(b, n, "detect_positive", 0);
     mb_output(b, "y");
     expect_fail("node inf (IsInf)");
 }
@@ -490,12 +502,39 @@ START_TEST(trilu_cumsum_argmax) {
 }
 END_TEST
 
-START_TEST(argmax_select_last_index_refused) {
+START_TEST(argmax_select_last_index) {
     b = mb_new(13);
     mb_input(b, "x", TF32, "3,4");
-    mb_attr_i(b, mb_node(b, "ArgMax", "am", "x", "y"), "select_last_index", 1);
+    Onnx__NodeProto *n = mb_node(b, "ArgMax", "am", "x", "y");
+    mb_attr_i(b, n, "axis", 1);
+    mb_attr_i(b, n, "select_last_index", 1);
     mb_output(b, "y");
-    expect_fail("select_last_index");
+    expect_ok();
+    ck_assert_str_eq(ints_of(nth_op(g, OP_REVERSE, 0), "axes"), "1");
+    Node *sub = nth_op(g, OP_SUB, 0); /* 3 - index in the reversed tensor */
+    ck_assert_ptr_nonnull(sub);
+    ck_assert(sub->inputs[0]->flags & VF_CONST);
+    int64_t k;
+    memcpy(&k, sub->inputs[0]->data, 8);
+    ck_assert_int_eq(k, 3);
+    ck_assert_str_eq(out_type(), "int64[3, 1]");
+}
+END_TEST
+
+START_TEST(layer_norm_mean_and_inv_std_dev) {
+    b = mb_new(17);
+    mb_input(b, "x", TF32, "2,3");
+    mb_input(b, "s", TF32, "3");
+    mb_node(b, "LayerNormalization", "ln", "x,s", "y,mean,inv");
+    mb_output(b, "y");
+    mb_output(b, "mean");
+    mb_output(b, "inv");
+    expect_ok();
+    ck_assert_int_eq(count_op(g, OP_LAYER_NORMALIZATION), 1);
+    ck_assert_int_eq(count_op(g, OP_REDUCE_MEAN), 2);
+    ck_assert_str_eq(type_of(g, g->outputs[1]), "float32[2, 1]");
+    ck_assert_str_eq(type_of(g, g->outputs[2]), "float32[2, 1]");
+    ck_assert_int_eq(g->outputs[2]->producer->op, OP_RECIPROCAL);
 }
 END_TEST
 
@@ -608,10 +647,11 @@ static Suite *suite(void) {
     tcase_add_test(tc, gelu_exact_and_tanh);
     tcase_add_test(tc, pow_exponent_cast_to_base_type);
     tcase_add_test(tc, variadic_max_and_mean);
-    tcase_add_test(tc, isinf_one_sided_refused);
+    tcase_add_test(tc, isinf_one_sided);
     tcase_add_test(tc, gather_negative_constant_indices);
     tcase_add_test(tc, trilu_cumsum_argmax);
-    tcase_add_test(tc, argmax_select_last_index_refused);
+    tcase_add_test(tc, argmax_select_last_index);
+    tcase_add_test(tc, layer_norm_mean_and_inv_std_dev);
     tcase_add_test(tc, conv1d_same_upper);
     tcase_add_test(tc, conv2d_explicit_pads_order);
     tcase_add_test(tc, average_pool_count_include_pad);
