@@ -87,6 +87,31 @@ static int operands_ok(const Node *n, int count) {
 
 /* ---- unary ------------------------------------------------------------------------------ */
 
+/* Integer clamp bounds, exact and saturated to the type: lo = ceil(min), hi = floor(max), as
+ * 64-bit two's complement in extra[0..1] / extra[2..3] (low word first). */
+static void int_clamp_bounds(const Node *n, DType dt, StridedOp *op) {
+    double lo = ceil(node_float(n, "minValue", -INFINITY)), hi = floor(node_float(n, "maxValue", INFINITY));
+    double tmin, tmax;
+    switch (dt) {
+    case DT_I8: tmin = -128, tmax = 127; break;
+    case DT_U8: tmin = 0, tmax = 255; break;
+    case DT_I32: tmin = -2147483648.0, tmax = 2147483647.0; break;
+    case DT_U32: tmin = 0, tmax = 4294967295.0; break;
+    case DT_U64: tmin = 0, tmax = 18446744073709551615.0; break;
+    default: tmin = -9223372036854775808.0, tmax = 9223372036854775807.0; break;
+    }
+    double b[2] = {lo, hi};
+    for (int k = 0; k < 2; k++) {
+        uint64_t bits;
+        if (dt == DT_U64) bits = b[k] <= 0 ? 0 : b[k] >= tmax ? UINT64_MAX : (uint64_t)b[k];
+        else if (dt == DT_I64) bits = (uint64_t)(b[k] <= tmin ? INT64_MIN : b[k] >= tmax ? INT64_MAX : (int64_t)b[k]);
+        else bits = (uint64_t)(int64_t)(b[k] < tmin ? tmin : b[k] > tmax ? tmax : b[k]);
+        op->extra[2 * k] = (int32_t)(uint32_t)bits;
+        op->extra[2 * k + 1] = (int32_t)(uint32_t)(bits >> 32);
+    }
+    op->use_extra = true;
+}
+
 static int unary_check(KernelCtx *kc, const Node *n) {
     int code = unary_code(n->op);
     if (operands_ok(n, 1) < 0) return -1;
@@ -120,6 +145,7 @@ static int unary_record(KernelCtx *kc, const Node *n, const KTensor *in, const K
     case OP_CLAMP:
         op.alpha = (float)node_float(n, "minValue", -INFINITY);
         op.beta = (float)node_float(n, "maxValue", INFINITY);
+        if (!dtype_is_float(in[0].dtype)) int_clamp_bounds(n, in[0].dtype, &op);
         break;
     default: break;
     }

@@ -80,6 +80,7 @@ int kstrided_run(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec,
         for (int d = 0; d < rank; d++) pc.shape[d] = (uint32_t)(d == 0 ? r1 - r0 : shape[d]);
         pc.alpha = op->alpha;
         pc.beta = op->beta;
+        if (op->use_extra && op->n_ops <= 2) memcpy(pc.st[2], op->extra, sizeof op->extra);
         KBind b[KS_MAX_OPS];
         for (int k = 0; k < op->n_ops; k++) {
             int64_t lo, hi;

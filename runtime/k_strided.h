@@ -18,6 +18,8 @@ typedef struct {
     int64_t stride[KS_MAX_OPS][WN_MAX_RANK];
     int64_t start[KS_MAX_OPS];         /* element offset of coordinate 0 */
     float alpha, beta;
+    bool use_extra;    /* kernels with <= 2 operands: extra[] travels in the unused st2 slot */
+    int32_t extra[6];
 } StridedOp;
 
 /* Operand k with numpy broadcast strides against op->shape (start 0). */

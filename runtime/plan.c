@@ -113,6 +113,11 @@ int plan_model(WnrtModel *m) {
     /* Sizes; constants resident. */
     up = uploader_create(m->dev);
     if (!up) goto done;
+    uint64_t const_total = 0;
+    for (int i = 0; i < nv; i++)
+        if (used[i] && m->root[i] == i && (g->values[i]->flags & VF_CONST))
+            const_total += (value_bytes(g, g->values[i]) + 2 * ALIGN) & ~(uint64_t)(ALIGN - 1);
+    mempool_hint(m->const_pool, const_total);
     for (int i = 0; i < nv; i++) {
         Value *v = g->values[i];
         if (!used[i]) continue;
@@ -155,6 +160,9 @@ int plan_model(WnrtModel *m) {
             if (assign(m, &slots, &n_slots, &cap, slot_of, bytes[rt], rt) < 0) goto done;
         }
     }
+    uint64_t slot_total = 0;
+    for (int s = 0; s < n_slots; s++) slot_total += (slots[s].size + 2 * ALIGN) & ~(uint64_t)(ALIGN - 1);
+    mempool_hint(m->pool, slot_total);
     MemAlloc *slot_mem = calloc((size_t)n_slots + 1, sizeof *slot_mem);
     if (!slot_mem) { diag_error("out of memory"); goto done; }
     for (int s = 0; s < n_slots; s++) {

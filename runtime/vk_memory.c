@@ -23,6 +23,7 @@ struct MemPool {
     int n_blocks, cap_blocks;
     uint64_t align;
     uint64_t total;
+    uint64_t hint; /* remaining expected bytes; 0 = unknown */
 };
 
 static int find_type(VkDev *d, uint32_t bits, MemKind kind) {
@@ -110,7 +111,9 @@ int mempool_alloc(MemPool *p, uint64_t size, MemAlloc *out) {
     for (int i = 0; i < p->n_blocks && !b; i++)
         if (p->blocks[i].size - p->blocks[i].used >= asize) b = &p->blocks[i];
     if (!b) {
-        if (new_block(p, asize > BLOCK_SIZE ? asize : BLOCK_SIZE) < 0) return -1;
+        uint64_t bs = BLOCK_SIZE;
+        if (p->hint && p->hint < bs) bs = p->hint;
+        if (new_block(p, asize > bs ? asize : bs) < 0) return -1;
         b = &p->blocks[p->n_blocks - 1];
     }
     out->buffer = b->buffer;
@@ -118,8 +121,11 @@ int mempool_alloc(MemPool *p, uint64_t size, MemAlloc *out) {
     out->size = size;
     out->map = b->map ? b->map + b->used : NULL;
     b->used += asize;
+    p->hint = p->hint > asize ? p->hint - asize : 0;
     return 0;
 }
+
+void mempool_hint(MemPool *p, uint64_t total) { p->hint = total; }
 
 uint64_t mempool_bytes(const MemPool *p) { return p ? p->total : 0; }
 

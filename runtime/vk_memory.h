@@ -24,6 +24,9 @@ typedef struct MemPool MemPool;
 MemPool *mempool_create(VkDev *d, MemKind kind);
 int mempool_alloc(MemPool *p, uint64_t size, MemAlloc *out);
 uint64_t mempool_bytes(const MemPool *p); /* bytes of device memory allocated */
+/* Expected total of the coming allocations: new blocks are made no larger than needed for it
+ * (still at most 256 MiB unless one allocation is bigger). */
+void mempool_hint(MemPool *p, uint64_t total);
 void mempool_destroy(MemPool *p);
 
 /* Batched uploads into device allocations. */

@@ -123,9 +123,14 @@ void main() {
     case EWU_SIGN: y = x > A_C(0) ? A_C(1) : A_C(0); break;
 #endif
     case EWU_CLAMP: {
-        // bounds are clamped to the type in k_eltwise.c; compare in float for 32-bit and below
-        float fx = float(x);
-        y = fx < pc.alpha ? A_C(pc.alpha) : (fx > pc.beta ? A_C(pc.beta) : x);
+        // exact integer bounds saturated to the type by k_eltwise.c, in st2 (low word first)
+#if A_BITS == 64
+        A_C lo = A_C((uint64_t(uint(pc.st2[1])) << 32) | uint64_t(uint(pc.st2[0])));
+        A_C hi = A_C((uint64_t(uint(pc.st2[3])) << 32) | uint64_t(uint(pc.st2[2])));
+#else
+        A_C lo = A_C(pc.st2[0]), hi = A_C(pc.st2[2]);
+#endif
+        y = x < lo ? lo : (x > hi ? hi : x);
         break;
     }
     case EWU_LOGICAL_NOT: y = x == A_C(0) ? A_C(1) : A_C(0); break;
