@@ -51,6 +51,7 @@ static const InferFn rules[OP_COUNT] = {
 
 static InferFn rule_for(const OpInfo *info) {
     if (rules[info->id]) return rules[info->id];
+    if (info->flags & OPF_EXT) return infer_ext_rule(info->id);
     unsigned f = info->flags;
     if (f & (OPF_ELTWISE_UNARY | OPF_ELTWISE_BINARY | OPF_COMPARE | OPF_LOGICAL))
         return info->n_inputs == 1 ? infer_unary : infer_binary;
