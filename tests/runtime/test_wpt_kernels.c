@@ -1,0 +1,215 @@
+/* test_wpt_kernels.c - WPT-style cases, with hand-computed expected values, for the runtime
+ * kernels of ops outside the WPT corpus (../shared/wpt-webnn): gemm, gatherElements, gatherND,
+ * scatterElements, scatterND (incl. negative and clamped indices), cumulativeSum, triangular,
+ * resample2d, quantizeLinear/dequantizeLinear (blockwise, int4), gru/lstm and their cells, pools
+ * with dilations/nhwc and conv2d with groups; plus the "no kernel" diagnostic. */
+#include <math.h>
+#include <string.h>
+
+#include "rt_test_util.h"
+
+static void expect_f32(const float *got, const float *want, int n, double tol) {
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(fabs((double)got[i] - want[i]) <= tol, "element %d: got %.7g, want %.7g", i, got[i], want[i]);
+}
+
+static Value *const_f32(Graph *g, const char *name, int rank, const int64_t *shape, const float *v, int n) {
+    return graph_add_const_copy(g, name, DT_F32, rank, shape, v, sizeof *v * (size_t)n);
+}
+
+START_TEST(gemm_transpose_alpha_beta_c) {
+    Graph *g = graph_new("t");
+    Value *a = rt_input(g, "a", DT_F32, 2, (int64_t[]){2, 2});
+    Value *b = rt_input(g, "b", DT_F32, 2, (int64_t[]){2, 2});
+    Value *c = rt_input(g, "c", DT_F32, 1, (int64_t[]){2});
+    Node *n = rt_node(g, OP_GEMM, 3, a, b, c);
+    node_set_bool(g, n, "aTranspose", true);
+    node_set_float(g, n, "alpha", 2.0);
+    node_set_float(g, n, "beta", 0.5);
+    graph_add_output(g, graph_finish(g, n));
+    float av[4] = {1, 2, 3, 4}, bv[4] = {5, 6, 7, 8}, cv[2] = {1, 2}, out[4];
+    ck_assert_msg(rt_run(g, (const void *[]){av, bv, cv}, out, sizeof out) == 0, "%s", diag_message());
+    /* a^T b = [[26, 30], [38, 44]]; *2 + 0.5*[1, 2] */
+    expect_f32(out, (float[]){52.5f, 61, 76.5f, 89}, 4, 0);
+    graph_free(g);
+}
+END_TEST
+
+START_TEST(gemm_b_transpose_scalar_c) {
+    Graph *g = graph_new("t");
+    Value *a = rt_input(g, "a", DT_F32, 2, (int64_t[]){1, 3});
+    Value *b = rt_input(g, "b", DT_F32, 2, (int64_t[]){2, 3});
+    Value *c = const_f32(g, "c", 0, NULL, (float[]){10}, 1);
+    Node *n = rt_node(g, OP_GEMM, 3, a, b, c);
+    node_set_bool(g, n, "bTranspose", true);
+    graph_add_output(g, graph_finish(g, n));
+    float av[3] = {1, 2, 3}, bv[6] = {1, 0, 1, 0, 1, 0}, out[2];
+    ck_assert_msg(rt_run(g, (const void *[]){av, bv}, out, sizeof out) == 0, "%s", diag_message());
+    expect_f32(out, (float[]){14, 12}, 2, 0);
+    graph_free(g);
+}
+END_TEST
+
+START_TEST(gather_elements_clamps) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){3, 2});
+    Value *i = rt_input(g, "i", DT_I32, 2, (int64_t[]){2, 2});
+    graph_add_output(g, graph_finish(g, rt_node(g, OP_GATHER_ELEMENTS, 2, x, i)));
+    float xv[6] = {1, 2, 3, 4, 5, 6}, out[4];
+    int32_t iv[4] = {2, 0, 7, -1};
+    ck_assert_msg(rt_run(g, (const void *[]){xv, iv}, out, sizeof out) == 0, "%s", diag_message());
+    expect_f32(out, (float[]){5, 2, 5, 6}, 4, 0); /* 7 clamps to 2, -1 means 2 */
+    graph_free(g);
+}
+END_TEST
+
+START_TEST(gather_elements_axis1_int64) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_I32, 2, (int64_t[]){2, 3});
+    Value *i = rt_input(g, "i", DT_I64, 2, (int64_t[]){2, 2});
+    Node *n = rt_node(g, OP_GATHER_ELEMENTS, 2, x, i);
+    node_set_uint(g, n, "axis", 1);
+    graph_add_output(g, graph_finish(g, n));
+    int32_t xv[6] = {1, 2, 3, 4, 5, 6}, out[4];
+    int64_t iv[4] = {2, 0, -3, 1};
+    ck_assert_msg(rt_run(g, (const void *[]){xv, iv}, out, sizeof out) == 0, "%s", diag_message());
+    int32_t want[4] = {3, 1, 4, 5};
+    for (int k = 0; k < 4; k++) ck_assert_int_eq(out[k], want[k]);
+    graph_free(g);
+}
+END_TEST
+
+START_TEST(gather_nd_slices_and_elements) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){2, 2});
+    Value *i = rt_input(g, "i", DT_I64, 2, (int64_t[]){2, 1});
+    graph_add_output(g, graph_finish(g, rt_node(g, OP_GATHER_ND, 2, x, i)));
+    float xv[4] = {1, 2, 3, 4}, out[4];
+    int64_t iv[2] = {1, 0};
+    ck_assert_msg(rt_run(g, (const void *[]){xv, iv}, out, sizeof out) == 0, "%s", diag_message());
+    expect_f32(out, (float[]){3, 4, 1, 2}, 4, 0);
+    graph_free(g);
+
+    g = graph_new("t");
+    x = rt_input(g, "x", DT_F32, 2, (int64_t[]){2, 2});
+    i = rt_input(g, "i", DT_U32, 2, (int64_t[]){2, 2});
+    graph_add_output(g, graph_finish(g, rt_node(g, OP_GATHER_ND, 2, x, i)));
+    uint32_t uv[4] = {0, 1, 1, 9};
+    ck_assert_msg(rt_run(g, (const void *[]){xv, uv}, out, 2 * sizeof *out) == 0, "%s", diag_message());
+    expect_f32(out, (float[]){2, 4}, 2, 0); /* 9 clamps to 1 */
+    graph_free(g);
+}
+END_TEST
+
+START_TEST(scatter_elements_axis0) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){3, 3});
+    Value *i = rt_input(g, "i", DT_I32, 2, (int64_t[]){2, 3});
+    Value *u = rt_input(g, "u", DT_F32, 2, (int64_t[]){2, 3});
+    graph_add_output(g, graph_finish(g, rt_node(g, OP_SCATTER_ELEMENTS, 3, x, i, u)));
+    float xv[9] = {0}, uv[6] = {1, 1.1f, 1.2f, 2, 2.1f, 2.2f}, out[9];
+    int32_t iv[6] = {1, 0, 2, 0, 2, 1};
+    ck_assert_msg(rt_run(g, (const void *[]){xv, iv, uv}, out, sizeof out) == 0, "%s", diag_message());
+    expect_f32(out, (float[]){2, 1.1f, 0, 1, 0, 2.2f, 0, 2.1f, 1.2f}, 9, 0);
+    graph_free(g);
+}
+END_TEST
+
+START_TEST(scatter_nd_elements) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_F32, 1, (int64_t[]){8});
+    Value *i = rt_input(g, "i", DT_I64, 2, (int64_t[]){4, 1});
+    Value *u = rt_input(g, "u", DT_F32, 1, (int64_t[]){4});
+    graph_add_output(g, graph_finish(g, rt_node(g, OP_SCATTER_ND, 3, x, i, u)));
+    float xv[8] = {1, 2, 3, 4, 5, 6, 7, 8}, uv[4] = {9, 10, 11, 12}, out[8];
+    int64_t iv[4] = {4, 3, -7, 7};
+    ck_assert_msg(rt_run(g, (const void *[]){xv, iv, uv}, out, sizeof out) == 0, "%s", diag_message());
+    expect_f32(out, (float[]){1, 11, 3, 10, 9, 6, 7, 12}, 8, 0);
+    graph_free(g);
+}
+END_TEST
+
+START_TEST(cumulative_sum_modes) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_F32, 1, (int64_t[]){4});
+    Node *n = rt_node(g, OP_CUMULATIVE_SUM, 1, x);
+    node_set_uint(g, n, "axis", 0);
+    node_set_bool(g, n, "exclusive", true);
+    node_set_bool(g, n, "reversed", true);
+    graph_add_output(g, graph_finish(g, n));
+    float xv[4] = {1, 2, 3, 4}, out[4];
+    ck_assert_msg(rt_run(g, (const void *[]){xv}, out, sizeof out) == 0, "%s", diag_message());
+    expect_f32(out, (float[]){9, 7, 4, 0}, 4, 0);
+    graph_free(g);
+
+    g = graph_new("t");
+    x = rt_input(g, "x", DT_I32, 2, (int64_t[]){2, 2});
+    n = rt_node(g, OP_CUMULATIVE_SUM, 1, x);
+    node_set_uint(g, n, "axis", 0);
+    graph_add_output(g, graph_finish(g, n));
+    int32_t iv[4] = {1, 2, 3, 4}, iout[4];
+    ck_assert_msg(rt_run(g, (const void *[]){iv}, iout, sizeof iout) == 0, "%s", diag_message());
+    int32_t want[4] = {1, 2, 4, 6};
+    for (int k = 0; k < 4; k++) ck_assert_int_eq(iout[k], want[k]);
+    graph_free(g);
+}
+END_TEST
+
+static void triangular_case(bool upper, int64_t diag, const float *want) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){3, 3});
+    Node *n = rt_node(g, OP_TRIANGULAR, 1, x);
+    node_set_bool(g, n, "upper", upper);
+    node_set_int(g, n, "diagonal", diag);
+    graph_add_output(g, graph_finish(g, n));
+    float xv[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, out[9];
+    ck_assert_msg(rt_run(g, (const void *[]){xv}, out, sizeof out) == 0, "%s", diag_message());
+    expect_f32(out, want, 9, 0);
+    graph_free(g);
+}
+
+START_TEST(triangular_upper_lower) {
+    triangular_case(false, -1, (float[]){0, 0, 0, 4, 0, 0, 7, 8, 0});
+    triangular_case(true, 1, (float[]){0, 2, 3, 0, 0, 6, 0, 0, 0});
+    triangular_case(true, 0, (float[]){1, 2, 3, 0, 5, 6, 0, 0, 9});
+    triangular_case(true, -5, (float[]){1, 2, 3, 4, 5, 6, 7, 8, 9});
+}
+END_TEST
+
+static void resample_case(const char *mode, const float *want) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_F32, 4, (int64_t[]){1, 1, 2, 2});
+    Node *n = rt_node(g, OP_RESAMPLE2D, 1, x);
+    node_set_string(g, n, "mode", mode);
+    node_set_floats(g, n, "scales", 2, (double[]){2.0, 2.0});
+    graph_add_output(g, graph_finish(g, n));
+    float xv[4] = {1, 2, 3, 4}, out[16];
+    ck_assert_msg(rt_run(g, (const void *[]){xv}, out, sizeof out) == 0, "%s", diag_message());
+    expect_f32(out, want, 16, 1e-6);
+    graph_free(g);
+}
+
+START_TEST(resample_nearest_and_linear) {
+    resample_case("nearest-neighbor", (float[]){1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4});
+    resample_case("linear", (float[]){1, 1.25f, 1.75f, 2, 1.5f, 1.75f, 2.25f, 2.5f, 2.5f, 2.75f, 3.25f, 3.5f, 3, 3.25f,
+                                      3.75f, 4});
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("runtime-wpt-kernels");
+    TCase *tc = tcase_create("kernels");
+    tcase_add_checked_fixture(tc, rt_setup, rt_teardown);
+    tcase_add_test(tc, gemm_transpose_alpha_beta_c);
+    tcase_add_test(tc, gemm_b_transpose_scalar_c);
+    tcase_add_test(tc, gather_elements_clamps);
+    tcase_add_test(tc, gather_elements_axis1_int64);
+    tcase_add_test(tc, gather_nd_slices_and_elements);
+    tcase_add_test(tc, scatter_elements_axis0);
+    tcase_add_test(tc, scatter_nd_elements);
+    tcase_add_test(tc, cumulative_sum_modes);
+    tcase_add_test(tc, triangular_upper_lower);
+    tcase_add_test(tc, resample_nearest_and_linear);
+    suite_add_tcase(s, tc);
+    return rt_main(s);
+}
