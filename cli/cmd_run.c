@@ -2,7 +2,8 @@
  * [--rtol R] [--device N] [--random]`: runs a webnn-graph on the Vulkan runtime.
  *
  * Input/expect folders hold ONNX TensorProto files (*.pb, name inside) or NAME.npy files.
- * Missing or extra inputs are an error listing them.  --random fills inputs (floats in [-1, 1),
+ * Missing or extra inputs are an error listing them; files in --inputs that name a graph output are
+ * ignored, so one ONNX test_data_set folder (input_N.pb + output_N.pb) serves as --inputs and --expect.  --random fills inputs (floats in [-1, 1),
  * integers in [0, 8), dynamic dims at min(maxSize, 16)).  With --expect each output prints shape,
  * max abs/rel error, cosine similarity, argmax agreement (last axis, float outputs) and PASS/FAIL
  * (an element passes when |a - b| <= atol + rtol * |b|; defaults atol 1e-4, rtol 1e-4); exit 1
@@ -90,8 +91,16 @@ static bool value_named(const Value *v, const char *name) {
     return strcmp(v->name, name) == 0 || (v->origin && strcmp(v->origin, name) == 0);
 }
 
-/* Matches files to graph values; error lists missing and extra names. */
-static int match(Value **vals, int nv, const TensorSet *set, int *file_of, const char *what, bool extra_is_error) {
+static bool any_named(Value **vals, int nv, const char *name) {
+    for (int i = 0; i < nv; i++)
+        if (value_named(vals[i], name)) return true;
+    return false;
+}
+
+/* Matches files to graph values; error lists missing and extra names (files naming one of `ignore`
+ * are not extra). */
+static int match(Value **vals, int nv, const TensorSet *set, int *file_of, const char *what, bool extra_is_error,
+                 Value **ignore, int n_ignore) {
     char missing[1024] = "", extra[1024] = "";
     for (int i = 0; i < nv; i++) {
         file_of[i] = -1;
@@ -102,7 +111,7 @@ static int match(Value **vals, int nv, const TensorSet *set, int *file_of, const
     for (int f = 0; f < set->n; f++) {
         bool used = false;
         for (int i = 0; i < nv && !used; i++) used = file_of[i] == f;
-        if (!used) snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " %s", set->t[f].name);
+        if (!used && !any_named(ignore, n_ignore, set->t[f].name)) snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " %s", set->t[f].name);
     }
     if (missing[0] || (extra_is_error && extra[0])) {
         diag_error("%s: missing:%s%s; not in the graph:%s", what, missing[0] ? missing : " none", "", extra[0] ? extra : " none");
@@ -219,10 +228,10 @@ static int run_graph(const CliCommand *self, const ArgResult *r, Graph *g) {
     }
     if (args_count(r, "random")) {
         if (random_inputs(g, &ins, in_file) < 0) goto done;
-    } else if (read_dir(args_value(r, "inputs"), &ins) < 0 || match(g->inputs, g->n_inputs, &ins, in_file, "inputs", true) < 0)
+    } else if (read_dir(args_value(r, "inputs"), &ins) < 0 || match(g->inputs, g->n_inputs, &ins, in_file, "inputs", true, g->outputs, g->n_outputs) < 0)
         goto done;
     if (args_value(r, "expect") && (read_dir(args_value(r, "expect"), &exp) < 0 ||
-                                    match(g->outputs, g->n_outputs, &exp, exp_file, "expected outputs", false) < 0))
+                                    match(g->outputs, g->n_outputs, &exp, exp_file, "expected outputs", false, NULL, 0) < 0))
         goto done;
     if (!(ctx = wnrt_create(device)) || !(m = wnrt_load(ctx, g))) goto done;
     for (int i = 0; i < g->n_inputs; i++) {
