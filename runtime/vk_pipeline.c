@@ -32,6 +32,8 @@ bool shader_dtype_ok(const VkDev *d, DType dt) {
     case DT_U8: return d->info.storage8 && d->info.int8;
     case DT_I64:
     case DT_U64: return d->info.int64;
+    case DT_I4: /* packed two per byte; shaders bind them as 32-bit words (k_quant.c) */
+    case DT_U4:
     case DT_INVALID:
     case DT_F32:
     case DT_I32:
