@@ -196,6 +196,69 @@ START_TEST(resample_nearest_and_linear) {
 }
 END_TEST
 
+
+START_TEST(dequantize_int8_blockwise) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_I8, 2, (int64_t[]){2, 4});
+    Value *s = const_f32(g, "s", 2, (int64_t[]){2, 2}, (float[]){0.5f, 2, 1, 0.25f}, 4);
+    int8_t zv[4] = {0, 1, 10, -4};
+    Value *z = graph_add_const_copy(g, "z", DT_I8, 2, (int64_t[]){2, 2}, zv, sizeof zv);
+    graph_add_output(g, graph_finish(g, rt_node(g, OP_DEQUANTIZE_LINEAR, 3, x, s, z)));
+    int8_t xv[8] = {-128, 0, 1, 127, 10, 20, 30, 40};
+    float out[8];
+    ck_assert_msg(rt_run(g, (const void *[]){xv}, out, sizeof out) == 0, "%s", diag_message());
+    expect_f32(out, (float[]){-64, 0, 0, 252, 0, 10, 8.5f, 11}, 8, 0);
+    graph_free(g);
+}
+END_TEST
+
+START_TEST(quantize_uint8_rounds_even_and_saturates) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_F32, 1, (int64_t[]){4});
+    Value *s = const_f32(g, "s", 1, (int64_t[]){1}, (float[]){1}, 1);
+    uint8_t zv[1] = {10};
+    Value *z = graph_add_const_copy(g, "z", DT_U8, 1, (int64_t[]){1}, zv, 1);
+    graph_add_output(g, graph_finish(g, rt_node(g, OP_QUANTIZE_LINEAR, 3, x, s, z)));
+    float xv[4] = {-1, 2.5f, 3.5f, 1000};
+    uint8_t out[4];
+    ck_assert_msg(rt_run(g, (const void *[]){xv}, out, sizeof out) == 0, "%s", diag_message());
+    uint8_t want[4] = {9, 12, 14, 255};
+    for (int k = 0; k < 4; k++) ck_assert_int_eq(out[k], want[k]);
+    graph_free(g);
+}
+END_TEST
+
+START_TEST(dequantize_int4_packed) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_I4, 1, (int64_t[]){5});
+    Value *s = const_f32(g, "s", 1, (int64_t[]){1}, (float[]){2}, 1);
+    uint8_t zv[1] = {0x0F}; /* -1 */
+    Value *z = graph_add_const_copy(g, "z", DT_I4, 1, (int64_t[]){1}, zv, 1);
+    graph_add_output(g, graph_finish(g, rt_node(g, OP_DEQUANTIZE_LINEAR, 3, x, s, z)));
+    uint8_t xv[3] = {0x78, 0x3F, 0x05}; /* -8, 7, -1, 3, 5 (low nibble first) */
+    float out[5];
+    ck_assert_msg(rt_run(g, (const void *[]){xv}, out, sizeof out) == 0, "%s", diag_message());
+    expect_f32(out, (float[]){-14, 16, 0, 8, 12}, 5, 0);
+    graph_free(g);
+}
+END_TEST
+
+START_TEST(quantize_uint4_packed) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_F32, 1, (int64_t[]){3});
+    Value *s = const_f32(g, "s", 1, (int64_t[]){1}, (float[]){0.5f}, 1);
+    uint8_t zv[1] = {0x01};
+    Value *z = graph_add_const_copy(g, "z", DT_U4, 1, (int64_t[]){1}, zv, 1);
+    graph_add_output(g, graph_finish(g, rt_node(g, OP_QUANTIZE_LINEAR, 3, x, s, z)));
+    float xv[3] = {0, 7.4f, 100};
+    uint8_t out[2];
+    ck_assert_msg(rt_run(g, (const void *[]){xv}, out, sizeof out) == 0, "%s", diag_message());
+    ck_assert_int_eq(out[0], 0xF1); /* 1, 15 */
+    ck_assert_int_eq(out[1] & 0x0F, 0x0F); /* 15 (saturated) */
+    graph_free(g);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("runtime-wpt-kernels");
     TCase *tc = tcase_create("kernels");
@@ -210,6 +273,10 @@ int main(void) {
     tcase_add_test(tc, cumulative_sum_modes);
     tcase_add_test(tc, triangular_upper_lower);
     tcase_add_test(tc, resample_nearest_and_linear);
+    tcase_add_test(tc, dequantize_int8_blockwise);
+    tcase_add_test(tc, quantize_uint8_rounds_even_and_saturates);
+    tcase_add_test(tc, dequantize_int4_packed);
+    tcase_add_test(tc, quantize_uint4_packed);
     suite_add_tcase(s, tc);
     return rt_main(s);
 }
