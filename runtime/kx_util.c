@@ -92,6 +92,26 @@ int kx_copy(KernelCtx *kc, const Node *n, const KTensor *src, const KTensor *dst
     return kstrided_run(kc, n, sh, spec, 1, &op);
 }
 
+int kx_copy_range(KernelCtx *kc, const Node *n, const KTensor *src, int64_t src_off, const KTensor *dst, int64_t dst_off,
+                  int64_t count) {
+    DType c = kx_size_class(dst->dtype);
+    int sh = kc_find_shader(kc, n, "copy", c, c);
+    if (sh < 0) return -1;
+    if (count <= 0) return 0;
+    if (src_off < 0 || dst_off < 0 || (uint64_t)(src_off + count) > src->numel || (uint64_t)(dst_off + count) > dst->numel) {
+        diag_node_error(n, "internal: copy range outside its tensors");
+        return -1;
+    }
+    StridedOp op = {.rank = 1, .n_ops = 2, .shape = {count}};
+    op.t[0] = src;
+    op.t[1] = dst;
+    op.stride[0][0] = op.stride[1][0] = 1;
+    op.start[0] = src_off;
+    op.start[1] = dst_off;
+    uint32_t spec[1] = {KX_WG};
+    return kstrided_run(kc, n, sh, spec, 1, &op);
+}
+
 int kx_ints(const Node *n, const char *key, int64_t *v, int max, int want) {
     const int64_t *p;
     int c = node_ints(n, key, &p);

@@ -34,6 +34,10 @@ int kx_view4(const int64_t *shape, const char *layout, const char *logical, int6
 /* Copies src into dst (same shape) with the strided copy shader (scatter ops start with this). */
 int kx_copy(KernelCtx *kc, const Node *n, const KTensor *src, const KTensor *dst);
 
+/* Copies `count` contiguous elements from src (from element src_off) to dst (from dst_off). */
+int kx_copy_range(KernelCtx *kc, const Node *n, const KTensor *src, int64_t src_off, const KTensor *dst, int64_t dst_off,
+                  int64_t count);
+
 /* Reads up to `max` integers of option `key` into v; returns the count, -1 when absent, or -2 when
  * present with a different count than `want` (want < 0: any count up to max). */
 int kx_ints(const Node *n, const char *key, int64_t *v, int max, int want);
