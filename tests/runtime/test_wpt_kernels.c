@@ -4,6 +4,7 @@
  * resample2d, quantizeLinear/dequantizeLinear (blockwise, int4), gru/lstm and their cells, pools
  * with dilations/nhwc and conv2d with groups; plus the "no kernel" diagnostic. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt_test_util.h"
@@ -259,6 +260,156 @@ START_TEST(quantize_uint4_packed) {
 }
 END_TEST
 
+/* Loads g, binds inputs (graph input order), runs and reads outputs 0..n_out-1 (float32). */
+static void run_outputs(Graph *g, const void *const *inputs, int n_out, float **outs, const int *counts) {
+    WnrtModel *m = wnrt_load(rt_ctx, g);
+    ck_assert_msg(m != NULL, "%s", diag_message());
+    for (int i = 0; i < g->n_inputs; i++) {
+        const Value *v = g->inputs[i];
+        int64_t shape[WN_MAX_RANK];
+        uint64_t cnt = 1;
+        for (int d = 0; d < v->rank; d++) cnt *= (uint64_t)(shape[d] = v->shape[d].v);
+        ck_assert_msg(wnrt_bind_input(m, v->name, inputs[i], dtype_storage_bytes(v->dtype, cnt), v->rank, shape) == 0, "%s",
+                      diag_message());
+    }
+    ck_assert_msg(wnrt_run(m) == 0, "%s", diag_message());
+    for (int k = 0; k < n_out; k++)
+        ck_assert_msg(wnrt_read_output(m, k, outs[k], sizeof(float) * (size_t)counts[k]) == 0, "%s", diag_message());
+    wnrt_free(m);
+}
+
+static Value *ones(Graph *g, const char *name, int rank, const int64_t *shape, float v) {
+    float buf[64];
+    int n = 1;
+    for (int d = 0; d < rank; d++) n *= (int)shape[d];
+    for (int i = 0; i < n; i++) buf[i] = v;
+    return const_f32(g, name, rank, shape, buf, n);
+}
+
+static void gru_cell_case(bool reset_after, float want) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){1, 1});
+    Value *w = ones(g, "w", 2, (int64_t[]){3, 1}, 1);
+    Value *r = const_f32(g, "r", 2, (int64_t[]){3, 1}, (float[]){0, 0, 2}, 3);
+    Value *h = const_f32(g, "h", 2, (int64_t[]){1, 1}, (float[]){0.5f}, 1);
+    Value *rb = const_f32(g, "rb", 1, (int64_t[]){3}, (float[]){0, 0, 1}, 3);
+    Node *n = rt_node(g, OP_GRU_CELL, 6, x, w, r, h, NULL, rb);
+    node_set_uint(g, n, "hiddenSize", 1);
+    node_set_bool(g, n, "resetAfter", reset_after);
+    graph_add_output(g, graph_finish(g, n));
+    float xv[1] = {1}, out[1];
+    ck_assert_msg(rt_run(g, (const void *[]){xv}, out, sizeof out) == 0, "%s", diag_message());
+    expect_f32(out, &want, 1, 2e-6);
+    graph_free(g);
+}
+
+START_TEST(gru_cell_reset_after) {
+    /* z = r = sigmoid(1); n = tanh(1 + r*(0.5*2 + 1)) or tanh(1 + (r*0.5)*2 + 1); h' = (1-z)n + z*0.5 */
+    gru_cell_case(true, 0.63058943f);
+    gru_cell_case(false, 0.63219728f);
+}
+END_TEST
+
+static void lstm_cell_case(const char *layout, const float *wv, float want_h, float want_c) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){1, 1});
+    Value *w = const_f32(g, "w", 2, (int64_t[]){4, 1}, wv, 4);
+    Value *r = ones(g, "r", 2, (int64_t[]){4, 1}, 0);
+    Value *h = ones(g, "h", 2, (int64_t[]){1, 1}, 0);
+    Value *c = ones(g, "c", 2, (int64_t[]){1, 1}, 1);
+    Node *n = rt_node(g, OP_LSTM_CELL, 5, x, w, r, h, c);
+    node_set_uint(g, n, "hiddenSize", 1);
+    node_set_string(g, n, "layout", layout);
+    ck_assert_msg(graph_insert_node(g, n) == 0, "%s", diag_message());
+    graph_add_output(g, n->outputs[0]);
+    graph_add_output(g, n->outputs[1]);
+    float xv[1] = {1}, oh[1], oc[1];
+    run_outputs(g, (const void *[]){xv}, 2, (float *[]){oh, oc}, (int[]){1, 1});
+    expect_f32(oh, &want_h, 1, 2e-6);
+    expect_f32(oc, &want_c, 1, 2e-6);
+    graph_free(g);
+}
+
+START_TEST(lstm_cell_layouts) {
+    /* iofg, all weights 1: c' = s(1)*1 + s(1)*tanh(1), h' = s(1)*tanh(c') */
+    lstm_cell_case("iofg", (float[]){1, 1, 1, 1}, 0.62765529f, 1.28782852f);
+    /* ifgo weights 1,2,3,4: c' = s(2) + s(1)*tanh(3), h' = s(4)*tanh(c') */
+    lstm_cell_case("ifgo", (float[]){1, 2, 3, 4}, 0.90630011f, 1.60824039f);
+}
+END_TEST
+
+START_TEST(gru_both_directions_sequence) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_F32, 3, (int64_t[]){2, 1, 1});
+    Value *w = ones(g, "w", 3, (int64_t[]){2, 3, 1}, 1);
+    Value *r = ones(g, "r", 3, (int64_t[]){2, 3, 1}, 0);
+    Node *n = rt_node(g, OP_GRU, 3, x, w, r);
+    node_set_uint(g, n, "steps", 2);
+    node_set_uint(g, n, "hiddenSize", 1);
+    node_set_string(g, n, "direction", "both");
+    node_set_bool(g, n, "returnSequence", true);
+    ck_assert_msg(graph_insert_node(g, n) == 0, "%s", diag_message());
+    ck_assert_int_eq(n->n_outputs, 2);
+    graph_add_output(g, n->outputs[0]);
+    graph_add_output(g, n->outputs[1]);
+    float xv[2] = {0.5f, -1}, oh[2], os[4];
+    run_outputs(g, (const void *[]){xv}, 2, (float *[]){oh, os}, (int[]){2, 4});
+    /* step h' = (1 - s(x)) tanh(x) + s(x) h; forward over x0, x1; backward over x1, x0 */
+    expect_f32(os, (float[]){0.17446802f, -0.17209862f, -0.50984826f, -0.55676994f}, 4, 2e-6);
+    expect_f32(oh, (float[]){-0.50984826f, -0.17209862f}, 2, 2e-6);
+    graph_free(g);
+}
+END_TEST
+
+START_TEST(lstm_backward_peepholes_initial_state) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_F32, 3, (int64_t[]){2, 1, 1});
+    Value *w = ones(g, "w", 3, (int64_t[]){1, 4, 1}, 1);
+    Value *r = ones(g, "r", 3, (int64_t[]){1, 4, 1}, 0.5f);
+    Value *b = ones(g, "b", 2, (int64_t[]){1, 4}, 0.1f);
+    Value *p = const_f32(g, "p", 2, (int64_t[]){1, 3}, (float[]){0.2f, 0.3f, 0.4f}, 3);
+    Value *h0 = ones(g, "h0", 3, (int64_t[]){1, 1, 1}, 0.1f);
+    Value *c0 = ones(g, "c0", 3, (int64_t[]){1, 1, 1}, 0.2f);
+    Node *n = rt_node(g, OP_LSTM, 8, x, w, r, b, NULL, p, h0, c0);
+    node_set_uint(g, n, "steps", 2);
+    node_set_uint(g, n, "hiddenSize", 1);
+    node_set_string(g, n, "direction", "backward");
+    ck_assert_msg(graph_insert_node(g, n) == 0, "%s", diag_message());
+    graph_add_output(g, n->outputs[0]);
+    graph_add_output(g, n->outputs[1]);
+    float xv[2] = {0.5f, -1}, oh[1], oc[1];
+    run_outputs(g, (const void *[]){xv}, 2, (float *[]){oh, oc}, (int[]){1, 1});
+    /* per step: i = s(x + .5h + .1 + .2c), f = s(x + .5h + .1 + .4c), g = tanh(x + .5h + .1),
+     * c' = f c + i g, o = s(x + .5h + .1 + .3c'), h' = o tanh(c'); steps t = 1 then t = 0 */
+    expect_f32(oh, (float[]){0.15275389f}, 1, 2e-6);
+    expect_f32(oc, (float[]){0.23686800f}, 1, 2e-6);
+    graph_free(g);
+}
+END_TEST
+
+START_TEST(oversized_hidden_size_reports_no_kernel) {
+    /* hiddenSize 1025 exceeds the recurrent kernel's shared-memory state (1024): load must fail
+     * with the standard message, at check time (before anything is uploaded). */
+    enum { H = 1025 };
+    float *zeros = calloc((size_t)3 * H * H, sizeof *zeros);
+    ck_assert_ptr_nonnull(zeros);
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){1, 1});
+    Value *w = graph_add_const(g, "w", DT_F32, 2, (int64_t[]){3 * H, 1}, zeros, sizeof *zeros * 3 * H);
+    Value *r = graph_add_const(g, "r", DT_F32, 2, (int64_t[]){3 * H, H}, zeros, sizeof *zeros * 3 * H * H);
+    Value *h = graph_add_const(g, "h", DT_F32, 2, (int64_t[]){1, H}, zeros, sizeof *zeros * H);
+    Node *n = rt_node(g, OP_GRU_CELL, 4, x, w, r, h);
+    node_set_uint(g, n, "hiddenSize", H);
+    Value *y = graph_finish(g, n);
+    ck_assert_msg(y != NULL, "%s", diag_message());
+    graph_add_output(g, y);
+    ck_assert_ptr_null(wnrt_load(rt_ctx, g));
+    ck_assert_msg(strstr(diag_message(), "no kernel for op gruCell") != NULL, "%s", diag_message());
+    graph_free(g);
+    free(zeros);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("runtime-wpt-kernels");
     TCase *tc = tcase_create("kernels");
@@ -277,6 +428,11 @@ int main(void) {
     tcase_add_test(tc, quantize_uint8_rounds_even_and_saturates);
     tcase_add_test(tc, dequantize_int4_packed);
     tcase_add_test(tc, quantize_uint4_packed);
+    tcase_add_test(tc, gru_cell_reset_after);
+    tcase_add_test(tc, lstm_cell_layouts);
+    tcase_add_test(tc, gru_both_directions_sequence);
+    tcase_add_test(tc, lstm_backward_peepholes_initial_state);
+    tcase_add_test(tc, oversized_hidden_size_reports_no_kernel);
     suite_add_tcase(s, tc);
     return rt_main(s);
 }
