@@ -1,8 +1,8 @@
 /* test_wpt_kernels.c - WPT-style cases, with hand-computed expected values, for the runtime
  * kernels of ops outside the WPT corpus (../shared/wpt-webnn): gemm, gatherElements, gatherND,
  * scatterElements, scatterND (incl. negative and clamped indices), cumulativeSum, triangular,
- * resample2d, quantizeLinear/dequantizeLinear (blockwise, int4), gru/lstm and their cells, pools
- * with dilations/nhwc and conv2d with groups; plus the "no kernel" diagnostic. */
+ * resample2d, quantizeLinear/dequantizeLinear (blockwise, int4), gru/lstm and their cells, and the
+ * 2-D pools (the WPT pool files are empty); plus the "no kernel" diagnostic. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,6 +410,43 @@ START_TEST(oversized_hidden_size_reports_no_kernel) {
 }
 END_TEST
 
+static void pool_case(OpId op, const char *layout, const int64_t *shape, const float *xv, int nx, const int64_t *win,
+                      const int64_t *pad, const int64_t *dil, const float *want, int nw) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_F32, 4, shape);
+    Node *n = rt_node(g, op, 1, x);
+    node_set_string(g, n, "layout", layout);
+    node_set_ints(g, n, "windowDimensions", 2, win);
+    if (pad) node_set_ints(g, n, "padding", 4, pad);
+    if (dil) node_set_ints(g, n, "dilations", 2, dil);
+    Value *y = graph_finish(g, n);
+    ck_assert_msg(y != NULL, "%s", diag_message());
+    ck_assert_int_eq((int)value_max_elements(y), nw);
+    graph_add_output(g, y);
+    float out[16];
+    (void)nx;
+    ck_assert_msg(rt_run(g, (const void *[]){xv}, out, sizeof(float) * (size_t)nw) == 0, "%s", diag_message());
+    expect_f32(out, want, nw, 1e-6);
+    graph_free(g);
+}
+
+START_TEST(pools_window_padding_dilation_layout) {
+    const float x9[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    pool_case(OP_MAX_POOL2D, "nchw", (int64_t[]){1, 1, 3, 3}, x9, 9, (int64_t[]){2, 2}, NULL, NULL,
+              (float[]){5, 6, 8, 9}, 4);
+    pool_case(OP_MAX_POOL2D, "nchw", (int64_t[]){1, 1, 3, 3}, x9, 9, (int64_t[]){2, 2}, NULL, (int64_t[]){2, 2},
+              (float[]){9}, 1);
+    /* padding is not counted: every 3x3 window over the padded 2x2 input sees all 4 values */
+    pool_case(OP_AVERAGE_POOL2D, "nchw", (int64_t[]){1, 1, 2, 2}, (float[]){1, 2, 3, 4}, 4, (int64_t[]){3, 3},
+              (int64_t[]){1, 1, 1, 1}, NULL, (float[]){2.5f, 2.5f, 2.5f, 2.5f}, 4);
+    /* nhwc with 2 channels: channel 0 = {3, 4, 0, 0}, channel 1 = {1, 1, 1, 1} */
+    pool_case(OP_L2_POOL2D, "nhwc", (int64_t[]){1, 2, 2, 2}, (float[]){3, 1, 4, 1, 0, 1, 0, 1}, 8, (int64_t[]){2, 2}, NULL,
+              NULL, (float[]){5, 2}, 2);
+    pool_case(OP_AVERAGE_POOL2D, "nhwc", (int64_t[]){1, 2, 2, 2}, (float[]){3, 1, 4, 1, 0, 1, 0, 1}, 8, (int64_t[]){2, 1},
+              NULL, NULL, (float[]){1.5f, 1, 2, 1}, 4);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("runtime-wpt-kernels");
     TCase *tc = tcase_create("kernels");
@@ -424,6 +461,7 @@ int main(void) {
     tcase_add_test(tc, cumulative_sum_modes);
     tcase_add_test(tc, triangular_upper_lower);
     tcase_add_test(tc, resample_nearest_and_linear);
+    tcase_add_test(tc, pools_window_padding_dilation_layout);
     tcase_add_test(tc, dequantize_int8_blockwise);
     tcase_add_test(tc, quantize_uint8_rounds_even_and_saturates);
     tcase_add_test(tc, dequantize_int4_packed);
