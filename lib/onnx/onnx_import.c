@@ -1,6 +1,7 @@
 /* onnx_import.c - ONNX graph -> IR: graph inputs (with --fix / --dim for symbolic dims),
  * initializers as constants, a topological sort of the nodes (with cycle and dangling-input
- * detection), dispatch of each node to its handler from onnx_ops.def, and graph outputs. */
+ * detection), dispatch of each node to its handler from onnx_ops.def (shape arithmetic on symbolic
+ * shape values first goes to shape_expr.c), and graph outputs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,7 +354,8 @@ static int import_node(Importer *im, const Onnx__NodeProto *np, size_t index) {
     c.n_out = (int)np->n_output;
     while (c.n_out > 0 && empty(np->output[c.n_out - 1])) c.n_out--;
     c.out = graph_alloc(g, sizeof *c.out * (size_t)(c.n_out + 1));
-    if (entry->fn(&c) < 0 || diag_has_error()) {
+    int shaped = sx_try(&c); /* shape arithmetic on symbolic shape values (shape_expr.c) */
+    if (shaped < 0 || (shaped == 0 && entry->fn(&c) < 0) || diag_has_error()) {
         if (!diag_has_error()) imp_error(&c, "import failed");
         return -1;
     }
@@ -384,6 +386,7 @@ static int import_outputs(Importer *im) {
             diag_error("graph output '%s' is not produced by any node", vi->name);
             return -1;
         }
+        if (!(v = sx_materialize(im->g, vi->name, v))) return -1;
         bool passthrough = (v->flags & (VF_INPUT | VF_CONST | VF_OUTPUT)) || !v->origin ||
                            strcmp(v->origin, vi->name) != 0;
         if (passthrough) { /* outputs must be node results with their own name */
@@ -392,8 +395,15 @@ static int import_outputs(Importer *im) {
             const char *names[1] = {vi->name};
             node_set_output_names(im->g, n, 1, names);
             if (graph_insert_node(im->g, n) < 0) return -1;
-            v = n->outputs[0];
-            v->origin = graph_strdup(im->g, vi->name);
+            Value *out = n->outputs[0];
+            out->origin = graph_strdup(im->g, vi->name);
+            if (!(v->flags & (VF_INPUT | VF_OUTPUT)) && v->origin && strcmp(v->origin, vi->name) == 0) {
+                /* a constant named after this output: the output keeps the name, the constant takes the suffix */
+                const char *name = v->name;
+                v->name = out->name;
+                out->name = name;
+            }
+            v = out;
         }
         graph_add_output(im->g, v);
     }
