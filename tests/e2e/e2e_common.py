@@ -1,11 +1,13 @@
 """e2e_common.py - helpers shared by the end-to-end suites: locating webnnc, the source/build roots
-and ../shared, running `webnnc convert`, and judging how a run ended.
+and ../shared, running `webnnc convert` / `webnnc run`, choosing the Vulkan driver (lavapipe when no
+other device works), parsing run's parity lines, and judging how a run ended.
 
 The webnnc executable is the suite's first argument (tests/e2e/meson.build passes it).
 Environment (set by tests/meson.build): WEBNNC_SOURCE_ROOT, WEBNNC_BUILD_ROOT; CI=true turns
 "../shared is missing" from a skip into a failure.
 """
 import os
+import re
 import subprocess
 import sys
 
@@ -60,6 +62,10 @@ class Run:
         lines = self.stderr_lines
         return self.returncode == 2 and len(lines) == 1 and lines[0].startswith("webnnc: error: ")
 
+    def crashed(self):
+        """Killed by a signal, a sanitizer abort, a timeout, or an exit code webnnc never uses."""
+        return self.returncode not in (0, 1, 2)
+
     def describe(self):
         tail = " | ".join(self.stderr_lines[-3:])
         return f"exit {self.returncode}: {tail}"
@@ -109,3 +115,56 @@ def dim_args(graph, shapes, defaults=None, max_size=2048):
     for name, size in sizes.items():
         args += ["--fix", f"{name}={size}"] if size > 0 else ["--dim", f"{name}={max_size}"]
     return args
+
+
+LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
+
+
+def use_working_vulkan_device():
+    """Leaves the Vulkan loader alone when `webnnc devices` finds a device; otherwise (no GPU: CI)
+    points VK_ICD_FILENAMES at Mesa's lavapipe.  Returns the first device line, or None (printing
+    why) when no device works even then."""
+    r = run_webnnc(["devices"], timeout=120)
+    if (r.returncode != 0 or not r.stdout.strip()) and "VK_ICD_FILENAMES" not in os.environ \
+            and os.path.isfile(LAVAPIPE_ICD):
+        os.environ["VK_ICD_FILENAMES"] = LAVAPIPE_ICD
+        r = run_webnnc(["devices"], timeout=120)
+    if r.returncode != 0 or not r.stdout.strip():
+        print(f"no Vulkan device: `webnnc devices` {r.describe()}", flush=True)
+        return None
+    return r.stdout.splitlines()[0].strip()
+
+
+def run_graph(outdir, inputs, expect, atol, rtol, timeout=300):
+    """`webnnc run OUTDIR --inputs INPUTS --expect EXPECT --atol A --rtol R`."""
+    return run_webnnc(["run", outdir, "--inputs", inputs, "--expect", expect, "--atol", repr(atol),
+                       "--rtol", repr(rtol)], timeout)
+
+
+# One output line of `webnnc run --expect` (cli/cmd_run.c): NAME [D, ...] DTYPE: max_abs X ... PASS|FAIL
+_PARITY = re.compile(r"^(?P<name>\S+) \[(?P<shape>[^\]]*)\] (?P<dtype>\w+): (?:max_abs (?P<max_abs>\S+) .*?)?"
+                     r"(?P<verdict>PASS|FAIL)\b(?P<rest>.*)$")
+
+
+def parity_lines(stdout):
+    """[{name, shape, dtype, max_abs (float or None), ok, text}] from `webnnc run --expect` output."""
+    rows = []
+    for line in stdout.splitlines():
+        m = _PARITY.match(line.strip())
+        if m:
+            rows.append(dict(name=m["name"], shape=[int(d) for d in m["shape"].split(",") if d.strip()],
+                             dtype=m["dtype"], max_abs=float(m["max_abs"]) if m["max_abs"] else None,
+                             ok=m["verdict"] == "PASS", text=line.strip()))
+    return rows
+
+
+def classify_run(r):
+    """How a `webnnc run --expect` ended: "passed", "crash", "missing kernel", "numeric mismatch"
+    (exit 1: some output outside the tolerance, or of another shape), "runtime error" (exit 2)."""
+    if r.crashed():
+        return "crash"
+    if r.returncode == 0:
+        return "passed"
+    if r.returncode == 1:
+        return "numeric mismatch"
+    return "missing kernel" if "no kernel for op " in r.stderr else "runtime error"
