@@ -22,6 +22,7 @@ static EvalFn family_of(OpId op) {
         return eval_eltwise;
     if (info->flags & OPF_REDUCE) return eval_reduce;
     if (info->flags & OPF_POOL) return eval_conv;
+    if (info->flags & OPF_EXT) return eval_ext;
     switch (op) {
     case OP_PRELU:
     case OP_WHERE: return eval_eltwise;
