@@ -12,12 +12,14 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "file_map.h"
 #include "onnx_model.h"
 
 typedef struct {
     char *real;   /* realpath of the data file */
     void *addr;   /* NULL for an empty file */
     size_t size;
+    int fd;       /* kept open (and registered with file_map) for kernel-side copies */
 } Mapping;
 
 struct OnnxMappings {
@@ -66,9 +68,10 @@ static bool is_file(const char *path) {
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Maps a whole regular file read-only (MAP_PRIVATE; NULL for an empty file).  Returns NULL on
- * success, else why it failed. */
-static const char *map_readonly(const char *path, void **addr, size_t *size) {
+/* Maps a whole regular file read-only (MAP_PRIVATE; NULL for an empty file).  With `keep_fd`,
+ * the open descriptor goes to *keep_fd (else it is closed).  Returns NULL on success, else why it
+ * failed (nothing is left open or mapped then). */
+static const char *map_readonly(const char *path, void **addr, size_t *size, int *keep_fd) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return strerror(errno);
     struct stat st;
@@ -81,7 +84,8 @@ static const char *map_readonly(const char *path, void **addr, size_t *size) {
         *addr = *size ? mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
         if (*addr == MAP_FAILED) why = strerror(errno);
     }
-    close(fd);
+    if (keep_fd && !why) *keep_fd = fd;
+    else close(fd);
     return why;
 }
 
@@ -202,7 +206,7 @@ OnnxModel *onnx_model_load(const char *path) {
     }
     void *addr;
     size_t size;
-    const char *why = map_readonly(file, &addr, &size);
+    const char *why = map_readonly(file, &addr, &size, NULL);
     if (why) {
         diag_error("%s: %s", file, why);
         free(dir);
@@ -266,7 +270,8 @@ static Mapping *map_file(struct OnnxMappings *mp, const char *real, const char *
     }
     void *addr;
     size_t size;
-    const char *why = map_readonly(real, &addr, &size);
+    int fd;
+    const char *why = map_readonly(real, &addr, &size, &fd);
     if (why) {
         diag_error("tensor %s: external data file %s: %s", tensor, loc, why);
         return NULL;
@@ -274,10 +279,12 @@ static Mapping *map_file(struct OnnxMappings *mp, const char *real, const char *
     char *r = dup_str(real);
     if (!r) {
         if (addr) munmap(addr, size);
+        close(fd);
         diag_error("tensor %s: out of memory", tensor);
         return NULL;
     }
-    mp->items[mp->n] = (Mapping){r, addr, size};
+    if (addr) file_map_register(addr, size, fd); /* optional: unregistered data is just kept */
+    mp->items[mp->n] = (Mapping){r, addr, size, fd};
     return &mp->items[mp->n++];
 }
 
@@ -352,8 +359,13 @@ void onnx_model_free(OnnxModel *m) {
     if (!m) return;
     if (m->maps) {
         for (size_t i = 0; i < m->maps->n; i++) {
-            if (m->maps->items[i].addr) munmap(m->maps->items[i].addr, m->maps->items[i].size);
-            free(m->maps->items[i].real);
+            Mapping *it = &m->maps->items[i];
+            if (it->addr) {
+                file_map_unregister(it->addr);
+                munmap(it->addr, it->size);
+            }
+            close(it->fd);
+            free(it->real);
         }
         free(m->maps->items);
         free(m->maps->dir_real);
