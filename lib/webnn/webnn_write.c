@@ -1,5 +1,6 @@
-/* webnn_write.c - webnn_write(): renders graph JSON, manifest (and .webnn text) in memory, then
- * writes them and the weights into a temporary folder that is renamed into place. */
+/* webnn_write.c - webnn_write(): writes the weights (deduplicating them as they are hashed), then
+ * renders graph JSON, manifest (and .webnn text) and writes them, all into a temporary folder that
+ * is renamed into place. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ static char *render(Graph *g, int (*emit)(const Graph *, const WritePlan *, Text
 char *webnn_graph_json(Graph *g) { return render(g, graph_json_emit); }
 char *webnn_graph_text(Graph *g) { return render(g, graph_text_emit); }
 
-static int write_weights(const WritePlan *p, const char *dir) {
+static int write_weights(WritePlan *p, const char *dir) {
     char path[4096];
     int fd = outdir_create_file(dir, WN_WEIGHTS_FILE, path, sizeof path);
     if (fd < 0) return -1;
@@ -43,38 +44,41 @@ static int write_weights(const WritePlan *p, const char *dir) {
     return rc;
 }
 
-static int write_files(const WritePlan *p, const char *dir, const TextBuf *json, const TextBuf *manifest,
-                       const TextBuf *text) {
-    if (outdir_write_file(dir, WN_GRAPH_FILE, json->data, json->len)) return -1;
-    if (outdir_write_file(dir, WN_MANIFEST_FILE, manifest->data, manifest->len)) return -1;
-    if (text && outdir_write_file(dir, WN_TEXT_FILE, text->data, text->len)) return -1;
-    return write_weights(p, dir);
-}
-
-int webnn_write(Graph *g, const char *outdir, const WebnnWriteOptions *opt) {
-    WritePlan p;
-    if (write_plan_build(g, &p)) return -1;
+/* The weights first: writing them places (deduplicates) the weights constants, which the JSON
+ * refs and the manifest need. */
+static int write_files(Graph *g, WritePlan *p, const char *dir, bool want_text) {
+    if (write_weights(p, dir)) return -1;
     TextBuf json, manifest, text;
     tb_init(&json);
     tb_init(&manifest);
     tb_init(&text);
-    bool want_text = opt && opt->text;
-    int rc = graph_json_emit(g, &p, &json);
-    if (!rc && want_text) rc = graph_text_emit(g, &p, &text);
+    int rc = graph_json_emit(g, p, &json);
+    if (!rc && want_text) rc = graph_text_emit(g, p, &text);
     if (!rc) {
-        manifest_emit(&p, &manifest);
-        char *tmp = outdir_begin(outdir);
-        rc = -1;
-        if (tmp) {
-            rc = write_files(&p, tmp, &json, &manifest, want_text ? &text : NULL);
-            if (!rc) rc = outdir_commit(tmp, outdir, our_files);
-            if (rc) outdir_remove(tmp);
-            free(tmp);
-        }
+        manifest_emit(p, &manifest);
+        rc = outdir_write_file(dir, WN_GRAPH_FILE, json.data, json.len) ||
+                     outdir_write_file(dir, WN_MANIFEST_FILE, manifest.data, manifest.len) ||
+                     (want_text && outdir_write_file(dir, WN_TEXT_FILE, text.data, text.len))
+                 ? -1
+                 : 0;
     }
     tb_free(&json);
     tb_free(&manifest);
     tb_free(&text);
+    return rc;
+}
+
+int webnn_write(Graph *g, const char *outdir, const WebnnWriteOptions *opt) {
+    WritePlan p;
+    if (write_plan_begin(g, &p)) return -1;
+    char *tmp = outdir_begin(outdir);
+    int rc = -1;
+    if (tmp) {
+        rc = write_files(g, &p, tmp, opt && opt->text);
+        if (!rc) rc = outdir_commit(tmp, outdir, our_files);
+        if (rc) outdir_remove(tmp);
+        free(tmp);
+    }
     write_plan_free(&p);
     return rc;
 }

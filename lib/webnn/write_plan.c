@@ -73,37 +73,34 @@ static bool same_type(const Value *a, const Value *b) {
     return true;
 }
 
-/* Assigns const c to a weights tensor, reusing an identical one (hash table of tensor indices). */
-static void place_weights(WritePlan *p, PlannedConst *c, uint64_t elements, int *table, size_t mask) {
-    uint64_t h = hash_tensor(c->v, elements);
-    size_t i = (size_t)h & mask;
-    for (; table[i] >= 0; i = (i + 1) & mask) {
-        PlannedTensor *t = &p->tensors[table[i]];
-        if (t->hash == h && same_type(t->v, c->v) &&
-            tensor_bytes_equal(c->v->dtype, elements, t->v->data, c->v->data)) {
-            c->tensor = table[i];
-            return;
+uint64_t write_plan_next_offset(const WritePlan *p) {
+    const PlannedTensor *last = p->n_tensors ? &p->tensors[p->n_tensors - 1] : NULL;
+    uint64_t end = last ? last->offset + last->length : WN_WEIGHTS_HEADER;
+    return (end + WN_WEIGHTS_ALIGN - 1) / WN_WEIGHTS_ALIGN * WN_WEIGHTS_ALIGN;
+}
+
+bool write_plan_place(WritePlan *p, PlannedConst *c, uint64_t hash) {
+    size_t i = (size_t)hash & p->dedup_mask;
+    for (; p->dedup[i] >= 0; i = (i + 1) & p->dedup_mask) {
+        const PlannedTensor *t = &p->tensors[p->dedup[i]];
+        if (t->hash == hash && same_type(t->v, c->v) &&
+            tensor_bytes_equal(c->v->dtype, c->elements, t->v->data, c->v->data)) {
+            c->tensor = p->dedup[i];
+            return false;
         }
     }
     PlannedTensor *t = &p->tensors[p->n_tensors];
     t->v = c->v;
-    t->elements = elements;
-    t->length = elements * file_elem_bytes(c->v->dtype);
-    t->hash = h;
-    c->tensor = table[i] = p->n_tensors++;
+    t->elements = c->elements;
+    t->offset = write_plan_next_offset(p);
+    t->length = c->elements * file_elem_bytes(c->v->dtype);
+    t->hash = hash;
+    p->weights_size = t->offset + t->length;
+    c->tensor = p->dedup[i] = p->n_tensors++;
+    return true;
 }
 
-static void layout_tensors(WritePlan *p) {
-    uint64_t off = WN_WEIGHTS_HEADER;
-    for (int i = 0; i < p->n_tensors; i++) {
-        off = (off + WN_WEIGHTS_ALIGN - 1) / WN_WEIGHTS_ALIGN * WN_WEIGHTS_ALIGN;
-        p->tensors[i].offset = off;
-        off += p->tensors[i].length;
-    }
-    p->weights_size = off;
-}
-
-int write_plan_build(const Graph *g, WritePlan *p) {
+int write_plan_begin(const Graph *g, WritePlan *p) {
     memset(p, 0, sizeof *p);
     p->n_values = g->n_values;
     p->const_index = xcalloc((size_t)g->n_values, sizeof *p->const_index);
@@ -138,9 +135,11 @@ int write_plan_build(const Graph *g, WritePlan *p) {
     p->tensors = xcalloc((size_t)nc, sizeof *p->tensors);
     size_t cap = 16;
     while (cap < (size_t)nc * 2) cap *= 2;
-    int *table = malloc(cap * sizeof *table);
-    if (!table) abort();
-    memset(table, 0xFF, cap * sizeof *table);
+    p->dedup = malloc(cap * sizeof *p->dedup);
+    if (!p->dedup) abort();
+    memset(p->dedup, 0xFF, cap * sizeof *p->dedup);
+    p->dedup_mask = cap - 1;
+    p->weights_size = WN_WEIGHTS_HEADER;
     int rc = 0;
     for (int i = 0; i < nc; i++) {
         PlannedConst *c = &p->consts[p->n_consts++];
@@ -156,16 +155,22 @@ int write_plan_build(const Graph *g, WritePlan *p) {
             c->kind = CONST_SCALAR;
         else if (n <= WN_INLINE_MAX_ELEMENTS)
             c->kind = CONST_INLINE;
-        else {
+        else
             c->kind = CONST_WEIGHTS;
-            place_weights(p, c, (uint64_t)n, table, cap - 1);
-        }
+        c->elements = (uint64_t)n;
     }
-    free(table);
     free(consts);
-    layout_tensors(p);
     if (rc) write_plan_free(p);
     return rc;
+}
+
+int write_plan_build(const Graph *g, WritePlan *p) {
+    if (write_plan_begin(g, p)) return -1;
+    for (int i = 0; i < p->n_consts; i++) {
+        PlannedConst *c = &p->consts[i];
+        if (c->kind == CONST_WEIGHTS) write_plan_place(p, c, hash_tensor(c->v, c->elements));
+    }
+    return 0;
 }
 
 void write_plan_free(WritePlan *p) {
@@ -174,6 +179,7 @@ void write_plan_free(WritePlan *p) {
     free(p->tensors);
     free(p->outputs);
     free(p->const_index);
+    free(p->dedup);
     memset(p, 0, sizeof *p);
 }
 

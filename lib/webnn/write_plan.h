@@ -8,7 +8,12 @@
  * WN_INLINE_MAX_ELEMENTS elements -> {"kind":"inlineBytes"}; else {"kind":"weights"}.  Weights
  * tensors with equal dtype, shape and bytes (XXH64 then memcmp) are stored once, under the ref of
  * the first of them by name; the file holds them in ascending ref order at 64-byte aligned
- * absolute offsets after the 8-byte WGWT header. */
+ * absolute offsets after the 8-byte WGWT header.
+ *
+ * Two ways to build a plan: write_plan_build() hashes every weights constant up front (renderers
+ * that need the refs but write no weights); write_plan_begin() leaves the weights constants
+ * unplaced, and a writer that hashes while it writes places them one by one, in p->consts order,
+ * with write_plan_place() - the result is the same plan, and each byte is read once. */
 #ifndef WEBNNC_WRITE_PLAN_H
 #define WEBNNC_WRITE_PLAN_H
 
@@ -26,7 +31,8 @@ typedef struct {
     const Value *v;
     ConstKind kind;
     double scalar; /* CONST_SCALAR */
-    int tensor;    /* CONST_WEIGHTS: index in WritePlan.tensors */
+    int tensor;    /* CONST_WEIGHTS: index in WritePlan.tensors (-1 until placed) */
+    uint64_t elements;
 } PlannedConst;
 
 typedef struct {
@@ -48,10 +54,21 @@ typedef struct {
     uint64_t weights_size; /* total size of model.weights */
     int *const_index;      /* value id -> index in consts, or -1 */
     int n_values;
+    int *dedup;            /* open-addressing table of tensor indices (-1: empty) */
+    size_t dedup_mask;     /* its size - 1 (a power of two, at least twice the consts) */
 } WritePlan;
 
 /* 0, or -1 with a diagnostic naming the offending value. */
 int write_plan_build(const Graph *g, WritePlan *p);
+/* The same plan with every CONST_WEIGHTS constant unplaced (tensor -1, no tensors yet,
+ * weights_size = the header).  0, or -1 with a diagnostic. */
+int write_plan_begin(const Graph *g, WritePlan *p);
+/* Offset the next new weights tensor gets (64-byte aligned end of the last one). */
+uint64_t write_plan_next_offset(const WritePlan *p);
+/* Places the unplaced weights constant `c` whose file bytes hash (XXH64, seed 0) to `hash`: it
+ * reuses an earlier tensor with equal dtype, shape and bytes, else it becomes a new tensor at
+ * write_plan_next_offset().  Returns true when a new tensor was made. */
+bool write_plan_place(WritePlan *p, PlannedConst *c, uint64_t hash);
 void write_plan_free(WritePlan *p);
 /* The PlannedConst of a constant value, or NULL. */
 const PlannedConst *write_plan_const(const WritePlan *p, const Value *v);

@@ -12,7 +12,9 @@ int graph_json_emit(const Graph *g, const WritePlan *p, TextBuf *b);
 int graph_text_emit(const Graph *g, const WritePlan *p, TextBuf *b);
 /* model.manifest.json contents. */
 void manifest_emit(const WritePlan *p, TextBuf *b);
-/* Writes model.weights to an open file descriptor.  0, or -1 + diagnostic naming `path`. */
-int weights_write_fd(const WritePlan *p, int fd, const char *path);
+/* Writes model.weights to an open file descriptor, placing the weights constants of a plan
+ * from write_plan_begin as it hashes them.  0, or -1 + diagnostic
+ * naming `path`. */
+int weights_write_fd(WritePlan *p, int fd, const char *path);
 
 #endif
