@@ -5,10 +5,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -24,13 +28,35 @@ static char *sibling(const char *outdir, const char *suffix) {
     return s;
 }
 
+/* mkdtemp() without its 0700 mode: mkdir(0777) lets the umask decide, as for any new folder, so
+ * the renamed output is as readable as `mkdir OUTDIR` would have made it. */
+static bool make_temp_dir(char *tmpl) {
+    static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    size_t n = strlen(tmpl);
+    if (n < 6) return false;
+    static uint64_t counter;
+    for (int attempt = 0; attempt < 1000; attempt++) {
+        uint64_t r;
+        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            r = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^ (uint64_t)getpid() << 40;
+        }
+        r += ++counter * 0x9E3779B97F4A7C15ull;
+        for (size_t i = n - 6; i < n; i++, r /= sizeof chars - 1) tmpl[i] = chars[r % (sizeof chars - 1)];
+        if (mkdir(tmpl, 0777) == 0) return true;
+        if (errno != EEXIST) return false;
+    }
+    return false;
+}
+
 char *outdir_begin(const char *outdir) {
     if (!outdir || !*outdir) {
         diag_error("no output folder given");
         return NULL;
     }
     char *tmp = sibling(outdir, ".tmp-XXXXXX");
-    if (!mkdtemp(tmp)) {
+    if (!make_temp_dir(tmp)) {
         diag_error("%s: cannot create a temporary folder beside it: %s", outdir, strerror(errno));
         free(tmp);
         return NULL;
