@@ -47,6 +47,7 @@ static const InferFn rules[OP_COUNT] = {
     [OP_GRU_CELL] = infer_rnn,
     [OP_LSTM] = infer_rnn,
     [OP_LSTM_CELL] = infer_rnn,
+    [OP_GROUP_QUERY_ATTENTION] = infer_gqa,
 };
 
 static InferFn rule_for(const OpInfo *info) {

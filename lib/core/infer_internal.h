@@ -120,6 +120,8 @@ int infer_resample2d(Graph *g, const Node *n, TensorDesc *out, int max_out);
 /* infer_rnn.c */
 /* gru, gruCell, lstm, lstmCell */
 int infer_rnn(Graph *g, const Node *n, TensorDesc *out, int max_out);
+/* infer_gqa.c: groupQueryAttention */
+int infer_gqa(Graph *g, const Node *n, TensorDesc *out, int max_out);
 /* infer_ext.c: the rule of an extension op (OPF_EXT), NULL if it has none */
 InferFn infer_ext_rule(OpId op);
 

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define WN_MAX_RANK 8
-#define WN_MAX_INPUT_SLOTS 8
+#define WN_MAX_INPUT_SLOTS 16 /* groupQueryAttention has 16 operand slots */
 #define WN_MAX_OPTION_SLOTS 12
 
 /* ------------------------------------------------------------------------------------------ */
@@ -213,6 +213,18 @@ typedef struct Node {
 
 typedef void (*CleanupFn)(void *ctx);
 
+/* A KV-cache binding (passes/kv_cache.c, docs/kv-cache.md): graph input `past` is a fixed-capacity
+ * cache whose axis `axis` holds the capacity; graph output `present` is the same buffer after the
+ * step.  `total_dim` names the ONNX-interface dim that holds the valid length after the step
+ * (e.g. "total_sequence_length"), so a runtime can map ONNX-shaped test data onto the cache. */
+typedef struct KvBinding {
+    const char *past;      /* graph input name (IR name) */
+    const char *present;   /* graph output name (IR name) */
+    int axis;              /* the sequence axis (2 for [B, kvHeads, C, H]) */
+    int64_t capacity;      /* C */
+    const char *total_dim; /* name of the total-length dim, or NULL */
+} KvBinding;
+
 typedef struct Graph {
     struct Arena *arena;
     const char *name;
@@ -232,6 +244,9 @@ typedef struct Graph {
     int n_symbols, cap_symbols;
     DimExpr *exprs; /* exprs[0] unused so that e == 0 means static */
     int n_exprs, cap_exprs;
+
+    KvBinding *kv; /* KV-cache bindings (graph_alloc'ed), see KvBinding */
+    int n_kv;
 
     struct NameSet *names; /* used value names and node ids */
     struct Cleanup *cleanups;

@@ -22,6 +22,7 @@ static EvalFn family_of(OpId op) {
         return eval_eltwise;
     if (info->flags & OPF_REDUCE) return eval_reduce;
     if (info->flags & OPF_POOL) return eval_conv;
+    if (op == OP_GROUP_QUERY_ATTENTION) return eval_gqa;
     if (info->flags & OPF_EXT) return eval_ext;
     switch (op) {
     case OP_PRELU:

@@ -77,6 +77,7 @@ int eval_nn(Graph *g, const Node *n, const Ten *in, Ten *out);       /* matmul g
 int eval_conv(Graph *g, const Node *n, const Ten *in, Ten *out);     /* conv, pools, resample */
 int eval_rnn(Graph *g, const Node *n, const Ten *in, Ten *out);      /* gru(Cell), lstm(Cell) */
 int eval_quant(Graph *g, const Node *n, const Ten *in, Ten *out);    /* (de)quantizeLinear */
+int eval_gqa(Graph *g, const Node *n, const Ten *in, Ten *out);      /* groupQueryAttention */
 int eval_ext(Graph *g, const Node *n, const Ten *in, Ten *out);      /* extension ops (ORT contrib) */
 
 /* A unary element-wise op or activation applied to one value; options (alpha, ...) are read
