@@ -16,6 +16,8 @@
 /* Most entries any axis list, shape or pads list may hold (2 * WN_MAX_RANK for pads). */
 #define IMP_MAX_INTS (2 * WN_MAX_RANK)
 
+typedef struct PrefixShadows PrefixShadows;
+
 /* One ONNX node being imported. */
 typedef struct OnnxCtx {
     Graph *g;
@@ -28,6 +30,7 @@ typedef struct OnnxCtx {
     Value **in;         /* resolved inputs; NULL = absent optional input */
     int n_out;          /* declared outputs (trailing empty names dropped) */
     Value **out;        /* filled by the handler; NULL for outputs whose name is empty */
+    PrefixShadows *pf;  /* constant folding through symbolic dims (prefix_fold.c), or NULL */
 } OnnxCtx;
 
 typedef int (*OnnxHandler)(OnnxCtx *c);
@@ -50,8 +53,11 @@ int onnx_attr_ints(const OnnxCtx *c, const char *name, int64_t *out, int max);
 int onnx_attr_floats(const OnnxCtx *c, const char *name, double *out, int max);
 
 /* ---- inputs, outputs, errors (ops_common.c) ------------------------------------------------- */
-/* Input i or NULL when absent/empty. */
+/* Input i or NULL when absent/empty.  A symbolic shape value (shape_expr.c) is materialized as
+ * graph data first (and stays so for the rest of this node); use in_raw() to see it as is. */
 Value *in_opt(const OnnxCtx *c, int i);
+/* Input i as bound, possibly a symbolic shape value; NULL when absent. */
+Value *in_raw(const OnnxCtx *c, int i);
 /* Input i; records "node X (Op): missing required input i" and returns NULL when absent. */
 Value *in_req(const OnnxCtx *c, int i);
 /* Records an error prefixed with "node NAME (OpType): ". Returns -1. */
@@ -104,9 +110,42 @@ Value *const_scalar(OnnxCtx *c, DType dt, double x);
 Value *const_new(OnnxCtx *c, DType dt, int rank, const int64_t *shape, void **data);
 /* 1-D int64 constant. */
 Value *const_i64(OnnxCtx *c, int n, const int64_t *vals);
+/* Product of n dims. */
+Dim dims_product_of(OnnxCtx *c, const Dim *dims, int n);
 /* Product of dims [from, to) of x. */
 Dim dims_product(OnnxCtx *c, const Value *x, int from, int to);
 /* Checked element count of a static shape; -1 (with error) if it overflows 2^31 elements. */
 int64_t imp_elements(const OnnxCtx *c, int rank, const int64_t *shape);
+
+/* ---- shape expressions (shape_expr.c) ---------------------------------------------------------
+ * A *symbolic shape value* is a Value outside the graph (id -1, no producer, not constant) whose
+ * `symval` holds its elements (rank 0 or 1) as Dims; Shape/Size of tensors with symbolic dims make
+ * them and sx_try() propagates them through shape arithmetic.  Never a node operand: in_opt/in_req
+ * and graph outputs materialize them. */
+bool sx_is_symbolic(const Value *v);
+/* A shape value of dtype dt; a constant when every element is static.  NULL with an error. */
+Value *sx_new(OnnxCtx *c, DType dt, int rank, int n, const Dim *vals);
+/* When an input is a symbolic shape value and the node is shape arithmetic that can be evaluated
+ * on Dims, sets the outputs and returns 1; 0 when not applicable; -1 on error. */
+int sx_try(OnnxCtx *c);
+/* v as graph data (constant / computed from symbolic dims); cached per value.  NULL with an error. */
+Value *sx_materialize(Graph *g, const char *origin, Value *v);
+/* max(a, b) (want_max) or min(a, b) when decidable from the bounds (symbols are >= 1). */
+bool sx_dim_extreme(Graph *g, bool want_max, Dim a, Dim b, Dim *out);
+/* Integer operand (constant or symbolic shape value) of rank <= 1 as Dims; count or -1 (error). */
+int imp_shape_dims(OnnxCtx *c, const Value *v, const char *what, Dim *out, int max);
+
+/* ---- folding through symbolic dims (prefix_fold.c) -------------------------------------------- */
+PrefixShadows *pf_new(void);
+void pf_free(PrefixShadows *pf);
+/* Before inserting n: 1 when n may get a twin at the upper bounds (its operands are constants or
+ * shadowed and its op keeps in-range indices); otherwise replaces shadowed operands by their
+ * materialized slices and returns 0; -1 on error. */
+int pf_prepare(PrefixShadows *pf, Graph *g, Node *n);
+/* After inserting n (not folded): evaluates its twin; a static result makes n's output a constant,
+ * a dynamic one records the twin's constant as its shadow.  0, or -1 on error. */
+int pf_twin(PrefixShadows *pf, Graph *g, Node *n);
+/* v, or slice(shadow, 0, v's dims) when v has a shadow (cached).  NULL on error. */
+Value *pf_materialize(PrefixShadows *pf, Graph *g, Value *v);
 
 #endif

@@ -78,6 +78,7 @@ typedef struct {
     const Onnx__GraphProto *gp;
     const ImportOptions *opt;
     NameMap values; /* ONNX tensor name -> Value* */
+    PrefixShadows *pf;
 } Importer;
 
 static bool empty(const char *s) { return !s || !s[0]; }
@@ -344,7 +345,7 @@ static int import_node(Importer *im, const Onnx__NodeProto *np, size_t index) {
     const OnnxOpEntry *entry = find_handler(im, np, index, &opset);
     if (!entry) return -1;
     OnnxCtx c = {.g = g, .m = im->m, .node = np, .origin = label, .domain = dflt ? "ai.onnx" : np->domain,
-                 .opset = opset};
+                 .opset = opset, .pf = im->pf};
     if (np->n_input > 64) return imp_error(&c, "too many inputs (%zu)", np->n_input);
     if (np->n_output > 64) return imp_error(&c, "too many outputs (%zu)", np->n_output);
     c.n_in = (int)np->n_input;
@@ -386,7 +387,7 @@ static int import_outputs(Importer *im) {
             diag_error("graph output '%s' is not produced by any node", vi->name);
             return -1;
         }
-        if (!(v = sx_materialize(im->g, vi->name, v))) return -1;
+        if (!(v = sx_materialize(im->g, vi->name, v)) || !(v = pf_materialize(im->pf, im->g, v))) return -1;
         bool passthrough = (v->flags & (VF_INPUT | VF_CONST | VF_OUTPUT)) || !v->origin ||
                            strcmp(v->origin, vi->name) != 0;
         if (passthrough) { /* outputs must be node results with their own name */
@@ -418,12 +419,12 @@ Graph *onnx_import(OnnxModel *m, const ImportOptions *opt) {
         return NULL;
     }
     const Onnx__GraphProto *gp = m->proto->graph;
-    Importer im = {.m = m, .gp = gp, .opt = opt};
+    Importer im = {.m = m, .gp = gp, .opt = opt, .pf = pf_new()};
     im.g = graph_new(empty(gp->name) ? "graph" : gp->name);
     if (m->path) im.g->source = graph_strdup(im.g, m->path);
     size_t *order = malloc(sizeof *order * (gp->n_node ? gp->n_node : 1));
     int rc = -1;
-    if (!order) {
+    if (!order || !im.pf) {
         diag_error("out of memory");
         goto out;
     }
@@ -437,6 +438,7 @@ Graph *onnx_import(OnnxModel *m, const ImportOptions *opt) {
     rc = 0;
 out:
     free(order);
+    pf_free(im.pf);
     map_free(&im.values);
     if (rc < 0) {
         graph_free(im.g);

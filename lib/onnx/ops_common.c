@@ -1,6 +1,7 @@
 /* ops_common.c - helpers shared by the ONNX op handlers: inputs/outputs and errors of the node
  * being imported, axis normalization, reading constant operands (bounds-checked), making constants,
- * and emitting IR nodes (inserted with shape inference, then constant-folded when possible). */
+ * and emitting IR nodes (inserted with shape inference, then constant-folded when possible, also
+ * through symbolic dims: prefix_fold.c). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,7 +23,13 @@ int imp_error(const OnnxCtx *c, const char *fmt, ...) {
     return -1;
 }
 
-Value *in_opt(const OnnxCtx *c, int i) { return (i >= 0 && i < c->n_in) ? c->in[i] : NULL; }
+Value *in_raw(const OnnxCtx *c, int i) { return (i >= 0 && i < c->n_in) ? c->in[i] : NULL; }
+
+Value *in_opt(const OnnxCtx *c, int i) {
+    Value *v = in_raw(c, i);
+    if (sx_is_symbolic(v)) v = c->in[i] = sx_materialize(c->g, c->origin, v);
+    return v;
+}
 
 Value *in_req(const OnnxCtx *c, int i) {
     Value *v = in_opt(c, i);
@@ -165,10 +172,15 @@ Value *const_i64(OnnxCtx *c, int n, const int64_t *vals) {
     return v;
 }
 
-Dim dims_product(OnnxCtx *c, const Value *x, int from, int to) {
+Dim dims_product_of(OnnxCtx *c, const Dim *dims, int n) {
     Dim d = dim_static(1);
-    for (int i = from; i < to && i < x->rank; i++) d = dim_mul(c->g, d, x->shape[i]);
+    for (int i = 0; i < n; i++) d = dim_mul(c->g, d, dims[i]);
     return d;
+}
+
+Dim dims_product(OnnxCtx *c, const Value *x, int from, int to) {
+    if (to > x->rank) to = x->rank;
+    return from < to ? dims_product_of(c, x->shape + from, to - from) : dim_static(1);
 }
 
 /* ---- emitting ------------------------------------------------------------------------------------ */
@@ -176,12 +188,15 @@ Dim dims_product(OnnxCtx *c, const Value *x, int from, int to) {
 Node *imp_node(OnnxCtx *c, OpId op) { return graph_new_node(c->g, op, c->origin); }
 
 int imp_insert(OnnxCtx *c, Node *n) {
+    int twin = pf_prepare(c->pf, c->g, n);
+    if (twin < 0) return -1;
     if (graph_insert_node(c->g, n) < 0) {
         if (!diag_has_error()) imp_error(c, "cannot build %s", op_name(n->op));
         return -1;
     }
     int folded = fold_node(c->g, n);
     if (folded < 0) return -1;
+    if (!folded && twin && pf_twin(c->pf, c->g, n) < 0) return -1;
     for (int i = 0; i < n->n_outputs; i++) {
         const Value *v = n->outputs[i];
         for (int d = 0; d < v->rank; d++)

@@ -1,5 +1,7 @@
 /* ops_const.c - ONNX ops whose result is known at conversion time: Constant, ConstantOfShape,
- * Shape, Size and Range become IR constants (an error when their operands are not constant). */
+ * Shape, Size and Range become IR constants.  With symbolic dims, Shape/Size yield symbolic shape
+ * values (shape_expr.c), ConstantOfShape of a symbolic shape becomes expand(scalar constant), and
+ * Range with a symbolic start/limit a slice of a constant iota (its upper bound long). */
 #include <math.h>
 #include <string.h>
 
@@ -59,13 +61,30 @@ int onnx_Constant(OnnxCtx *c) {
     return imp_result(c, v);
 }
 
+/* expand(scalar fill, shape) for a shape with symbolic entries. */
+static Value *fill_expand(OnnxCtx *c, DType dt, double fill, int rank, const Dim *shape) {
+    Value *k = const_scalar(c, dt, fill);
+    if (!k) return NULL;
+    Node *e = imp_node(c, OP_EXPAND);
+    node_add_input(c->g, e, k);
+    node_set_dims(c->g, e, "newShape", rank, shape);
+    return imp_finish(c, e);
+}
+
 int onnx_ConstantOfShape(OnnxCtx *c) {
-    if (need_const_inputs(c) < 0) return -1;
-    int64_t shape[WN_MAX_RANK];
-    int rank = imp_const_ints(c, in_req(c, 0), "shape", shape, WN_MAX_RANK);
+    Dim dims[WN_MAX_RANK];
+    int rank = imp_shape_dims(c, in_raw(c, 0), "shape", dims, WN_MAX_RANK);
     if (rank < 0) return -1;
-    for (int i = 0; i < rank; i++)
+    int64_t shape[WN_MAX_RANK];
+    bool dynamic = false;
+    for (int i = 0; i < rank; i++) {
+        if (!dim_is_static(dims[i])) {
+            dynamic = true;
+            continue;
+        }
+        shape[i] = dims[i].v;
         if (shape[i] <= 0) return imp_error(c, "zero-size tensor (dimension %d = %lld) is not representable in WebNN", i, (long long)shape[i]);
+    }
     DType dt = DT_F32;
     double fill = 0;
     const Onnx__AttributeProto *a = onnx_attr_find(c, "value");
@@ -77,6 +96,7 @@ int onnx_ConstantOfShape(OnnxCtx *c) {
         dt = t->dtype;
         fill = const_elem_f64(t, 0);
     }
+    if (dynamic) return imp_result(c, fill_expand(c, dt, fill, rank, dims));
     if (imp_elements(c, rank, shape) < 0) return -1;
     void *data;
     Value *v = const_new(c, dt, rank, shape, &data);
@@ -89,36 +109,58 @@ int onnx_ConstantOfShape(OnnxCtx *c) {
 }
 
 int onnx_Shape(OnnxCtx *c) {
-    Value *x = in_req(c, 0);
-    if (!x) return -1;
+    Value *x = in_raw(c, 0);
+    if (!x) return imp_error(c, "missing required input 0");
     int64_t start = onnx_attr_int(c, "start", 0), end = onnx_attr_int(c, "end", x->rank);
     if (start < 0) start += x->rank;
     if (end < 0) end += x->rank;
     start = start < 0 ? 0 : start > x->rank ? x->rank : start;
     end = end < start ? start : end > x->rank ? x->rank : end;
-    int64_t dims[WN_MAX_RANK];
-    for (int64_t i = start; i < end; i++) {
-        if (!dim_is_static(x->shape[i])) {
-            char buf[64];
-            return imp_error(c, "Shape at node %s needs a static input shape (dimension %lld of '%s' is %s)", c->origin,
-                             (long long)i, value_display_name(x), dim_format(c->g, x->shape[i], buf, sizeof buf));
-        }
-        dims[i - start] = x->shape[i].v;
-    }
     if (end == start) return imp_error(c, "zero-size tensor (empty shape slice) is not representable in WebNN");
-    return imp_result(c, const_i64(c, (int)(end - start), dims));
+    return imp_result(c, sx_new(c, DT_I64, 1, (int)(end - start), x->shape + start));
 }
 
 int onnx_Size(OnnxCtx *c) {
-    Value *x = in_req(c, 0);
-    if (!x) return -1;
-    if (!value_is_static(x)) return imp_error(c, "Size at node %s needs a static input shape", c->origin);
-    return imp_result(c, const_scalar(c, DT_I64, (double)value_max_elements(x)));
+    Value *x = in_raw(c, 0);
+    if (!x) return imp_error(c, "missing required input 0");
+    Dim n = dims_product(c, x, 0, x->rank);
+    return imp_result(c, sx_new(c, DT_I64, 0, 1, &n));
+}
+
+/* Range with a symbolic start or limit: slice(iota * delta (+ start), sizes [count]). */
+static int symbolic_range(OnnxCtx *c, Value *s, Value *l, Value *d) {
+    Dim start, limit;
+    double delta;
+    if (imp_shape_dims(c, s, "start", &start, 1) != 1 || imp_shape_dims(c, l, "limit", &limit, 1) != 1 ||
+        imp_const_scalar(c, d, "delta", &delta) < 0)
+        return -1;
+    if (delta != 1) return imp_error(c, "Range with a symbolic start or limit needs delta 1 (got %g)", delta);
+    Dim count = dim_sub(c->g, limit, start);
+    char buf[128];
+    if (dim_is_static(count) || count.v <= 0 || count.v > INT32_MAX)
+        return imp_error(c, "Range of %s elements has no usable upper bound", dim_format(c->g, count, buf, sizeof buf));
+    DType dt = l->dtype;
+    int64_t shape[1] = {count.v};
+    void *data;
+    Value *iota = const_new(c, dt, 1, shape, &data);
+    if (!iota) return -1;
+    int64_t base = dim_is_static(start) ? start.v : 0;
+    for (int64_t i = 0; i < count.v; i++) store_elem_f64(dt, data, (uint64_t)i, (double)(base + i));
+    Node *sl = imp_node(c, OP_SLICE);
+    node_add_input(c->g, sl, iota);
+    int64_t zero[1] = {0};
+    node_set_ints(c->g, sl, "starts", 1, zero);
+    node_set_dims(c->g, sl, "sizes", 1, &count);
+    Value *v = imp_finish(c, sl);
+    if (v && !dim_is_static(start)) v = emit_binary(c, OP_ADD, v, in_req(c, 0));
+    return imp_result(c, v);
 }
 
 int onnx_Range(OnnxCtx *c) {
+    Value *s = in_raw(c, 0), *l = in_raw(c, 1), *d = in_raw(c, 2);
+    if (sx_is_symbolic(s) || sx_is_symbolic(l)) return symbolic_range(c, s, l, d);
     if (need_const_inputs(c) < 0) return -1;
-    Value *s = in_req(c, 0), *l = in_req(c, 1), *d = in_req(c, 2);
+    s = in_req(c, 0), l = in_req(c, 1), d = in_req(c, 2);
     double start, limit, delta;
     if (!s || !l || !d || imp_const_scalar(c, s, "start", &start) < 0 || imp_const_scalar(c, l, "limit", &limit) < 0 ||
         imp_const_scalar(c, d, "delta", &delta) < 0)

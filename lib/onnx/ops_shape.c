@@ -1,7 +1,8 @@
 /* ops_shape.c - ONNX shape manipulation lowered to WebNN reshape/transpose/concat/split/slice/
  * expand/tile/pad: Reshape (0 and -1, allowzero), Squeeze/Unsqueeze/Flatten (as reshape),
  * Slice (clamped starts/ends, negative steps via reverse), Split (sizes or num_outputs), Identity,
- * Dropout (inference), Pad (constant/edge/reflect).  Shape operands must be constants. */
+ * Dropout (inference), Pad (constant/edge/reflect).  Shape operands are constants or symbolic
+ * shape values (shape_expr.c): Reshape/Expand/Slice take symbolic entries as Dims. */
 #include <string.h>
 
 #include "diag.h"
@@ -18,42 +19,88 @@ static int axes_operand(OnnxCtx *c, int64_t input_opset, int64_t *axes) {
     return n < 0 ? (diag_has_error() ? -1 : 0) : n;
 }
 
+/* Static product and symbolic factors (sorted by expression number) of dims [0, n); false when a
+ * dim is a non-positive static or the product overflows. */
+static bool factorize(const Dim *d, int n, int64_t *prod, Dim *syms, int *nsyms) {
+    *prod = 1;
+    *nsyms = 0;
+    for (int i = 0; i < n; i++) {
+        if (dim_is_static(d[i])) {
+            if (d[i].v <= 0 || __builtin_mul_overflow(*prod, d[i].v, prod)) return false;
+            continue;
+        }
+        int k = (*nsyms)++;
+        while (k > 0 && syms[k - 1].e > d[i].e) {
+            syms[k] = syms[k - 1];
+            k--;
+        }
+        syms[k] = d[i];
+    }
+    return true;
+}
+
+/* The -1 entry of a reshape: (input elements) / (product of the other entries), cancelling
+ * symbolic factors the two sides share.  false when not decidable. */
+static bool infer_minus_one(OnnxCtx *c, const Value *x, const Dim *known, int n_known, Dim *out) {
+    int64_t pin, pk;
+    Dim sin[WN_MAX_RANK], sk[WN_MAX_RANK];
+    int nin, nk;
+    if (!factorize(x->shape, x->rank, &pin, sin, &nin) || !factorize(known, n_known, &pk, sk, &nk)) return false;
+    Dim rest = dim_static(1);
+    int j = 0;
+    for (int i = 0; i < nin; i++) {
+        if (j < nk && dim_equal(sin[i], sk[j])) {
+            j++;
+            continue;
+        }
+        rest = dim_mul(c->g, rest, sin[i]);
+    }
+    if (j != nk || pk <= 0) return false; /* a symbolic factor of the shape is not in the input */
+    if (pin % pk == 0) {
+        *out = dim_mul(c->g, rest, dim_static(pin / pk));
+        return true;
+    }
+    *out = dim_div(c->g, dim_mul(c->g, rest, dim_static(pin)), dim_static(pk));
+    return !dim_is_static(*out) || out->v > 0;
+}
+
 int onnx_Reshape(OnnxCtx *c) {
     Value *x = in_req(c, 0);
-    int64_t s[WN_MAX_RANK];
-    int n = imp_const_ints(c, in_req(c, 1), "shape", s, WN_MAX_RANK);
+    Dim s[WN_MAX_RANK];
+    int n = imp_shape_dims(c, in_raw(c, 1), "shape", s, WN_MAX_RANK);
     if (!x || n < 0) return -1;
     bool allowzero = onnx_attr_int(c, "allowzero", 0) != 0;
-    Dim out[WN_MAX_RANK], known = dim_static(1);
-    int minus = -1;
+    Dim out[WN_MAX_RANK], known[WN_MAX_RANK];
+    int minus = -1, n_known = 0;
     for (int i = 0; i < n; i++) {
-        if (s[i] == -1) {
+        if (!dim_is_static(s[i])) {
+            out[i] = s[i];
+        } else if (s[i].v == -1) {
             if (minus >= 0) return imp_error(c, "shape has more than one -1");
             minus = i;
             continue;
-        }
-        if (s[i] == 0 && !allowzero) {
+        } else if (s[i].v == 0 && !allowzero) {
             if (i >= x->rank) return imp_error(c, "shape[%d] = 0 copies a dimension the input does not have", i);
             out[i] = x->shape[i];
-        } else if (s[i] <= 0 || s[i] > INT32_MAX) {
-            return imp_error(c, "shape[%d] = %lld is not representable in WebNN (zero-size or invalid)", i, (long long)s[i]);
+        } else if (s[i].v <= 0 || s[i].v > INT32_MAX) {
+            return imp_error(c, "shape[%d] = %lld is not representable in WebNN (zero-size or invalid)", i, (long long)s[i].v);
         } else {
-            out[i] = dim_static(s[i]);
+            out[i] = s[i];
         }
-        known = dim_mul(c->g, known, out[i]);
+        known[n_known++] = out[i];
     }
-    Dim total = dims_product(c, x, 0, x->rank);
+    Dim total = dims_product(c, x, 0, x->rank), kprod = dims_product_of(c, known, n_known);
     if (minus >= 0) {
-        if (dim_is_static(known) && dim_is_static(total)) {
-            if (known.v <= 0 || total.v % known.v) return imp_error(c, "cannot infer -1: %lld elements do not divide by %lld", (long long)total.v, (long long)known.v);
-            out[minus] = dim_static(total.v / known.v);
-        } else if (dim_is_static(known) && known.v > 0) {
-            out[minus] = dim_div(c->g, total, known);
-        } else {
-            return imp_error(c, "cannot infer -1 with dynamic dimensions");
+        if (dim_is_static(kprod) && dim_is_static(total)) {
+            if (kprod.v <= 0 || total.v % kprod.v) return imp_error(c, "cannot infer -1: %lld elements do not divide by %lld", (long long)total.v, (long long)kprod.v);
+            out[minus] = dim_static(total.v / kprod.v);
+        } else if (!infer_minus_one(c, x, known, n_known, &out[minus])) {
+            char a[128], b[128];
+            return imp_error(c, "cannot infer -1: %s elements divided by %s", dim_format(c->g, total, a, sizeof a),
+                             dim_format(c->g, kprod, b, sizeof b));
         }
-    } else if (dim_is_static(known) && dim_is_static(total) && known.v != total.v) {
-        return imp_error(c, "cannot reshape %lld elements into %lld", (long long)total.v, (long long)known.v);
+    } else if (dim_is_static(kprod) && dim_is_static(total) && kprod.v != total.v) {
+        return imp_error(c, "cannot reshape %lld elements into %lld", (long long)total.v, (long long)kprod.v);
     }
     return imp_result(c, emit_reshape(c, x, n, out));
 }
@@ -198,23 +245,31 @@ typedef struct {
     int n_reverse;
 } SliceSpec;
 
+/* Size of [s, e) on a dynamic axis d with step 1 (ends may be symbolic: min(e, d) - s). */
+static int dynamic_axis(OnnxCtx *c, int axis, Dim d, int64_t s, Dim e, int64_t step, SliceSpec *sp) {
+    char buf[64], eb[64];
+    if (dim_is_static(e) && e.v < 0 && e.v >= -(int64_t)INT32_MAX) e = dim_add(c->g, d, e); /* from the end */
+    else if (dim_is_static(e) && d.v > 0 && e.v >= d.v) e = d; /* open end */
+    Dim end;
+    if (step != 1 || s < 0 || !sx_dim_extreme(c->g, false, e, d, &end))
+        return imp_error(c, "slice [%lld, %s) step %lld of dynamic dimension %s on axis %d is not supported", (long long)s,
+                         dim_format(c->g, e, eb, sizeof eb), (long long)step, dim_format(c->g, d, buf, sizeof buf), axis);
+    sp->start[axis] = s;
+    sp->size[axis] = dim_sub(c->g, end, dim_static(s));
+    if (dim_is_static(sp->size[axis]) && sp->size[axis].v <= 0)
+        return imp_error(c, "zero-size tensor (empty slice on axis %d) is not representable in WebNN", axis);
+    return 0;
+}
+
 /* Fills the spec for one axis following ONNX clamping rules. */
-static int slice_axis(OnnxCtx *c, const Value *x, int axis, int64_t s, int64_t e, int64_t step, SliceSpec *sp) {
+static int slice_axis(OnnxCtx *c, const Value *x, int axis, Dim sd, Dim ed, int64_t step, SliceSpec *sp) {
     Dim d = x->shape[axis];
     if (step == 0) return imp_error(c, "slice step is 0");
+    if (!dim_is_static(sd)) return imp_error(c, "slice start on axis %d must be known at conversion time", axis);
+    int64_t s = sd.v;
     step = clamp64(step, -((int64_t)1 << 32), (int64_t)1 << 32);
-    if (!dim_is_static(d)) {
-        /* Dynamic axis: only [s, end) with step 1, s >= 0 and an open end. */
-        if (step != 1 || s < 0 || e < d.v) {
-            char buf[64];
-            return imp_error(c, "slice of dynamic dimension %s on axis %d is not supported",
-                             dim_format(c->g, d, buf, sizeof buf), axis);
-        }
-        sp->start[axis] = s;
-        sp->size[axis] = s ? dim_sub(c->g, d, dim_static(s)) : d;
-        return 0;
-    }
-    int64_t D = d.v, count;
+    if (!dim_is_static(d) || !dim_is_static(ed)) return dynamic_axis(c, axis, d, s, ed, step, sp);
+    int64_t D = d.v, count, e = ed.v;
     if (s < 0) s += D;
     if (e < 0) e += D;
     if (step > 0) {
@@ -240,16 +295,19 @@ int onnx_Slice(OnnxCtx *c) {
     Value *x = in_req(c, 0);
     if (!x) return -1;
     int64_t starts[WN_MAX_RANK], ends[WN_MAX_RANK], axes[WN_MAX_RANK], steps[WN_MAX_RANK];
+    Dim sd[WN_MAX_RANK], ed[WN_MAX_RANK];
     int n, ne, na = -1, ns = -1;
     if (c->opset < 10) {
         n = onnx_attr_ints(c, "starts", starts, WN_MAX_RANK);
         ne = onnx_attr_ints(c, "ends", ends, WN_MAX_RANK);
         na = onnx_attr_ints(c, "axes", axes, WN_MAX_RANK);
+        for (int i = 0; i < n && i < WN_MAX_RANK; i++) sd[i] = dim_static(starts[i]);
+        for (int i = 0; i < ne && i < WN_MAX_RANK; i++) ed[i] = dim_static(ends[i]);
     } else {
-        n = imp_const_ints(c, in_req(c, 1), "starts", starts, WN_MAX_RANK);
-        ne = imp_const_ints(c, in_req(c, 2), "ends", ends, WN_MAX_RANK);
-        if (in_opt(c, 3)) na = imp_const_ints(c, in_opt(c, 3), "axes", axes, WN_MAX_RANK);
-        if (in_opt(c, 4)) ns = imp_const_ints(c, in_opt(c, 4), "steps", steps, WN_MAX_RANK);
+        n = imp_shape_dims(c, in_raw(c, 1), "starts", sd, WN_MAX_RANK);
+        ne = imp_shape_dims(c, in_raw(c, 2), "ends", ed, WN_MAX_RANK);
+        if (in_raw(c, 3)) na = imp_const_ints(c, in_opt(c, 3), "axes", axes, WN_MAX_RANK);
+        if (in_raw(c, 4)) ns = imp_const_ints(c, in_opt(c, 4), "steps", steps, WN_MAX_RANK);
     }
     if (diag_has_error()) return -1;
     if (n < 0 || ne != n) return imp_error(c, "starts and ends must have the same length");
@@ -271,7 +329,7 @@ int onnx_Slice(OnnxCtx *c) {
         sp.size[i] = x->shape[i];
     }
     for (int i = 0; i < n; i++)
-        if (slice_axis(c, x, (int)axes[i], starts[i], ends[i], steps[i], &sp) < 0) return -1;
+        if (slice_axis(c, x, (int)axes[i], sd[i], ed[i], steps[i], &sp) < 0) return -1;
     Value *v = x;
     if (sp.n_reverse) {
         Node *r = imp_node(c, OP_REVERSE);
@@ -297,8 +355,8 @@ int onnx_Slice(OnnxCtx *c) {
 
 int onnx_Expand(OnnxCtx *c) {
     Value *x = in_req(c, 0);
-    int64_t s[WN_MAX_RANK];
-    int n = imp_const_ints(c, in_req(c, 1), "shape", s, WN_MAX_RANK);
+    Dim s[WN_MAX_RANK];
+    int n = imp_shape_dims(c, in_raw(c, 1), "shape", s, WN_MAX_RANK);
     if (!x || n < 0) return -1;
     int r = n > x->rank ? n : x->rank;
     Dim out[WN_MAX_RANK];
@@ -306,14 +364,18 @@ int onnx_Expand(OnnxCtx *c) {
     for (int i = 0; i < r; i++) {
         int xi = i - (r - x->rank), si = i - (r - n);
         Dim a = xi >= 0 ? x->shape[xi] : dim_static(1);
-        int64_t b = si >= 0 ? s[si] : 1;
-        if (b <= 0 || b > INT32_MAX) return imp_error(c, "shape[%d] = %lld is not representable in WebNN", si, (long long)b);
-        if (b == 1 || (dim_is_static(a) && a.v == b))
+        Dim b = si >= 0 ? s[si] : dim_static(1);
+        if (dim_is_static(b) && (b.v <= 0 || b.v > INT32_MAX))
+            return imp_error(c, "shape[%d] = %lld is not representable in WebNN", si, (long long)b.v);
+        if ((dim_is_static(b) && b.v == 1) || dim_equal(a, b))
             out[i] = a;
         else if (dim_is_static(a) && a.v == 1)
-            out[i] = dim_static(b);
-        else
-            return imp_error(c, "cannot broadcast dimension %d of '%s' to %lld", i, value_display_name(x), (long long)b);
+            out[i] = b;
+        else {
+            char buf[128];
+            return imp_error(c, "cannot broadcast dimension %d of '%s' to %s", i, value_display_name(x),
+                             dim_format(c->g, b, buf, sizeof buf));
+        }
         if (xi < 0 || !dim_equal(out[i], x->shape[xi])) same = false;
     }
     if (same) return imp_result(c, x);
