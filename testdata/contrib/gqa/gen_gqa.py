@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """gen_gqa.py - makes tiny single-node com.microsoft GroupQueryAttention models (gqa_*.onnx) and
-their inputs (gqa_inputs.json) for tests/passes/test_decompose_gqa.c.  The past/present buffers
-are capacity-sized (ORT-GenAI past_present_share_buffer layout): pasts hold random rows below
+their inputs (gqa_cases.json, without outputs yet) for tests/passes/test_decompose_gqa.c.
+The past/present buffers are capacity-sized (ORT-GenAI past_present_share_buffer layout): pasts hold random rows below
 past_b = seqlens_k[b] + 1 - S and zeros above.  run_ort.mjs then runs every model with
-onnxruntime-node and writes gqa_cases.json (inputs + ORT outputs), so the expected values never
+onnxruntime-node and adds ORT's outputs to gqa_cases.json, so the expected values never
 come from webnnc.
 
 Usage: /usr/bin/python3 testdata/contrib/gqa/gen_gqa.py && node testdata/contrib/gqa/run_ort.mjs /tmp/ort
@@ -93,9 +93,9 @@ def make_case(rng, name, B, S, N, KV, H, C, seqlens, packed, rotary, dt, extra):
 def main():
     rng = np.random.default_rng(20240604)
     cases = [make_case(rng, *c) for c in CASES]
-    with open(os.path.join(HERE, "gqa_inputs.json"), "w") as f:
+    with open(os.path.join(HERE, "gqa_cases.json"), "w") as f:
         json.dump({"cases": cases}, f)
-    print(f"wrote {len(cases)} models and gqa_inputs.json")
+    print(f"wrote {len(cases)} models and gqa_cases.json (inputs only: run run_ort.mjs next)")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 // run_ort.mjs - runs the gqa_*.onnx models of this folder with onnxruntime-node (CPU) on the inputs
-// of gqa_inputs.json (made by gen_gqa.py) and writes gqa_cases.json = the inputs plus ORT's three
-// outputs per case, the external reference of tests/passes/test_decompose_gqa.c.
+// of gqa_cases.json (made by gen_gqa.py) and adds ORT's three outputs per case to it: the
+// external reference of tests/passes/test_decompose_gqa.c.
 //
 // Usage (onnxruntime-node installed outside the repository, e.g.
 //   mkdir -p /tmp/ort && cd /tmp/ort && npm install --ignore-scripts onnxruntime-node):
@@ -40,7 +40,7 @@ function fromTensor(x) {
   return { dtype: x.type, shape: x.dims, data };
 }
 
-const spec = JSON.parse(fs.readFileSync(path.join(here, 'gqa_inputs.json'), 'utf8'));
+const spec = JSON.parse(fs.readFileSync(path.join(here, 'gqa_cases.json'), 'utf8'));
 for (const c of spec.cases) {
   const session = await ort.InferenceSession.create(path.join(here, c.model),
     { executionProviders: ['cpu'], graphOptimizationLevel: 'disabled' });
