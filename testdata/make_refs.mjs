@@ -14,7 +14,8 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
+// MODELS_DIR (optional) names another folder of NAME.onnx + NAME/test_data_set_K/ (e.g. testdata/contrib/ops).
+const here = process.env.MODELS_DIR ? path.resolve(process.env.MODELS_DIR) : path.dirname(fileURLToPath(import.meta.url));
 const ortRoot = process.argv[2] ?? process.env.ORT_NODE_ROOT ?? process.cwd();
 const ort = createRequire(path.join(path.resolve(ortRoot), 'noop.js'))('onnxruntime-node');
 
