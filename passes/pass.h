@@ -7,6 +7,7 @@
 
 typedef struct {
     int verbose; /* print per-pass node counts to stderr */
+    int64_t kv_capacity; /* KV-cache capacity C for kv_cache (0: the total_sequence_length bound) */
 } PassOptions;
 
 typedef int (*PassFn)(Graph *g, const PassOptions *opt);

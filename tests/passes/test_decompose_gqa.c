@@ -5,7 +5,9 @@
  * variants: packed/separate QKV, head ratios, prefill/decode, batch 2 with different seqlensK,
  * rotary (half, interleaved, partial, positionIds), softcap, local window, smooth softmax, head
  * sink, attention bias, q/k norm and float16; presents included.  Graphs are built in code with
- * constant operands; the decomposed graph is evaluated by constant folding (lib/eval spec ops). */
+ * constant operands; the decomposed graph is evaluated by constant folding (lib/eval spec ops).
+ * Also: the com.microsoft GroupQueryAttention importer handler and the kv_cache pass on a layer with
+ * ORT-GenAI's interface names and symbolic dims (testdata/contrib/gqa/gqa_genai_interface.onnx). */
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -17,6 +19,8 @@
 #include "eval.h"
 #include "eval_internal.h"
 #include "gqa.h"
+#include "onnx_import.h"
+#include "onnx_model.h"
 #include "pass.h"
 
 /* ---- building GQA graphs ----------------------------------------------------------------------- */
@@ -441,6 +445,100 @@ START_TEST(reference_matches_onnxruntime) {
 }
 END_TEST
 
+/* ---- importer and kv_cache ------------------------------------------------------------------------ */
+
+static Graph *import_testdata(const char *file, const ImportOptions *opt) {
+    const char *src = getenv("WEBNNC_SOURCE_ROOT");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/testdata/contrib/gqa/%s", src ? src : ".", file);
+    diag_clear();
+    OnnxModel *m = onnx_model_load(path);
+    ck_assert_msg(m != NULL, "%s: %s", path, diag_message());
+    Graph *g = onnx_import(m, opt);
+    if (!g) onnx_model_free(m);
+    return g;
+}
+
+static const Value *graph_input(const Graph *g, const char *origin) {
+    for (int i = 0; i < g->n_inputs; i++)
+        if (g->inputs[i]->origin && strcmp(g->inputs[i]->origin, origin) == 0) return g->inputs[i];
+    return NULL;
+}
+
+START_TEST(import_and_kv_cache) {
+    static const DimSetting fix[] = {{"batch_size", 1}};
+    static const DimSetting bound[] = {{"sequence_length", 16}, {"past_sequence_length", 32}, {"total_sequence_length", 32}};
+    ImportOptions io = {fix, 1, bound, 3};
+    Graph *g = import_testdata("gqa_genai_interface.onnx", &io);
+    ck_assert_msg(g != NULL, "%s", diag_message());
+    Node *n = NULL;
+    for (int i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i]->op == OP_GROUP_QUERY_ATTENTION) n = g->nodes[i];
+    ck_assert_ptr_nonnull(n);
+    ck_assert_int_eq(node_int(n, "numHeads", 0), 4);
+    ck_assert_int_eq(node_int(n, "kvNumHeads", 0), 2);
+    ck_assert(node_bool(n, "doRotary", false));
+    ck_assert_int_eq(node_int(n, "localWindowSize", 0), -1);
+    ck_assert_double_eq_tol(node_float(n, "scale", 0), 0.25, 1e-7);
+    ck_assert(!dim_is_static(n->inputs[GQA_PAST_KEY]->shape[2]));
+    /* without a capacity the decomposition refuses the symbolic cache length */
+    const char *dec[] = {"decompose_gqa"};
+    ck_assert_int_eq(pass_run_list(g, dec, 1, NULL), -1);
+    ck_assert_ptr_nonnull(strstr(diag_message(), "kv_cache"));
+    diag_clear();
+    const char *both[] = {"kv_cache", "decompose_gqa"};
+    PassOptions po = {0};
+    ck_assert_msg(pass_run_list(g, both, 2, &po) == 0, "%s", diag_message());
+    ck_assert_msg(graph_verify(g, VERIFY_SPEC_ONLY | VERIFY_EXPORTABLE) == 0, "%s", diag_message());
+    const Value *pk = graph_input(g, "past_key_values.0.key");
+    ck_assert_ptr_nonnull(pk);
+    ck_assert(dim_is_static(pk->shape[2]) && pk->shape[2].v == 32);
+    ck_assert_int_eq(g->n_kv, 2);
+    ck_assert_str_eq(g->kv[0].past, pk->name);
+    ck_assert_int_eq(g->kv[0].axis, 2);
+    ck_assert_int_eq(g->kv[0].capacity, 32);
+    ck_assert_str_eq(g->kv[0].total_dim, "total_sequence_length");
+    bool found = false;
+    for (int i = 0; i < g->n_outputs; i++) {
+        const Value *o = g->outputs[i];
+        if (strcmp(o->name, g->kv[0].present) != 0) continue;
+        found = true;
+        ck_assert_str_eq(o->origin, "present.0.key");
+        ck_assert(o->rank == 4 && dim_is_static(o->shape[2]) && o->shape[2].v == 32);
+    }
+    ck_assert(found);
+    graph_free(g);
+
+    /* an explicit capacity wins; a second run keeps the bindings */
+    g = import_testdata("gqa_genai_interface.onnx", &io);
+    ck_assert_ptr_nonnull(g);
+    po.kv_capacity = 24;
+    const char *kv[] = {"kv_cache", "kv_cache"};
+    ck_assert_msg(pass_run_list(g, kv, 2, &po) == 0, "%s", diag_message());
+    ck_assert_int_eq(g->n_kv, 2);
+    ck_assert_int_eq(graph_input(g, "past_key_values.0.value")->shape[2].v, 24);
+    graph_free(g);
+
+    /* capacity below the sequence bound: inference rejects it */
+    g = import_testdata("gqa_genai_interface.onnx", &io);
+    po.kv_capacity = 8;
+    ck_assert_int_eq(pass_run_list(g, kv, 1, &po), -1);
+    ck_assert_ptr_nonnull(strstr(diag_message(), "capacity"));
+    graph_free(g);
+}
+END_TEST
+
+START_TEST(import_rejects_qk_output) {
+    static const DimSetting fix[] = {{"batch_size", 1}, {"sequence_length", 1}, {"past_sequence_length", 8},
+                                     {"total_sequence_length", 9}};
+    ImportOptions io = {fix, 4, NULL, 0};
+    Graph *g = import_testdata("gqa_bad_qk_output.onnx", &io);
+    ck_assert_ptr_null(g);
+    ck_assert_msg(strstr(diag_message(), "/model/layers.0/attn/GroupQueryAttention") != NULL, "%s", diag_message());
+    ck_assert_ptr_nonnull(strstr(diag_message(), "qk_output"));
+}
+END_TEST
+
 static Suite *gqa_suite(void) {
     Suite *s = suite_create("decompose_gqa");
     TCase *tc = tcase_create("gqa");
@@ -450,6 +548,8 @@ static Suite *gqa_suite(void) {
     tcase_add_test(tc, infer_symbolic_and_decompose);
     tcase_add_test(tc, infer_rejections);
     tcase_add_test(tc, reference_matches_onnxruntime);
+    tcase_add_test(tc, import_and_kv_cache);
+    tcase_add_test(tc, import_rejects_qk_output);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -90,7 +90,42 @@ def make_case(rng, name, B, S, N, KV, H, C, seqlens, packed, rotary, dt, extra):
                        for k, v in feeds.items()]}
 
 
+def make_interface_model(name, **bad_attrs):
+    """A layer with ORT-GenAI's interface names and symbolic dims (not run: importer/kv_cache tests)."""
+    N, KV, H, rows = 4, 2, 16, 64
+    sym = ["batch_size", "sequence_length"]
+    cache_in = ["batch_size", KV, "past_sequence_length", H]
+    cache_out = ["batch_size", KV, "total_sequence_length", H]
+    inputs = [helper.make_tensor_value_info("qkv", TensorProto.FLOAT, sym + [(N + 2 * KV) * H]),
+              helper.make_tensor_value_info("past_key_values.0.key", TensorProto.FLOAT, cache_in),
+              helper.make_tensor_value_info("past_key_values.0.value", TensorProto.FLOAT, cache_in),
+              helper.make_tensor_value_info("seqlens_k", TensorProto.INT32, ["batch_size"]),
+              helper.make_tensor_value_info("total_sequence_length", TensorProto.INT32, []),
+              # unused here (the mask subgraph is not part of this test): declares the total length dim
+              helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch_size", "total_sequence_length"])]
+    ang = np.outer(np.arange(rows), 1.0 / (10000.0 ** (np.arange(H // 2) * 2.0 / H)))
+    inits = [helper.make_tensor("cos_cache", TensorProto.FLOAT, [rows, H // 2], np.cos(ang).reshape(-1).tolist()),
+             helper.make_tensor("sin_cache", TensorProto.FLOAT, [rows, H // 2], np.sin(ang).reshape(-1).tolist())]
+    outputs = [helper.make_tensor_value_info("attn_out", TensorProto.FLOAT, sym + [N * H]),
+               helper.make_tensor_value_info("present.0.key", TensorProto.FLOAT, cache_out),
+               helper.make_tensor_value_info("present.0.value", TensorProto.FLOAT, cache_out)]
+    node = helper.make_node("GroupQueryAttention",
+                            ["qkv", "", "", "past_key_values.0.key", "past_key_values.0.value", "seqlens_k",
+                             "total_sequence_length", "cos_cache", "sin_cache"],
+                            ["attn_out", "present.0.key", "present.0.value"], domain="com.microsoft",
+                            name="/model/layers.0/attn/GroupQueryAttention", num_heads=N, kv_num_heads=KV,
+                            scale=1.0 / np.sqrt(H), local_window_size=-1, softcap=0.0, do_rotary=1,
+                            rotary_interleaved=0, **bad_attrs)
+    graph = helper.make_graph([node], name, inputs, outputs, initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                     helper.make_opsetid("com.microsoft", 1)])
+    model.ir_version = 8
+    onnx.save(model, os.path.join(HERE, f"{name}.onnx"))
+
+
 def main():
+    make_interface_model("gqa_genai_interface")
+    make_interface_model("gqa_bad_qk_output", qk_output=1)
     rng = np.random.default_rng(20240604)
     cases = [make_case(rng, *c) for c in CASES]
     with open(os.path.join(HERE, "gqa_cases.json"), "w") as f:
