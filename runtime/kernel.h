@@ -96,6 +96,10 @@ int kc_dispatch_1d(KernelCtx *kc, const Node *n, int shader, const uint32_t *spe
                    const void *push, uint32_t push_size, const KBind *binds, int n_binds,
                    uint64_t groups);
 
+/* Parameters a plan rewrite (rt_model.h PlanRewrite, e.g. fuse_dequant_matmul.c) attached to node
+ * n for its family; NULL when the node runs as written. */
+const void *kc_node_params(const KernelCtx *kc, const Node *n);
+
 /* ---- shape helpers shared by families (kshape.c) ------------------------------------------ */
 /* Contiguous element strides of shape. */
 void kshape_strides(int rank, const int64_t *shape, int64_t *strides);

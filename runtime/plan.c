@@ -75,11 +75,17 @@ int plan_model(WnrtModel *m) {
     if (!def || !last || !slot_of || !bytes || !used) { diag_error("out of memory"); goto done; }
     for (int i = 0; i < nv; i++) m->root[i] = i, def[i] = -2, last[i] = -2, slot_of[i] = -1;
 
+    /* Plan rewrites (fused dequantize + matmul, re-laid-out constant weights). */
+    if (fuse_plan(m) < 0) goto done;
+
     /* Kernels, views, uses. */
     for (int i = 0; i < nn; i++) {
         Node *n = g->nodes[i];
-        if (n->dead) continue;
-        const KernelFamily *f = kernel_family(n->op);
+        if (n->dead || (m->absorbed && m->absorbed[i])) continue;
+        const PlanRewrite *rw = m->rewrite ? m->rewrite[i] : NULL;
+        const KernelFamily *f = rw ? rw->fam : kernel_family(n->op);
+        const Value *const *ins;
+        int n_ins = plan_node_inputs(m, n, &ins);
         DType dt = n->n_inputs > 0 && n->inputs[0] ? n->inputs[0]->dtype : DT_INVALID;
         if (!f) {
             diag_error("no kernel for op %s (dtype %s) at node %s", op_name(n->op), dtype_name(dt), node_display_name(n));
@@ -87,8 +93,8 @@ int plan_model(WnrtModel *m) {
         }
         m->fam[i] = f;
         if (check_node(m, n) < 0) goto done;
-        for (int k = 0; k < n->n_inputs; k++)
-            if (n->inputs[k]) used[n->inputs[k]->id] = true;
+        for (int k = 0; k < n_ins; k++)
+            if (ins[k]) used[ins[k]->id] = true;
         for (int k = 0; k < n->n_outputs; k++) used[n->outputs[k]->id] = true;
         if (f->flags & KF_VIEW) m->root[n->outputs[0]->id] = m->root[n->inputs[0]->id];
     }
@@ -99,14 +105,16 @@ int plan_model(WnrtModel *m) {
     for (int i = 0; i < g->n_inputs; i++) def[m->root[g->inputs[i]->id]] = -1;
     for (int i = 0; i < nn; i++) {
         Node *n = g->nodes[i];
-        if (n->dead) continue;
+        if (n->dead || (m->absorbed && m->absorbed[i])) continue;
+        const Value *const *ins;
+        int n_ins = plan_node_inputs(m, n, &ins);
         for (int k = 0; k < n->n_outputs; k++) {
             int r = m->root[n->outputs[k]->id];
             if (def[r] == -2) def[r] = i;
             if (last[r] < i) last[r] = i;
         }
-        for (int k = 0; k < n->n_inputs; k++)
-            if (n->inputs[k] && last[m->root[n->inputs[k]->id]] < i) last[m->root[n->inputs[k]->id]] = i;
+        for (int k = 0; k < n_ins; k++)
+            if (ins[k] && last[m->root[ins[k]->id]] < i) last[m->root[ins[k]->id]] = i;
     }
     for (int i = 0; i < g->n_outputs; i++) last[m->root[g->outputs[i]->id]] = nn;
 
@@ -129,7 +137,8 @@ int plan_model(WnrtModel *m) {
                            (unsigned long long)v->nbytes, (unsigned long long)bytes[i]);
                 goto done;
             }
-            if (mempool_alloc(m->const_pool, bytes[i], &m->mem[i]) < 0 || uploader_put(up, &m->mem[i], 0, v->data, bytes[i]) < 0)
+            const void *data = m->const_data && m->const_data[i] ? m->const_data[i] : v->data;
+            if (mempool_alloc(m->const_pool, bytes[i], &m->mem[i]) < 0 || uploader_put(up, &m->mem[i], 0, data, bytes[i]) < 0)
                 goto done;
             m->stats.const_bytes += bytes[i];
             continue;
@@ -151,7 +160,7 @@ int plan_model(WnrtModel *m) {
     }
     for (int i = 0; i < nn; i++) {
         Node *n = g->nodes[i];
-        if (n->dead) continue;
+        if (n->dead || (m->absorbed && m->absorbed[i])) continue;
         for (int s = 0; s < n_slots; s++)
             if (slots[s].owner >= 0 && last[slots[s].owner] < i) slots[s].owner = -1;
         for (int k = 0; k < n->n_outputs; k++) {

@@ -27,6 +27,11 @@ struct KernelCtx {
 
 const WnrtDeviceInfo *kc_device(const KernelCtx *kc) { return &kc->dev->info; }
 
+const void *kc_node_params(const KernelCtx *kc, const Node *n) {
+    const PlanRewrite *rw = kc->m->rewrite ? kc->m->rewrite[n->index] : NULL;
+    return rw ? rw->params : NULL;
+}
+
 int kc_has_shader(const KernelCtx *kc, const char *name, DType a, DType b) {
     if (!shader_dtype_ok(kc->dev, a) || !shader_dtype_ok(kc->dev, b)) return -1;
     return shader_lookup(name, a, b);
@@ -251,23 +256,30 @@ int record_commands(WnrtModel *m, Recording *r) {
     copy_io(m, r->cb, r, true);
     barrier(&kc, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT,
             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    if (m->timestamps) { /* wnrt_set_timing: GPU time of the node dispatches (bench.c) */
+        vkCmdResetQueryPool(r->cb, m->timestamps, 0, 2);
+        vkCmdWriteTimestamp(r->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, m->timestamps, 0);
+    }
     for (int i = 0; i < g->n_nodes && rc == 0; i++) {
         const Node *n = g->nodes[i];
         const KernelFamily *f = m->fam[i];
         if (n->dead || !f || (f->flags & KF_VIEW)) continue;
         KTensor in[WN_MAX_INPUT_SLOTS * 8], out[64];
-        if (n->n_inputs > (int)(sizeof in / sizeof in[0]) || n->n_outputs > 64) {
+        const Value *const *ins;
+        int n_ins = plan_node_inputs(m, n, &ins);
+        if (n_ins > (int)(sizeof in / sizeof in[0]) || n->n_outputs > 64) {
             diag_node_error(n, "too many operands");
             rc = -1;
             break;
         }
-        for (int k = 0; k < n->n_inputs; k++) {
-            if (n->inputs[k]) tensor_of(m, n->inputs[k], r->shapes[n->inputs[k]->id], &in[k]);
+        for (int k = 0; k < n_ins; k++) {
+            if (ins[k]) tensor_of(m, ins[k], r->shapes[ins[k]->id], &in[k]);
             else memset(&in[k], 0, sizeof in[k]);
         }
         for (int k = 0; k < n->n_outputs; k++) tensor_of(m, n->outputs[k], r->shapes[n->outputs[k]->id], &out[k]);
         rc = f->record(&kc, n, in, out);
     }
+    if (m->timestamps) vkCmdWriteTimestamp(r->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, m->timestamps, 1);
     barrier(&kc, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
             VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT);
     copy_io(m, r->cb, r, false);

@@ -21,6 +21,15 @@ typedef struct {
     int dispatches, barriers;
 } Recording;
 
+/* A plan-level rewrite (fuse_dequant_matmul.c): node i runs `fam` on `inputs` (instead of
+ * kernel_family(op) on its own operands) with family parameters `params` (kc_node_params). */
+typedef struct {
+    const KernelFamily *fam;
+    int n_inputs;
+    const Value *inputs[WN_MAX_INPUT_SLOTS];
+    const void *params;
+} PlanRewrite;
+
 struct WnrtModel {
     WnrtContext *ctx;
     VkDev *dev;
@@ -37,6 +46,15 @@ struct WnrtModel {
     int64_t (*in_shape)[WN_MAX_RANK];
     int64_t *sym;                   /* per symbol */
 
+    /* plan rewrites (fuse_dequant_matmul.c; all NULL when nothing was rewritten) */
+    PlanRewrite **rewrite;    /* per node index */
+    bool *absorbed;           /* per node index: folded into a rewritten node; not run */
+    const void **const_data;  /* per value id: re-laid-out constant bytes uploaded instead of data */
+    struct FusePlan *fuse;    /* storage of the above */
+
+    /* GPU timestamps around the node dispatches of every run (bench.c, wnrt_set_timing) */
+    VkQueryPool timestamps;
+
     Recording rec[RT_MAX_RECORDINGS];
     int n_rec, cur;
     uint64_t clock;
@@ -45,6 +63,21 @@ struct WnrtModel {
 
 /* plan.c */
 int plan_model(WnrtModel *m);
+/* fuse_dequant_matmul.c: fills rewrite / absorbed / const_data before planning; frees them */
+int fuse_plan(WnrtModel *m);
+void fuse_free(WnrtModel *m);
+/* bench.c: destroys the timestamp pool */
+void timing_free(WnrtModel *m);
+/* Operands node n runs with (its rewrite's, else its own); returns the count. */
+static inline int plan_node_inputs(const WnrtModel *m, const Node *n, const Value *const **ins) {
+    const PlanRewrite *rw = m->rewrite ? m->rewrite[n->index] : NULL;
+    if (rw) {
+        *ins = rw->inputs;
+        return rw->n_inputs;
+    }
+    *ins = (const Value *const *)n->inputs;
+    return n->n_inputs;
+}
 const KernelFamily *kernel_family(OpId op);
 /* record.c */
 int record_commands(WnrtModel *m, Recording *r);

@@ -72,6 +72,8 @@ void wnrt_free(WnrtModel *m) {
     if (m->dev && m->dev->device) vkQueueWaitIdle(m->dev->queue);
     for (int i = 0; i < m->n_rec; i++) free_recording(m, &m->rec[i]);
     if (m->fence) vkDestroyFence(m->dev->device, m->fence, NULL);
+    timing_free(m);
+    fuse_free(m);
     mempool_destroy(m->pool);
     mempool_destroy(m->const_pool);
     mempool_destroy(m->staging_pool);

@@ -103,4 +103,12 @@ typedef struct {
 
 void wnrt_stats(const WnrtModel *m, WnrtStats *out);
 
+/* GPU timing (runtime/bench.c).  wnrt_set_timing(m, true) before the first run makes every run
+ * write two GPU timestamps: after the input uploads and after the last node dispatch (output
+ * readbacks excluded).  wnrt_last_gpu_ns gives the interval of the last run in nanoseconds.
+ * Both return -1 with a diagnostic (no timestamp support on the device's queue, called after the
+ * first run, no run yet). */
+int wnrt_set_timing(WnrtModel *m, bool on);
+int wnrt_last_gpu_ns(WnrtModel *m, double *ns);
+
 #endif

@@ -1,0 +1,26 @@
+/* fuse_dequant_matmul.h - plan-level rewrites of matmul with a constant right operand into the
+ * row-major mat-vec kernel (k_matvec.h), decided at load time (runtime/plan.c calls fuse_plan):
+ *
+ *   matmul(x, B)                                   B constant float [K, N] (re-laid-out once to
+ *                                                  [N, K]) or transpose(constant [N, K])
+ *   matmul(x, [transpose|reshape]* (dequantizeLinear(q, scale, zeroPoint)))
+ *                                                  q constant (u)int4 / (u)int8 [N, K] or [K, N]
+ *                                                  (the latter re-laid-out to [N, K]); scale and
+ *                                                  zero point constant, blockwise along K with a
+ *                                                  block size that is a multiple of 16
+ *
+ * Conditions: x has at most KMV_MAX_M rows (product of its leading dims, upper bounds), B is 2-D,
+ * K % 16 == 0, every intermediate value has this matmul as its only consumer and is no graph
+ * output, and a constant that is re-laid-out has no other consumer.  The absorbed nodes are not
+ * run and get no storage.  WEBNNC_NO_FUSE=1 in the environment disables every rewrite (the
+ * generic kernels then run, e.g. for comparisons). */
+#ifndef WEBNNC_FUSE_DEQUANT_MATMUL_H
+#define WEBNNC_FUSE_DEQUANT_MATMUL_H
+
+#include "rt_model.h"
+
+/* Transposes a row-major [rows, cols] matrix of `bits`-bit elements (4, 8, 16, 32; 4-bit packed
+ * two per byte, low nibble first) into dst ([cols, rows]). */
+void fuse_transpose_bits(const void *src, void *dst, int bits, int64_t rows, int64_t cols);
+
+#endif

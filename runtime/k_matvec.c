@@ -1,0 +1,160 @@
+/* k_matvec.c - the row-major mat-vec kernel (k_matvec.h, shaders/matvec_rows.comp): parameter
+ * checks, per-device work split (workgroup size, rows per workgroup), weight windows that keep
+ * each binding within maxStorageBufferRange (rows split over several dispatches), and the
+ * kernel family used by plan rewrites. */
+#include "k_matvec.h"
+
+#include <string.h>
+
+typedef struct {
+    uint32_t rows, units, row0, w_base, x_base, x_stride, y_base, y_stride, s_base, z_base;
+    uint32_t block_n, block_k, s_n, s_k;
+} MatvecRowsPush;
+
+/* Workgroup size and rows per workgroup: 4 subgroups and 2 rows on GPUs (many workgroups in
+ * flight, each row a contiguous run), fewer, fatter workgroups on CPU devices. */
+static void work_split(const WnrtDeviceInfo *d, int bits, uint32_t *wg, uint32_t *rows) {
+    bool cpu = d->type == WNRT_DEV_CPU;
+    *wg = cpu ? 64 : 128;
+    *rows = cpu ? 4 : (bits <= 8 ? 4 : 2);
+    if (*wg > d->max_workgroup_invocations) *wg = d->max_workgroup_invocations;
+}
+
+/* Vector unit of the weight binding in bytes (uvec2 for 4-bit, uvec4 otherwise). */
+static uint64_t weight_vec_bytes(int bits) { return bits == 4 ? 8 : 16; }
+
+int kmatvec_rows_check(KernelCtx *kc, const Node *n, DType act, const KMatvecRows *p) {
+    bool quant = p->bits == 4 || p->bits == 8;
+    if (act != DT_F16 && act != DT_F32) {
+        diag_error("no kernel for op %s (dtype %s) at node %s", op_name(n->op), dtype_name(act), node_display_name(n));
+        return -1;
+    }
+    if ((!quant && p->bits != dtype_bits(act)) || (quant && !p->has_scale) || p->N <= 0 || p->K <= 0 || p->K % 16 ||
+        p->N > UINT32_MAX || p->K > UINT32_MAX) {
+        diag_node_error(n, "internal: unsupported mat-vec format (%d bits, N %lld, K %lld)", p->bits, (long long)p->N,
+                        (long long)p->K);
+        return -1;
+    }
+    if (quant && (p->block_n <= 0 || p->block_k <= 0 || p->block_k % 16 || p->s_n < 0 || p->s_k < 0 ||
+                  p->s_n > UINT32_MAX || p->s_k > UINT32_MAX)) {
+        diag_node_error(n, "internal: mat-vec block size %lld x %lld is not a multiple of 16", (long long)p->block_n,
+                        (long long)p->block_k);
+        return -1;
+    }
+    return kcheck_shader(kc, n, "matvec_rows", act, act);
+}
+
+/* Binding of bytes [first, last] of t; *base = byte offset of `first` in the binding. */
+static int bind_bytes(KernelCtx *kc, const Node *n, const KTensor *t, uint64_t first, uint64_t last, bool write, KBind *b,
+                      uint32_t *base) {
+    KTensor bytes = *t;
+    bytes.dtype = DT_U8;
+    bytes.numel = dtype_storage_bytes(t->dtype, t->numel);
+    return kc_bind_window(kc, n, &bytes, (int64_t)first, (int64_t)last, write, b, base);
+}
+
+static int vec_index(const Node *n, uint32_t base_bytes, uint64_t unit, uint32_t *out) {
+    if (base_bytes % unit) {
+        diag_node_error(n, "internal: mat-vec operand is not %llu-byte aligned", (unsigned long long)unit);
+        return -1;
+    }
+    *out = base_bytes / (uint32_t)unit;
+    return 0;
+}
+
+int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, const KTensor *x, const KTensor *w,
+                        const KTensor *scale, const KTensor *zp, const KTensor *y) {
+    const WnrtDeviceInfo *d = kc_device(kc);
+    uint64_t K = (uint64_t)p->K, N = (uint64_t)p->N;
+    uint64_t M = x->numel / K;
+    bool quant = p->bits <= 8;
+    if (x->numel % K || y->numel != M * N || dtype_storage_bytes(w->dtype, w->numel) * 8 < N * K * (uint64_t)p->bits ||
+        (quant && (!scale || (p->has_zp && !zp)))) {
+        diag_node_error(n, "internal: mat-vec operand sizes do not agree");
+        return -1;
+    }
+    if (M == 0) return 0;
+    if (M > d->max_workgroup_count[2]) {
+        diag_node_error(n, "mat-vec with %llu activation rows exceeds the device's grid limit", (unsigned long long)M);
+        return -1;
+    }
+    int sh = kc_find_shader(kc, n, "matvec_rows", x->dtype, x->dtype);
+    if (sh < 0) return -1;
+    uint32_t wg, rows;
+    work_split(d, p->bits, &wg, &rows);
+    uint32_t spec[7] = {wg, rows, (uint32_t)p->bits, p->is_signed, p->has_zp, d->subgroup_arithmetic, wg};
+
+    MatvecRowsPush pc;
+    memset(&pc, 0, sizeof pc);
+    pc.units = (uint32_t)(K / 16);
+    pc.y_stride = (uint32_t)N;
+    pc.block_n = (uint32_t)(p->block_n > 0 ? p->block_n : 1);
+    pc.block_k = (uint32_t)(p->block_k > 0 ? p->block_k : 16);
+    pc.s_n = (uint32_t)p->s_n;
+    pc.s_k = (uint32_t)p->s_k;
+    KBind b[5];
+    uint32_t base;
+    if (bind_bytes(kc, n, x, 0, dtype_storage_bytes(x->dtype, x->numel) - 1, false, &b[0], &base) < 0 ||
+        vec_index(n, base, 16, &pc.x_base) < 0)
+        return -1;
+    pc.x_stride = (uint32_t)(K * (uint64_t)dtype_storage_bytes(x->dtype, 1) / 16);
+    if (kc_bind_window(kc, n, y, 0, (int64_t)y->numel - 1, true, &b[4], &pc.y_base) < 0) return -1;
+    /* Absent scale / zero point: bind the activations again (never read: spec constants). */
+    b[2] = b[0];
+    b[3] = b[0];
+    if (quant && kc_bind_window(kc, n, scale, 0, (int64_t)scale->numel - 1, false, &b[2], &pc.s_base) < 0) return -1;
+    if (quant && p->has_zp) {
+        /* zero points are read as 32-bit words: bind from an aligned byte, index in elements */
+        uint32_t zb;
+        if (bind_bytes(kc, n, zp, 0, dtype_storage_bytes(zp->dtype, zp->numel) - 1, false, &b[3], &zb) < 0) return -1;
+        pc.z_base = zb * 8 / (uint32_t)p->bits;
+    }
+
+    /* Rows per dispatch: the weight window must fit one binding. */
+    uint64_t row_bytes = K * (uint64_t)p->bits / 8, vec = weight_vec_bytes(p->bits);
+    uint64_t max_rows = (kc_max_binding_elems(kc, DT_U8) - 64) / row_bytes;
+    if (max_rows == 0) {
+        diag_node_error(n, "one weight row of %llu bytes exceeds the device's storage-buffer range", (unsigned long long)row_bytes);
+        return -1;
+    }
+    uint64_t gmax = d->max_workgroup_count[0] < 65535 ? d->max_workgroup_count[0] : 65535;
+    for (uint64_t r0 = 0; r0 < N; r0 += max_rows) {
+        uint64_t r1 = r0 + max_rows < N ? r0 + max_rows : N;
+        if (bind_bytes(kc, n, w, r0 * row_bytes, r1 * row_bytes - 1, false, &b[1], &base) < 0 ||
+            vec_index(n, base, vec, &pc.w_base) < 0)
+            return -1;
+        pc.rows = (uint32_t)(r1 - r0);
+        pc.row0 = (uint32_t)r0;
+        uint64_t groups = (r1 - r0 + rows - 1) / rows;
+        uint64_t gx = groups < gmax ? groups : gmax, gy = (groups + gx - 1) / gx;
+        if (gy > d->max_workgroup_count[1]) {
+            diag_node_error(n, "mat-vec needs too many workgroups (%llu)", (unsigned long long)groups);
+            return -1;
+        }
+        if (kc_dispatch(kc, n, sh, spec, 7, &pc, sizeof pc, b, 5, (uint32_t)gx, (uint32_t)gy, (uint32_t)M) < 0) return -1;
+    }
+    return 0;
+}
+
+/* ---- the family of plan rewrites (fuse_dequant_matmul.c) ------------------------------------ */
+
+static int rows_check(KernelCtx *kc, const Node *n) {
+    const KMatvecRows *p = kc_node_params(kc, n);
+    if (!p || n->n_inputs < 1 || !n->inputs[0]) {
+        diag_node_error(n, "internal: mat-vec rewrite without parameters");
+        return -1;
+    }
+    return kmatvec_rows_check(kc, n, n->inputs[0]->dtype, p);
+}
+
+static int rows_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
+    const KMatvecRows *p = kc_node_params(kc, n);
+    if (!p) {
+        diag_node_error(n, "internal: mat-vec rewrite without parameters");
+        return -1;
+    }
+    bool quant = p->bits <= 8;
+    return kmatvec_rows_record(kc, n, p, &in[0], &in[1], quant ? &in[2] : NULL, quant && p->has_zp ? &in[3] : NULL, &out[0]);
+}
+
+const KernelFamily kfam_matvec_rows = {rows_check, rows_record, 0};

@@ -1,0 +1,35 @@
+/* k_matvec.h - the row-major mat-vec kernel (shaders/matvec_rows.comp): y[m, :] = x[m, :] . W^T
+ * for weights W stored [N, K] row-major (each output row reads K contiguous weights), float
+ * (weights of the activation dtype) or 4/8-bit integers dequantized in registers with blockwise
+ * scale and optional zero point.  Used by plan-level rewrites of matmul with a constant B
+ * (fuse_dequant_matmul.c) and meant for the matmulNBits extension op as well. */
+#ifndef WEBNNC_K_MATVEC_H
+#define WEBNNC_K_MATVEC_H
+
+#include "kernel.h"
+
+#define KMV_MAX_M 16 /* largest activation row count (product of x's leading dims) rewritten */
+
+typedef struct {
+    int bits;          /* 4 or 8: quantized; 16 / 32: float weights of the activation dtype */
+    bool is_signed;    /* quantized values (and zero points) are signed */
+    bool has_scale;    /* quantized formats: always true */
+    bool has_zp;
+    int64_t N, K;      /* weights: N rows of K elements; K % 16 == 0 */
+    /* Quantized: scale / zero point of weight (n, k) is element
+     * (n / block_n) * s_n + (k / block_k) * s_k of the scale / zero-point tensors; block_k % 16 == 0. */
+    int64_t block_n, block_k, s_n, s_k;
+} KMatvecRows;
+
+/* Load-time check: formats, sizes and the shader variant for activation dtype act. */
+int kmatvec_rows_check(KernelCtx *kc, const Node *n, DType act, const KMatvecRows *p);
+/* Records the product.  x: [..., K] contiguous, y: [..., N] (same leading dims); w holds N*K weights
+ * in the layout of p (its KTensor shape is not used); scale / zp NULL when absent. */
+int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, const KTensor *x, const KTensor *w,
+                        const KTensor *scale, const KTensor *zp, const KTensor *y);
+
+/* Family for plan rewrites: inputs {x, w, scale?, zp?}, parameters (KMatvecRows) from
+ * kc_node_params(). */
+extern const KernelFamily kfam_matvec_rows;
+
+#endif

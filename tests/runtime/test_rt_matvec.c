@@ -1,0 +1,277 @@
+/* test_rt_matvec.c - the row-major mat-vec path (k_matvec.c, fuse_dequant_matmul.c) on the Vulkan
+ * runtime: matmul with a constant float B and dequantizeLinear(int4/int8 constant) -> [transpose]
+ * -> matmul chains, checked against reference loops written here (double) and against the
+ * unfused generic kernels (WEBNNC_NO_FUSE=1).  Also checks that the rewrite happened (one
+ * dispatch) and the plan-time re-layout helper. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuse_dequant_matmul.h"
+#include "rt_test_util.h"
+
+static unsigned seed = 12345;
+static int irand(int n) {
+    seed = seed * 1103515245u + 12345u;
+    return (int)((seed >> 8) % (unsigned)n);
+}
+/* Values exactly representable in float16: k / 64, |k| <= 64. */
+static float frand(void) { return (float)(irand(129) - 64) / 64.0f; }
+
+static uint16_t f2h(float f) { /* exact for the values above (normal range, <= 10 mantissa bits) */
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7fffffff) == 0) return (uint16_t)(u >> 16);
+    uint32_t sign = (u >> 16) & 0x8000, exp = (u >> 23) & 0xff, man = u & 0x7fffff;
+    return (uint16_t)(sign | ((exp - 127 + 15) << 10) | (man >> 13));
+}
+static float h2f(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+    float f;
+    if (exp == 0) {
+        f = ldexpf((float)man, -24);
+        return sign ? -f : f;
+    }
+    uint32_t u = sign | ((exp - 15 + 127) << 23) | (man << 13);
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* Loads and runs g (inputs[i] in graph input order), reads output 0; *dispatches from the stats. */
+static int run(Graph *g, bool fuse, const void *const *inputs, void *out, uint64_t out_bytes, int *dispatches) {
+    if (fuse) unsetenv("WEBNNC_NO_FUSE");
+    else setenv("WEBNNC_NO_FUSE", "1", 1);
+    WnrtModel *m = wnrt_load(rt_ctx, g);
+    unsetenv("WEBNNC_NO_FUSE");
+    if (!m) return -1;
+    int rc = 0;
+    for (int i = 0; i < g->n_inputs && rc == 0; i++) {
+        const Value *v = g->inputs[i];
+        int64_t shape[WN_MAX_RANK];
+        uint64_t n = 1;
+        for (int d = 0; d < v->rank; d++) n *= (uint64_t)(shape[d] = v->shape[d].v);
+        rc = wnrt_bind_input(m, v->name, inputs[i], dtype_storage_bytes(v->dtype, n), v->rank, shape);
+    }
+    if (rc == 0) rc = wnrt_run(m);
+    if (rc == 0) rc = wnrt_read_output(m, 0, out, out_bytes);
+    WnrtStats st;
+    wnrt_stats(m, &st);
+    *dispatches = st.dispatches;
+    wnrt_free(m);
+    return rc;
+}
+
+/* Compares got (M x N, activation dtype) with the double reference; tolerance from |terms|. */
+static void expect_close(const char *what, DType dt, const void *got, const double *want, const double *mag, int64_t count) {
+    for (int64_t i = 0; i < count; i++) {
+        double g = dt == DT_F16 ? h2f(((const uint16_t *)got)[i]) : ((const float *)got)[i];
+        double tol = dt == DT_F16 ? 1e-3 * mag[i] + 2e-3 * fabs(want[i]) + 1e-3 : 1e-5 * mag[i] + 1e-6;
+        ck_assert_msg(fabs(g - want[i]) <= tol, "%s: element %lld: got %.6g, want %.6g (tol %.3g)", what, (long long)i, g,
+                      want[i], tol);
+    }
+}
+
+/* ---- float weights ------------------------------------------------------------------------- */
+
+/* y[M, N] = x[M, K] . B, B constant [K, N] (or transpose(constant [N, K]) when bt). */
+static void check_float(DType dt, int64_t M, int64_t K, int64_t N, bool bt) {
+    size_t es = dt == DT_F16 ? 2 : 4;
+    float *xf = malloc(sizeof(float) * (size_t)(M * K)), *bf = malloc(sizeof(float) * (size_t)(K * N));
+    uint8_t *xs = malloc(es * (size_t)(M * K)), *bs = malloc(es * (size_t)(K * N));
+    for (int64_t i = 0; i < M * K; i++) xf[i] = frand();
+    for (int64_t i = 0; i < K * N; i++) bf[i] = frand();
+    /* storage: B as [K, N], or as [N, K] when bt */
+    for (int64_t k = 0; k < K; k++)
+        for (int64_t n = 0; n < N; n++) {
+            float v = bf[k * N + n];
+            int64_t at = bt ? n * K + k : k * N + n;
+            if (dt == DT_F16) ((uint16_t *)bs)[at] = f2h(v);
+            else ((float *)bs)[at] = v;
+        }
+    for (int64_t i = 0; i < M * K; i++) {
+        if (dt == DT_F16) ((uint16_t *)xs)[i] = f2h(xf[i]);
+        else ((float *)xs)[i] = xf[i];
+    }
+    double *want = calloc((size_t)(M * N), sizeof(double)), *mag = calloc((size_t)(M * N), sizeof(double));
+    for (int64_t m = 0; m < M; m++)
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t k = 0; k < K; k++) {
+                want[m * N + n] += (double)xf[m * K + k] * bf[k * N + n];
+                mag[m * N + n] += fabs((double)xf[m * K + k] * bf[k * N + n]);
+            }
+    void *out = malloc(es * (size_t)(M * N));
+    for (int fuse = 1; fuse >= 0; fuse--) {
+        Graph *g = graph_new("t");
+        Value *x = rt_input(g, "x", dt, 2, (int64_t[]){M, K});
+        Value *b = graph_add_const(g, "b", dt, 2, bt ? (int64_t[]){N, K} : (int64_t[]){K, N}, bs, es * (uint64_t)(K * N));
+        if (bt) {
+            Node *t = rt_node(g, OP_TRANSPOSE, 1, b);
+            node_set_ints(g, t, "permutation", 2, (int64_t[]){1, 0});
+            b = graph_finish(g, t);
+        }
+        graph_add_output(g, graph_finish(g, rt_node(g, OP_MATMUL, 2, x, b)));
+        int disp = 0;
+        ck_assert_msg(run(g, fuse, (const void *[]){xs}, out, es * (uint64_t)(M * N), &disp) == 0, "%s", diag_message());
+        if (fuse) ck_assert_msg(disp == 1, "rewritten mat-vec should be one dispatch, got %d", disp);
+        expect_close(fuse ? "fused" : "generic", dt, out, want, mag, M * N);
+        graph_free(g);
+    }
+    free(xf), free(bf), free(xs), free(bs), free(want), free(mag), free(out);
+}
+
+START_TEST(f16_kn) { check_float(DT_F16, 1, 256, 100, false); }
+END_TEST
+START_TEST(f16_nk_transposed) { check_float(DT_F16, 1, 160, 37, true); }
+END_TEST
+START_TEST(f32_small_m) { check_float(DT_F32, 3, 48, 65, false); }
+END_TEST
+START_TEST(f16_wide) { check_float(DT_F16, 1, 4096, 24, false); }
+END_TEST
+
+/* ---- dequantized weights ------------------------------------------------------------------- */
+
+typedef struct {
+    DType qt;       /* DT_U4, DT_I4, DT_U8, DT_I8 */
+    bool nk;        /* q stored [N, K] (+ transpose before matmul), else [K, N] */
+    int64_t M, K, N;
+    int64_t block;  /* along K; K = per-channel */
+    bool zero_zp;   /* all zero points 0 */
+} QCase;
+
+static void put_q(uint8_t *buf, DType qt, int64_t i, int v) {
+    if (dtype_bits(qt) == 8) {
+        buf[i] = (uint8_t)v;
+        return;
+    }
+    buf[i / 2] = (uint8_t)(buf[i / 2] | ((v & 15) << (4 * (i % 2))));
+}
+
+static void check_quant(const QCase *c) {
+    DType dt = DT_F16;
+    int64_t M = c->M, K = c->K, N = c->N, nb = K / c->block;
+    bool sgn = dtype_is_signed(c->qt);
+    int bits = dtype_bits(c->qt), lo = sgn ? -(1 << (bits - 1)) : 0, span = 1 << bits;
+    int *qv = malloc(sizeof(int) * (size_t)(K * N)), *zv = malloc(sizeof(int) * (size_t)(N * nb));
+    float *sv = malloc(sizeof(float) * (size_t)(N * nb)), *xf = malloc(sizeof(float) * (size_t)(M * K));
+    for (int64_t i = 0; i < K * N; i++) qv[i] = lo + irand(span); /* logical q[n][k] at n*K+k */
+    for (int64_t i = 0; i < N * nb; i++) {
+        zv[i] = c->zero_zp ? 0 : lo + irand(span);
+        sv[i] = (float)(1 + irand(8)) / 256.0f; /* logical [n][block] */
+    }
+    for (int64_t i = 0; i < M * K; i++) xf[i] = frand();
+    /* storage in the graph's orientation: [N, K] (scale [N, nb]) or [K, N] (scale [nb, N]) */
+    uint64_t qbytes = dtype_storage_bytes(c->qt, (uint64_t)(K * N)), zbytes = dtype_storage_bytes(c->qt, (uint64_t)(N * nb));
+    uint8_t *qs = calloc(qbytes, 1), *zs = calloc(zbytes, 1);
+    uint16_t *ss = malloc(2 * (size_t)(N * nb)), *xs = malloc(2 * (size_t)(M * K));
+    for (int64_t n = 0; n < N; n++) {
+        for (int64_t k = 0; k < K; k++) put_q(qs, c->qt, c->nk ? n * K + k : k * N + n, qv[n * K + k]);
+        for (int64_t b = 0; b < nb; b++) {
+            int64_t at = c->nk ? n * nb + b : b * N + n;
+            put_q(zs, c->qt, at, zv[n * nb + b]);
+            ss[at] = f2h(sv[n * nb + b]);
+        }
+    }
+    for (int64_t i = 0; i < M * K; i++) xs[i] = f2h(xf[i]);
+    double *want = calloc((size_t)(M * N), sizeof(double)), *mag = calloc((size_t)(M * N), sizeof(double));
+    for (int64_t m = 0; m < M; m++)
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t k = 0; k < K; k++) {
+                int64_t b = k / c->block;
+                double w = (double)(qv[n * K + k] - zv[n * nb + b]) * sv[n * nb + b];
+                want[m * N + n] += (double)xf[m * K + k] * w;
+                mag[m * N + n] += fabs((double)xf[m * K + k] * w);
+            }
+    uint16_t *out = malloc(2 * (size_t)(M * N));
+    int64_t qshape[2] = {c->nk ? N : K, c->nk ? K : N}, sshape[2] = {c->nk ? N : nb, c->nk ? nb : N};
+    for (int fuse = 1; fuse >= 0; fuse--) {
+        Graph *g = graph_new("t");
+        Value *x = rt_input(g, "x", dt, 3, (int64_t[]){1, M, K});
+        Value *q = graph_add_const(g, "q", c->qt, 2, qshape, qs, qbytes);
+        Value *s = graph_add_const(g, "s", dt, 2, sshape, ss, 2 * (uint64_t)(N * nb));
+        Value *z = graph_add_const(g, "z", c->qt, 2, sshape, zs, zbytes);
+        Value *w = graph_finish(g, rt_node(g, OP_DEQUANTIZE_LINEAR, 3, q, s, z));
+        if (c->nk) {
+            Node *t = rt_node(g, OP_TRANSPOSE, 1, w);
+            node_set_ints(g, t, "permutation", 2, (int64_t[]){1, 0});
+            w = graph_finish(g, t);
+        }
+        ck_assert_msg(w != NULL, "%s", diag_message());
+        graph_add_output(g, graph_finish(g, rt_node(g, OP_MATMUL, 2, x, w)));
+        int disp = 0;
+        ck_assert_msg(run(g, fuse, (const void *[]){xs}, out, 2 * (uint64_t)(M * N), &disp) == 0, "%s", diag_message());
+        if (fuse) ck_assert_msg(disp == 1, "fused dequantize + matmul should be one dispatch, got %d", disp);
+        else ck_assert_msg(disp >= 2, "the unfused chain ran as %d dispatch(es)", disp);
+        expect_close(fuse ? "fused" : "unfused", dt, out, want, mag, M * N);
+        graph_free(g);
+    }
+    free(qv), free(zv), free(sv), free(xf), free(qs), free(zs), free(ss), free(xs), free(want), free(mag), free(out);
+}
+
+START_TEST(u4_nk_block32) { check_quant(&(QCase){DT_U4, true, 1, 256, 40, 32, false}); }
+END_TEST
+START_TEST(u4_kn_block16_m2) { check_quant(&(QCase){DT_U4, false, 2, 96, 33, 16, false}); }
+END_TEST
+START_TEST(i4_nk_block64) { check_quant(&(QCase){DT_I4, true, 1, 192, 17, 64, false}); }
+END_TEST
+START_TEST(u8_nk_per_channel) { check_quant(&(QCase){DT_U8, true, 1, 80, 9, 80, false}); }
+END_TEST
+START_TEST(i8_kn_zero_zp) { check_quant(&(QCase){DT_I8, false, 1, 64, 31, 32, true}); }
+END_TEST
+START_TEST(u4_odd_n_no_zp) { check_quant(&(QCase){DT_U4, true, 4, 48, 7, 16, true}); }
+END_TEST
+
+/* ---- not rewritten: K % 16 != 0 runs the generic kernels ------------------------------------ */
+START_TEST(k_not_multiple_of_16) {
+    float bs[20 * 3], xs[20], out[3];
+    for (int i = 0; i < 60; i++) bs[i] = frand();
+    for (int i = 0; i < 20; i++) xs[i] = frand();
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){1, 20});
+    Value *b = graph_add_const(g, "b", DT_F32, 2, (int64_t[]){20, 3}, bs, sizeof bs);
+    graph_add_output(g, graph_finish(g, rt_node(g, OP_MATMUL, 2, x, b)));
+    int disp;
+    ck_assert_msg(run(g, true, (const void *[]){xs}, out, sizeof out, &disp) == 0, "%s", diag_message());
+    for (int n = 0; n < 3; n++) {
+        double want = 0;
+        for (int k = 0; k < 20; k++) want += (double)xs[k] * bs[k * 3 + n];
+        ck_assert_msg(fabs(out[n] - want) < 1e-5, "n %d: got %g want %g", n, out[n], want);
+    }
+    graph_free(g);
+}
+END_TEST
+
+/* ---- the plan-time re-layout helper -------------------------------------------------------- */
+START_TEST(transpose_bits) {
+    /* 4-bit [2, 3] = {1 2 3; 4 5 6} packed low nibble first -> [3, 2] = {1 4; 2 5; 3 6} */
+    uint8_t src4[3] = {0x21, 0x43, 0x65}, dst4[3];
+    fuse_transpose_bits(src4, dst4, 4, 2, 3);
+    ck_assert_uint_eq(dst4[0], 0x41);
+    ck_assert_uint_eq(dst4[1], 0x52);
+    ck_assert_uint_eq(dst4[2], 0x63);
+    uint16_t src16[6] = {1, 2, 3, 4, 5, 6}, dst16[6];
+    fuse_transpose_bits(src16, dst16, 16, 2, 3);
+    uint16_t want16[6] = {1, 4, 2, 5, 3, 6};
+    ck_assert_mem_eq(dst16, want16, sizeof want16);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("runtime-matvec");
+    TCase *tc = tcase_create("matvec");
+    tcase_add_checked_fixture(tc, rt_setup, rt_teardown);
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, transpose_bits);
+    tcase_add_test(tc, f16_kn);
+    tcase_add_test(tc, f16_nk_transposed);
+    tcase_add_test(tc, f32_small_m);
+    tcase_add_test(tc, f16_wide);
+    tcase_add_test(tc, u4_nk_block32);
+    tcase_add_test(tc, u4_kn_block16_m2);
+    tcase_add_test(tc, i4_nk_block64);
+    tcase_add_test(tc, u8_nk_per_channel);
+    tcase_add_test(tc, i8_kn_zero_zp);
+    tcase_add_test(tc, u4_odd_n_no_zp);
+    tcase_add_test(tc, k_not_multiple_of_16);
+    suite_add_tcase(s, tc);
+    return rt_main(s);
+}
