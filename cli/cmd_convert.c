@@ -1,26 +1,50 @@
-/* cmd_convert.c - `webnnc convert INPUT -o OUTDIR`: load ONNX -> import -> passes (fold_constants,
- * identity, dce) -> verify (spec ops, exportable dims) -> write webnn-graph files; prints a one-line
- * summary. */
+/* cmd_convert.c - `webnnc convert INPUT -o OUTDIR`: load ONNX (with genai_config.json beside it,
+ * default dim settings: batch_size fixed to 1, kv_cache_dim to the head size, sequence dims bounded
+ * by the max length; the user's --fix/--dim win) -> import -> passes (decompositions, fold_constants,
+ * identity, dce) -> verify (spec ops, exportable dims) -> write webnn-graph files -> re-read and
+ * validate the written files (as `webnnc validate`); prints a one-line summary. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "args.h"
 #include "diag.h"
+#include "genai_config.h"
 #include "onnx_import.h"
 #include "pass.h"
 #include "summary.h"
+#include "validate.h"
 #include "webnn_io.h"
 
 static const ArgSpec specs[] = {
     {"out", 'o', ARG_VALUE, "OUTDIR", "output folder (written through a temporary folder, then renamed)"},
-    {"fix", 0, ARG_LIST, "NAME=N", "freeze symbolic dimension NAME to the static size N"},
-    {"dim", 0, ARG_LIST, "NAME=MAX", "keep symbolic dimension NAME dynamic with upper bound MAX"},
+    {"fix", 0, ARG_LIST, "NAME=N", "freeze symbolic dimension NAME to the static size N (overrides genai_config defaults)"},
+    {"dim", 0, ARG_LIST, "NAME=MAX", "keep NAME dynamic with upper bound MAX (overrides defaults; with genai_config.json: "
+                                     "batch_size=1 fixed, kv_cache_dim=head_size fixed, *sequence_length<=max_length)"},
     {"text", 0, ARG_FLAG, NULL, "also write OUTDIR/model.webnn (text form)"},
     {"verbose", 'v', ARG_FLAG, NULL, "print stage timings and per-pass node counts to stderr"},
 };
 
-static const char *const pipeline[] = {"fold_constants", "identity", "dce"};
+/* Pass order; passes not (yet) in passes.def are skipped. */
+static const char *const pipeline[] = {"kv_cache", "decompose_matmul_nbits", "decompose_rms_norm", "decompose_rotary",
+                                       "decompose_gather_block_quantized", "decompose_quick_gelu", "decompose_gqa",
+                                       "fold_constants", "identity", "dce"};
+
+/* GenAI defaults (genai_config.h) added to the user's settings; the max length goes to *kv_capacity. */
+static int genai_defaults(const OnnxModel *m, DimSettingList *fix, DimSettingList *dim, int64_t *kv_capacity) {
+    if (!m->genai_config_path) return 0;
+    GenaiConfig cfg;
+    if (genai_config_read(m->genai_config_path, &cfg) < 0) return -1;
+    int nf = fix->count, nd = dim->count;
+    genai_default_dims(&cfg, fix->items, fix->count, dim->items, dim->count, fix->items, &nf, dim->items, &nd,
+                       ARGS_MAX_VALUES);
+    fix->count = nf;
+    dim->count = nd;
+    *kv_capacity = cfg.max_length;
+    for (int i = 0; i < dim->count; i++) /* the user's bound on the total length caps the cache */
+        if (!strcmp(dim->items[i].name, "total_sequence_length")) *kv_capacity = dim->items[i].value;
+    return 0;
+}
 
 static double now_s(void) {
     struct timespec ts;
@@ -67,6 +91,11 @@ int cmd_convert(const CliCommand *self, int argc, char **argv) {
     size_t onnx_nodes = m->proto && m->proto->graph ? m->proto->graph->n_node : 0;
     t = stage_done(verbose, "load", t);
 
+    int64_t kv_capacity = 0;
+    if (genai_defaults(m, &fix, &dim, &kv_capacity) < 0) {
+        onnx_model_free(m);
+        return cli_fail(input, WN_EXIT_BAD_INPUT);
+    }
     ImportOptions iopt = {fix.items, fix.count, dim.items, dim.count};
     Graph *g = onnx_import(m, &iopt);
     if (!g) {
@@ -75,8 +104,12 @@ int cmd_convert(const CliCommand *self, int argc, char **argv) {
     }
     t = stage_done(verbose, "import", t);
 
-    PassOptions popt = {verbose};
-    if (pass_run_list(g, pipeline, (int)(sizeof pipeline / sizeof pipeline[0]), &popt) != 0) {
+    PassOptions popt = {.verbose = verbose, .kv_capacity = kv_capacity};
+    const char *run[sizeof pipeline / sizeof pipeline[0]];
+    int n_run = 0;
+    for (size_t i = 0; i < sizeof pipeline / sizeof pipeline[0]; i++)
+        if (pass_find(pipeline[i])) run[n_run++] = pipeline[i];
+    if (pass_run_list(g, run, n_run, &popt) != 0) {
         graph_free(g);
         return cli_fail(input, WN_EXIT_BAD_INPUT);
     }
@@ -94,6 +127,13 @@ int cmd_convert(const CliCommand *self, int argc, char **argv) {
         return cli_fail(outdir, WN_EXIT_BAD_INPUT);
     }
     t = stage_done(verbose, "write", t);
+    char checked[512];
+    rc = validate_graph_files(outdir, checked, sizeof checked);
+    if (rc != WN_EXIT_OK) {
+        graph_free(g);
+        return cli_fail(outdir, WN_EXIT_CHECK_FAILED);
+    }
+    t = stage_done(verbose, "validate", t);
 
     char size[32];
     printf("converted %s: %zu ONNX nodes -> %d WebNN nodes, %s weights -> %s\n", base_name(input), onnx_nodes,

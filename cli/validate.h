@@ -1,0 +1,16 @@
+/* validate.h - checking a written webnn-graph against the WebNN op table (cmd_validate.c): used by
+ * `webnnc validate` and by `webnnc convert` on its own output. */
+#ifndef WEBNNC_CLI_VALIDATE_H
+#define WEBNNC_CLI_VALIDATE_H
+
+#include <stddef.h>
+
+/* Reads PATH (.webnn.json or OUTDIR) with webnn_read and checks it: spec ops only, options and
+ * dtypes/ranks by the op rules, dims > 0, element counts < 2^31, only named dynamic dims
+ * (graph_verify VERIFY_SPEC_ONLY | VERIFY_EXPORTABLE), and what the reader leaves open: every
+ * dynamic dim is bound by a graph input, outputs exist and are node results.  Returns WN_EXIT_OK
+ * and a one-line summary in `summary`, WN_EXIT_BAD_INPUT when the files are malformed, or
+ * WN_EXIT_CHECK_FAILED when a check fails (the diagnostic names the node or value). */
+int validate_graph_files(const char *path, char *summary, size_t len);
+
+#endif
