@@ -88,25 +88,24 @@ int onnx_Mean(OnnxCtx *c) {
 }
 
 /* Activations with float options. */
-static int with_alpha(OnnxCtx *c, OpId op, double alpha_def, const char *beta, double beta_def) {
+static Value *with_alpha(OnnxCtx *c, OpId op, double alpha_def, const char *beta, double beta_def) {
     Value *x = in_req(c, 0);
-    if (!x) return -1;
+    if (!x) return NULL;
     Node *n = imp_node(c, op);
     node_add_input(c->g, n, x);
     node_set_float(c->g, n, "alpha", onnx_attr_float(c, "alpha", alpha_def));
     if (beta) node_set_float(c->g, n, "beta", onnx_attr_float(c, beta, beta_def));
-    Value *v = imp_finish(c, n);
-    return imp_result(c, v);
+    return imp_finish(c, n);
 }
 
-int onnx_LeakyRelu(OnnxCtx *c) { return with_alpha(c, OP_LEAKY_RELU, 0.01, NULL, 0); }
-int onnx_Elu(OnnxCtx *c) { return with_alpha(c, OP_ELU, 1.0, NULL, 0); }
-int onnx_HardSigmoid(OnnxCtx *c) { return with_alpha(c, OP_HARD_SIGMOID, 0.2, "beta", 0.5); }
+int onnx_LeakyRelu(OnnxCtx *c) { return imp_result(c, with_alpha(c, OP_LEAKY_RELU, 0.01, NULL, 0)); }
+int onnx_Elu(OnnxCtx *c) { return imp_result(c, with_alpha(c, OP_ELU, 1.0, NULL, 0)); }
+int onnx_HardSigmoid(OnnxCtx *c) { return imp_result(c, with_alpha(c, OP_HARD_SIGMOID, 0.2, "beta", 0.5)); }
 
 /* Selu(x) = gamma * elu(x, alpha). */
 int onnx_Selu(OnnxCtx *c) {
-    if (with_alpha(c, OP_ELU, 1.67326319217681884765625, NULL, 0) < 0) return -1;
-    Value *e = c->out[0];
+    Value *e = with_alpha(c, OP_ELU, 1.67326319217681884765625, NULL, 0);
+    if (!e) return -1;
     Value *v = emit_binary(c, OP_MUL, e, const_scalar(c, e->dtype, onnx_attr_float(c, "gamma", 1.05070102214813232421875)));
     return imp_result(c, v);
 }

@@ -1,18 +1,16 @@
 /* fuzz_onnx_load.c - libFuzzer harness for the ONNX loader: parses the input from memory (wire
  * check + protobuf-c + model validation), decodes every initializer and node tensor attribute,
- * and, when the importer is built (HAVE_ONNX_IMPORT), imports the graph.  Writes nothing to disk;
+ * and imports the graph.  Writes nothing to disk;
  * external data is refused (no model folder).
  */
-// Run (from the repository root; corpus = shared models + bad inputs):
-// CC=clang meson setup build-fuzz -Dfuzz=true && ninja -C build-fuzz tests/fuzz/fuzz_onnx_load && mkdir -p build-fuzz/corpus && for d in ../shared/models/*-cpu ../shared/models/*-dynamo; do cp $d/model.onnx build-fuzz/corpus/$(basename $d).onnx; done; build-fuzz/tests/fuzz/fuzz_onnx_load -max_total_time=600 -max_len=65536 -timeout=10 build-fuzz/corpus testdata/bad
+// Run (from the repository root; corpus = shared models, ONNX node-test models, bad inputs, past crashes):
+// CC=clang meson setup build-fuzz -Dfuzz=true && ninja -C build-fuzz tests/fuzz/fuzz_onnx_load && mkdir -p build-fuzz/corpus && for d in ../shared/models/*-cpu ../shared/models/*-dynamo; do cp $d/model.onnx build-fuzz/corpus/$(basename $d).onnx; done; build-fuzz/tests/fuzz/fuzz_onnx_load -max_total_time=600 -max_len=65536 -timeout=10 build-fuzz/corpus testdata/bad tests/fuzz/regressions
 #include <stddef.h>
 #include <stdint.h>
 
 #include "diag.h"
 #include "onnx_model.h"
-#if HAVE_ONNX_IMPORT
 #include "onnx_import.h"
-#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -43,7 +41,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     OnnxModel *m = onnx_model_load_buffer(data, size, NULL);
     if (!m) return 0;
     decode_tensors(m);
-#if HAVE_ONNX_IMPORT
     diag_clear();
     ImportOptions opt = {0};
     Graph *g = onnx_import(m, &opt);
@@ -51,7 +48,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         graph_free(g); /* owns m */
         return 0;
     }
-#endif
     onnx_model_free(m);
     return 0;
 }
