@@ -8,6 +8,7 @@
 
 #include "checked.h"
 #include "diag.h"
+#include "file_map.h"
 #include "tensor_codec.h"
 
 static int by_name(const void *a, const void *b) {
@@ -151,12 +152,14 @@ int write_plan_begin(const Graph *g, WritePlan *p) {
             rc = -1;
             break;
         }
-        if (tensor_scalar_value(c->v->dtype, (uint64_t)n, c->v->data, &c->scalar))
+        if (tensor_scalar_value(c->v->dtype, (uint64_t)n, c->v->data, &c->scalar)) {
             c->kind = CONST_SCALAR;
-        else if (n <= WN_INLINE_MAX_ELEMENTS)
+            file_map_release(c->v->data, c->v->nbytes); /* read whole: don't keep it resident */
+        } else if (n <= WN_INLINE_MAX_ELEMENTS) {
             c->kind = CONST_INLINE;
-        else
+        } else {
             c->kind = CONST_WEIGHTS;
+        }
         c->elements = (uint64_t)n;
     }
     free(consts);
@@ -168,7 +171,9 @@ int write_plan_build(const Graph *g, WritePlan *p) {
     if (write_plan_begin(g, p)) return -1;
     for (int i = 0; i < p->n_consts; i++) {
         PlannedConst *c = &p->consts[i];
-        if (c->kind == CONST_WEIGHTS) write_plan_place(p, c, hash_tensor(c->v, c->elements));
+        if (c->kind != CONST_WEIGHTS) continue;
+        write_plan_place(p, c, hash_tensor(c->v, c->elements));
+        file_map_release(c->v->data, c->v->nbytes);
     }
     return 0;
 }
