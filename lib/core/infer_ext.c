@@ -323,6 +323,6 @@ InferFn infer_ext_rule(OpId op) {
     case OP_ROTARY_EMBEDDING: return infer_rotary;
     case OP_GATHER_BLOCK_QUANTIZED: return infer_gather_block_quantized;
     case OP_QUICK_GELU: return infer_quick_gelu;
-    default: return NULL;
+    default: return infer_fused_rule(op); /* fusion-only ops: infer_fused.c */
     }
 }

@@ -124,5 +124,7 @@ int infer_rnn(Graph *g, const Node *n, TensorDesc *out, int max_out);
 int infer_gqa(Graph *g, const Node *n, TensorDesc *out, int max_out);
 /* infer_ext.c: the rule of an extension op (OPF_EXT), NULL if it has none */
 InferFn infer_ext_rule(OpId op);
+/* infer_fused.c: the rule of a fusion-only extension op (silu, qkvProjection, gatedMlp), or NULL */
+InferFn infer_fused_rule(OpId op);
 
 #endif

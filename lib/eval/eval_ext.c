@@ -173,6 +173,6 @@ int eval_ext(Graph *g, const Node *n, const Ten *in, Ten *out) {
     case OP_ROTARY_EMBEDDING: return eval_rotary(g, n, in, out);
     case OP_GATHER_BLOCK_QUANTIZED: return eval_gather_block_quantized(g, n, in, out);
     case OP_QUICK_GELU: return eval_quick_gelu(g, n, in, out);
-    default: return 1;
+    default: return eval_fused(g, n, in, out); /* fusion-only ops: eval_fused.c */
     }
 }

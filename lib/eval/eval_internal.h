@@ -79,6 +79,7 @@ int eval_rnn(Graph *g, const Node *n, const Ten *in, Ten *out);      /* gru(Cell
 int eval_quant(Graph *g, const Node *n, const Ten *in, Ten *out);    /* (de)quantizeLinear */
 int eval_gqa(Graph *g, const Node *n, const Ten *in, Ten *out);      /* groupQueryAttention */
 int eval_ext(Graph *g, const Node *n, const Ten *in, Ten *out);      /* extension ops (ORT contrib) */
+int eval_fused(Graph *g, const Node *n, const Ten *in, Ten *out);    /* fusion-only ext ops */
 
 /* A unary element-wise op or activation applied to one value; options (alpha, ...) are read
  * from n's attributes, so an unrelated node yields the op's defaults. */
