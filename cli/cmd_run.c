@@ -1,10 +1,12 @@
 /* cmd_run.c - `webnnc run GRAPH|OUTDIR --inputs DIR [--expect DIR] [--output-dir DIR] [--atol A]
  * [--rtol R] [--device N] [--random]`: runs a webnn-graph on the Vulkan runtime.
  *
- * Input/expect folders hold ONNX TensorProto files (*.pb, name inside) or NAME.npy files.
+ * Input/expect folders hold ONNX TensorProto files (*.pb, name inside) or NAME.npy files, bound by
+ * name (the ONNX name or the graph's identifier for it).
  * Missing or extra inputs are an error listing them; files in --inputs that name a graph output are
- * ignored, so one ONNX test_data_set folder (input_N.pb + output_N.pb) serves as --inputs and --expect.  --random fills inputs (floats in [-1, 1),
- * integers in [0, 8), dynamic dims at min(maxSize, 16)).  With --expect each output prints shape,
+ * ignored, so one ONNX test_data_set folder (input_N.pb + output_N.pb) serves as --inputs and
+ * --expect.  --random fills inputs (floats in [-1, 1), integers in [0, 8), dynamic dims at
+ * min(maxSize, 16)).  With --expect each output prints shape,
  * max abs/rel error, cosine similarity, argmax agreement (last axis, float outputs) and PASS/FAIL
  * (an element passes when |a - b| <= atol + rtol * |b|; defaults atol 1e-4, rtol 1e-4); exit 1
  * on any FAIL.  --output-dir writes every output as NAME.npy.
@@ -87,8 +89,12 @@ static void free_set(TensorSet *s) {
     s->n = 0;
 }
 
+/* A file's tensor name matches a value by the value's name, its ONNX name, or the identifier the
+ * converter made of it (`past.0.key` -> `past_0_key`: graphs read from JSON carry no ONNX names). */
 static bool value_named(const Value *v, const char *name) {
-    return strcmp(v->name, name) == 0 || (v->origin && strcmp(v->origin, name) == 0);
+    char id[NAME_SANITIZED_MAX];
+    name_sanitize(name, id);
+    return strcmp(v->name, name) == 0 || (v->origin && strcmp(v->origin, name) == 0) || strcmp(v->name, id) == 0;
 }
 
 static bool any_named(Value **vals, int nv, const char *name) {

@@ -260,6 +260,10 @@ void graph_add_cleanup(Graph *g, CleanupFn fn, void *ctx);
 
 /* Makes `base` a valid, unused identifier (sanitizing and suffixing as needed) and reserves it. */
 const char *graph_unique_name(Graph *g, const char *base);
+/* The identifier graph_unique_name starts from (before any uniqueness suffix): lets a name from an
+ * ONNX model or tensor file be matched against graph value names. */
+#define NAME_SANITIZED_MAX 256
+void name_sanitize(const char *base, char out[NAME_SANITIZED_MAX]);
 
 Value *graph_add_input(Graph *g, const char *name, DType dt, int rank, const Dim *shape);
 /* Adds a constant; `data` is referenced, not copied, and must outlive the graph. */

@@ -90,27 +90,31 @@ static bool reserved_word(const char *s) {
     return !strcmp(s, "true") || !strcmp(s, "false") || !strcmp(s, "null") || !strcmp(s, "dyn");
 }
 
+void name_sanitize(const char *base, char out[NAME_SANITIZED_MAX]) {
+    size_t len = base ? strlen(base) : 0;
+    if (len > 200) len = 200; /* keep identifiers readable; uniqueness comes from the suffix */
+    size_t o = 0;
+    if (len == 0 || !((base[0] >= 'A' && base[0] <= 'Z') || (base[0] >= 'a' && base[0] <= 'z') || base[0] == '_'))
+        out[o++] = '_';
+    for (size_t i = 0; i < len; i++) {
+        char c = base[i];
+        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+        out[o++] = ok ? c : '_';
+    }
+    out[o] = 0;
+    if (reserved_word(out)) {
+        out[o++] = '_';
+        out[o] = 0;
+    }
+}
+
 const char *graph_unique_name(Graph *g, const char *base) {
     if (!g->names) {
         g->names = calloc(1, sizeof *g->names);
         if (!g->names) abort();
     }
-    size_t len = base ? strlen(base) : 0;
-    if (len > 200) len = 200; /* keep identifiers readable; uniqueness comes from the suffix */
-    char buf[256];
-    size_t o = 0;
-    if (len == 0 || !((base[0] >= 'A' && base[0] <= 'Z') || (base[0] >= 'a' && base[0] <= 'z') || base[0] == '_'))
-        buf[o++] = '_';
-    for (size_t i = 0; i < len; i++) {
-        char c = base[i];
-        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-        buf[o++] = ok ? c : '_';
-    }
-    buf[o] = 0;
-    if (reserved_word(buf)) {
-        buf[o++] = '_';
-        buf[o] = 0;
-    }
+    char buf[NAME_SANITIZED_MAX];
+    name_sanitize(base, buf);
     char cand[280];
     snprintf(cand, sizeof cand, "%s", buf);
     if (set_contains(g->names, cand)) {
