@@ -6,15 +6,19 @@ known from how gen_models.py builds it (6 nodes: 2 MatMul, 2 Add, Relu, Softmax;
 parameters; symbolic input dim "batch"); `convert` of both test models, with the output checked
 independently of webnnc's reader: WGWT header, 64-byte aligned absolute offsets, byteLength =
 elements x dtype size, and the weight bytes equal to the ONNX initializers (read with python3-onnx);
-then `inspect` of the output folder.
+then `inspect` of the output folder.  `run` on a hand-made Relu model whose tensor names are not
+identifiers (`past.0.key` -> `present.0.key`, the GenAI KV naming) in the ONNX test_data_set layout
+(inputs and expected outputs in one folder): PASS, FAIL (exit 1) on a wrong expectation, clean
+errors on a missing input / wrong dtype.
 """
 import json
 import os
 import sys
 import tempfile
 
+import numpy as np
 import onnx
-from onnx import numpy_helper
+from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_common as e2e  # noqa: E402
@@ -39,7 +43,7 @@ def cli_basics():
     check(r.returncode == 0 and all(c in r.stdout for c in ("convert", "inspect", "ops")), "--help lists commands")
     r = e2e.run_webnnc(["--version"])
     check(r.returncode == 0 and r.stdout.startswith("webnnc "), "--version")
-    for cmd in ("convert", "inspect", "ops"):
+    for cmd in ("convert", "inspect", "ops", "run", "devices"):
         a, b = e2e.run_webnnc(["help", cmd]), e2e.run_webnnc([cmd, "--help"])
         check(a.returncode == 0 and a.stdout == b.stdout and f"usage: webnnc {cmd}" in a.stdout,
               f"help {cmd} == {cmd} --help")
@@ -152,12 +156,52 @@ def convert_models(testdata, tmp):
           f"--dim batch=4 keeps a dynamic dim ({s['inputs'] if s else r.describe()})")
 
 
+def write_tensor(path, array, name):
+    with open(path, "wb") as f:
+        f.write(numpy_helper.from_array(array, name).SerializeToString())
+
+
+def run_dotted_names(tmp):
+    if e2e.use_working_vulkan_device() is None:
+        check(False, "run: a Vulkan device (webnnc devices)")
+        return
+    g = helper.make_graph([helper.make_node("Relu", ["past.0.key"], ["present.0.key"])], "dotted",
+                          [helper.make_tensor_value_info("past.0.key", TensorProto.FLOAT, [2, 3])],
+                          [helper.make_tensor_value_info("present.0.key", TensorProto.FLOAT, [2, 3])])
+    model, out = os.path.join(tmp, "dotted.onnx"), os.path.join(tmp, "dotted")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), model)
+    x = np.array([[-1.5, 2, -3], [4, -0.25, 6]], np.float32)
+    good, bad, wrong_type = (os.path.join(tmp, d) for d in ("good", "bad", "wrong_type"))
+    for d in (good, bad, wrong_type):
+        os.mkdir(d)
+    write_tensor(os.path.join(good, "input_0.pb"), x, "past.0.key")
+    write_tensor(os.path.join(good, "output_0.pb"), np.array([[0, 2, 0], [4, 0, 6]], np.float32), "present.0.key")
+    write_tensor(os.path.join(bad, "output_0.pb"), np.array([[0, 2, 0], [4, 0, 7]], np.float32), "present.0.key")
+    write_tensor(os.path.join(wrong_type, "input_0.pb"), x.astype(np.int32), "past.0.key")
+    r = e2e.convert(model, out)
+    check(r.returncode == 0, f"convert dotted-name model: {r.describe()}")
+    r = e2e.run_graph(out, good, good, 0.0, 0.0)
+    rows = e2e.parity_lines(r.stdout)
+    check(r.returncode == 0 and len(rows) == 1 and rows[0]["ok"] and rows[0]["shape"] == [2, 3] and
+          rows[0]["max_abs"] == 0.0, f"run: one test_data_set folder as --inputs and --expect, dotted names: PASS "
+          f"({r.stdout.strip() or r.describe()})")
+    r = e2e.run_graph(out, good, bad, 1e-4, 0.0)
+    rows = e2e.parity_lines(r.stdout)
+    check(r.returncode == 1 and len(rows) == 1 and not rows[0]["ok"] and rows[0]["max_abs"] == 1.0,
+          f"run: a wrong expectation FAILs with exit 1 ({r.stdout.strip() or r.describe()})")
+    r = e2e.run_webnnc(["run", out, "--inputs", bad])
+    check(r.is_clean_error() and "past_0_key" in r.stderr, f"run: missing input is a clean error ({r.describe()})")
+    r = e2e.run_webnnc(["run", out, "--inputs", wrong_type])
+    check(r.is_clean_error() and "int32" in r.stderr, f"run: input of another data type is a clean error ({r.describe()})")
+
+
 def main():
     testdata = os.path.join(e2e.source_root(), "testdata")
     cli_basics()
     inspect_onnx(testdata)
     with tempfile.TemporaryDirectory(prefix="webnnc-cli-") as tmp:
         convert_models(testdata, tmp)
+        run_dotted_names(tmp)
     print(f"{len(failures)} failed")
     return 1 if failures else 0
 
