@@ -1,0 +1,65 @@
+/* cmd_ladder.c - `webnnc ladder MODEL [--json]`: the fusion ladder of one model.  One row per stage:
+ * Origin (ONNX nodes, or the graph's nodes for a webnn-graph), Baseline (spec-only: every extension
+ * op decomposed), then cumulatively each fusion stage of fuse_plan.c (+matmulNBits, +GQA, +norms and
+ * rotary, +silu, +qkv and gatedMlp), with the node count and its percentage of the baseline.
+ * --json prints {"rows": [{"stage": ..., "nodes": N}, ...]}. */
+#include <stdio.h>
+
+#include "args.h"
+#include "diag.h"
+#include "fuse_plan.h"
+#include "graph_load.h"
+
+static const ArgSpec specs[] = {
+    {"json", 0, ARG_FLAG, NULL, "print {\"rows\": [{\"stage\": ..., \"nodes\": N}, ...]}"},
+    {"fix", 0, ARG_LIST, "NAME=N", "freeze symbolic dimension NAME to the static size N when importing ONNX"},
+    {"dim", 0, ARG_LIST, "NAME=MAX", "keep symbolic dimension NAME dynamic with upper bound MAX when importing ONNX"},
+    {"verbose", 'v', ARG_FLAG, NULL, "print per-pass node counts to stderr"},
+};
+
+#define LADDER_ROWS 8
+
+int cmd_ladder(const CliCommand *self, int argc, char **argv) {
+    ArgResult r;
+    int rc = args_parse(self, specs, (int)(sizeof specs / sizeof specs[0]), 1, 1, argc, argv, &r);
+    if (rc != ARGS_OK) return rc == ARGS_HELP ? WN_EXIT_OK : WN_EXIT_BAD_INPUT;
+    static DimSettingList fix, dim;
+    if (args_dim_settings(self, &r, "fix", &fix) < 0 || args_dim_settings(self, &r, "dim", &dim) < 0)
+        return WN_EXIT_BAD_INPUT;
+    ImportOptions iopt = {fix.items, fix.count, dim.items, dim.count};
+    const char *input = r.pos[0];
+    diag_set_file(input);
+    int origin = 0;
+    Graph *g = graph_load_any(input, &iopt, &origin);
+    if (!g) return cli_fail(input, WN_EXIT_BAD_INPUT);
+    const char *labels[LADDER_ROWS];
+    int counts[LADDER_ROWS], rows = 0;
+    PassOptions popt = {args_count(&r, "verbose")};
+    labels[rows] = "Origin", counts[rows++] = origin;
+    if (fuse_baseline(g, &popt) < 0) {
+        graph_free(g);
+        return cli_fail(input, WN_EXIT_BAD_INPUT);
+    }
+    labels[rows] = "Baseline", counts[rows++] = graph_node_count(g);
+    for (int s = 0; s < fuse_stage_count && rows < LADDER_ROWS; s++) {
+        unsigned mask = 0;
+        for (int i = 0; i < fuse_pattern_count; i++)
+            if (fuse_patterns[i].stage == s && pass_find(fuse_patterns[i].pass)) mask |= 1u << i;
+        if (fuse_run(g, mask, &popt) < 0) {
+            graph_free(g);
+            return cli_fail(input, WN_EXIT_BAD_INPUT);
+        }
+        labels[rows] = fuse_stage_labels[s], counts[rows++] = graph_node_count(g);
+    }
+    graph_free(g);
+    if (args_count(&r, "json")) {
+        printf("{\"rows\": [");
+        for (int i = 0; i < rows; i++) printf("%s{\"stage\": \"%s\", \"nodes\": %d}", i ? ", " : "", labels[i], counts[i]);
+        printf("]}\n");
+        return WN_EXIT_OK;
+    }
+    printf("%-20s %8s %8s\n", "stage", "nodes", "%base");
+    for (int i = 0; i < rows; i++)
+        printf("%-20s %8d %7.1f%%\n", labels[i], counts[i], counts[1] ? 100.0 * counts[i] / counts[1] : 0.0);
+    return WN_EXIT_OK;
+}

@@ -1,0 +1,316 @@
+/* fuse_match.c - the shared machinery of the fusion passes (fuse_match.h): the use/consumer map,
+ * bounded producer walks, constant checks, the interior-value check of a match, the commit of a
+ * fused node and the stable topological re-sort run after a fusion pass. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "eval_internal.h"
+#include "fuse_match.h"
+
+/* ---- the use map ------------------------------------------------------------------------------ */
+
+void fm_free(FuseMap *fm) {
+    free(fm->uses);
+    free(fm->first);
+    free(fm->cons);
+    fm->uses = fm->first = NULL;
+    fm->cons = NULL;
+    fm->n_values = 0;
+}
+
+static bool value_ok(const FuseMap *fm, const Value *v) { return v && v->id >= 0 && v->id < fm->n_values; }
+
+int fm_build(FuseMap *fm, Graph *g) {
+    fm_free(fm);
+    fm->g = g;
+    fm->n_values = g->n_values;
+    size_t nv = (size_t)g->n_values + 1;
+    fm->uses = calloc(nv, sizeof *fm->uses);
+    fm->first = calloc(nv + 1, sizeof *fm->first);
+    size_t slots = 1;
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i]->dead) slots += (size_t)g->nodes[i]->n_inputs;
+    fm->cons = calloc(slots, sizeof *fm->cons);
+    if (!fm->uses || !fm->first || !fm->cons) {
+        fm_free(fm);
+        diag_error("out of memory in fusion");
+        return -1;
+    }
+    for (int i = 0; i < g->n_nodes; i++) {
+        Node *n = g->nodes[i];
+        if (n->dead) continue;
+        for (int j = 0; j < n->n_inputs; j++)
+            if (value_ok(fm, n->inputs[j])) fm->first[n->inputs[j]->id + 1]++;
+    }
+    for (int v = 0; v < g->n_values; v++) fm->first[v + 1] += fm->first[v];
+    for (int i = 0; i < g->n_nodes; i++) {
+        Node *n = g->nodes[i];
+        if (n->dead) continue;
+        for (int j = 0; j < n->n_inputs; j++)
+            if (value_ok(fm, n->inputs[j])) {
+                int id = n->inputs[j]->id;
+                fm->cons[fm->first[id] + fm->uses[id]++] = n;
+            }
+    }
+    for (int i = 0; i < g->n_outputs; i++)
+        if (value_ok(fm, g->outputs[i])) fm->uses[g->outputs[i]->id]++;
+    return 0;
+}
+
+int fm_uses(const FuseMap *fm, const Value *v) { return value_ok(fm, v) ? fm->uses[v->id] : 0; }
+
+Node *const *fm_consumers(const FuseMap *fm, const Value *v, int *count) {
+    *count = 0;
+    if (!value_ok(fm, v)) return NULL;
+    *count = fm->first[v->id + 1] - fm->first[v->id];
+    return fm->cons + fm->first[v->id];
+}
+
+Node *fm_sole_consumer(const FuseMap *fm, const Value *v) {
+    int c;
+    Node *const *cs = fm_consumers(fm, v, &c);
+    if (c != 1 || fm_uses(fm, v) != 1 || (v->flags & VF_OUTPUT)) return NULL;
+    return cs[0];
+}
+
+Node *fm_consumer_op(const FuseMap *fm, const Value *v, OpId op) {
+    int c;
+    Node *const *cs = fm_consumers(fm, v, &c);
+    for (int i = 0; i < c; i++)
+        if (cs[i]->op == op && !cs[i]->dead) return cs[i];
+    return NULL;
+}
+
+/* ---- producer walks ---------------------------------------------------------------------------- */
+
+Node *fm_prod(const Value *v, OpId op) {
+    if (!v || !v->producer || v->producer->dead || v->producer->op != op) return NULL;
+    return v->producer;
+}
+
+Value *fm_skip(Value *v, OpId through, FuseMatch *m) {
+    for (int d = 0; d < FM_MAX_DEPTH && v; d++) {
+        Node *p = fm_prod(v, through);
+        if (!p || p->n_inputs < 1 || !p->inputs[0]) return v;
+        if (m) fm_add(m, p);
+        v = p->inputs[0];
+    }
+    return v;
+}
+
+Value *fm_other(const Node *n, const Value *v) {
+    if (!n || n->n_inputs != 2) return NULL;
+    if (n->inputs[0] == v) return n->inputs[1];
+    if (n->inputs[1] == v) return n->inputs[0];
+    return NULL;
+}
+
+bool fm_reaches(const Value *from, const Value *v) {
+    for (int d = 0; d < FM_MAX_DEPTH && from; d++) {
+        if (from == v) return true;
+        if (!from->producer || from->producer->n_inputs < 1) return false;
+        from = from->producer->inputs[0];
+    }
+    return false;
+}
+
+/* ---- constants --------------------------------------------------------------------------------- */
+
+bool fm_is_const(const Value *v) { return v && (v->flags & VF_CONST) && v->data; }
+
+bool fm_const_scalar(const Value *v, double *x) {
+    if (!fm_is_const(v) || !value_is_static(v)) return false;
+    uint64_t count = value_max_elements(v);
+    if (count < 1 || count > (1u << 20) || v->nbytes < dtype_storage_bytes(v->dtype, count)) return false;
+    Ten t = {.dt = v->dtype, .rank = v->rank, .count = (int64_t)count, .data = (void *)v->data};
+    double first = ten_getf(&t, 0);
+    for (uint64_t i = 1; i < count; i++)
+        if (ten_getf(&t, (int64_t)i) != first) return false;
+    *x = first;
+    return true;
+}
+
+bool fm_const_scalar_cast(const Value *v, double *x) {
+    if (fm_const_scalar(v, x)) return true;
+    Node *c = fm_prod(v, OP_CAST);
+    return c && c->n_inputs == 1 && fm_const_scalar(c->inputs[0], x);
+}
+
+bool fm_near(double a, double b, double tol) { return fabs(a - b) <= tol * fmax(1.0, fabs(b)); }
+
+bool fm_shape_is(const Value *v, int rank, const int64_t *dims) {
+    if (!v || v->rank != rank) return false;
+    for (int i = 0; i < rank; i++)
+        if (!dim_is_static(v->shape[i]) || v->shape[i].v != dims[i]) return false;
+    return true;
+}
+
+bool fm_same_shape(const Value *a, const Value *b) {
+    if (!a || !b || a->rank != b->rank) return false;
+    for (int i = 0; i < a->rank; i++)
+        if (!dim_equal(a->shape[i], b->shape[i])) return false;
+    return true;
+}
+
+bool fm_ints_are(const Node *n, const char *key, int count, const int64_t *want) {
+    const int64_t *v;
+    if (node_ints(n, key, &v) != count) return false;
+    for (int i = 0; i < count; i++)
+        if (v[i] != want[i]) return false;
+    return true;
+}
+
+/* ---- the match --------------------------------------------------------------------------------- */
+
+bool fm_has(const FuseMatch *m, const Node *n) {
+    for (int i = 0; i < m->n; i++)
+        if (m->nodes[i] == n) return true;
+    return false;
+}
+
+void fm_add(FuseMatch *m, Node *n) {
+    if (!n || fm_has(m, n)) return;
+    if (m->n >= FM_MAX_NODES) {
+        m->overflow = true;
+        return;
+    }
+    m->nodes[m->n++] = n;
+}
+
+static bool is_exit(const Value *v, Value *const *exits, int n_exits) {
+    for (int i = 0; i < n_exits; i++)
+        if (exits[i] == v) return true;
+    return false;
+}
+
+bool fm_interior_ok(const FuseMap *fm, const FuseMatch *m, Value *const *exits, int n_exits) {
+    if (m->overflow || m->n == 0) return false;
+    for (int i = 0; i < m->n; i++) {
+        const Node *n = m->nodes[i];
+        if (n->dead) return false;
+        for (int k = 0; k < n->n_outputs; k++) {
+            const Value *v = n->outputs[k];
+            if (is_exit(v, exits, n_exits)) continue;
+            if (v->flags & VF_OUTPUT) return false;
+            int c;
+            Node *const *cs = fm_consumers(fm, v, &c);
+            for (int j = 0; j < c; j++)
+                if (!fm_has(m, cs[j])) return false;
+        }
+    }
+    return true;
+}
+
+/* ---- rewriting --------------------------------------------------------------------------------- */
+
+Node *fm_emit_begin(FuseMap *fm, OpId op, const Node *anchor) {
+    return graph_new_node(fm->g, op, anchor ? anchor->origin : NULL);
+}
+
+Value *fm_const(Graph *g, const char *base, DType dt, int rank, const int64_t *shape, const void *data,
+                uint64_t nbytes) {
+    return graph_add_const_copy(g, base, dt, rank, shape, data, nbytes);
+}
+
+/* The fused output takes over the exit's name (graph outputs and later readers keep it). */
+static void take_name(Value *exit, Value *v) {
+    const char *name = v->name;
+    v->name = exit->name;
+    v->origin = exit->origin;
+    exit->name = name;
+    if (v->producer && v->producer->n_outputs == 1) v->producer->id = v->name;
+}
+
+int fm_commit(FuseMap *fm, FuseMatch *m, Node *fused, Value *const *exits, int n_exits) {
+    if (n_exits > fused->n_outputs) {
+        diag_node_error(fused, "internal: fused node has %d outputs for %d exits", fused->n_outputs, n_exits);
+        return -1;
+    }
+    for (int i = 0; i < n_exits; i++) {
+        if (!exits[i]) continue;
+        Value *o = fused->outputs[i];
+        if (o->dtype != exits[i]->dtype || !fm_same_shape(o, exits[i])) {
+            diag_node_error(fused, "internal: fused output %d differs from %s", i, value_display_name(exits[i]));
+            return -1;
+        }
+    }
+    for (int i = 0; i < m->n; i++) m->nodes[i]->dead = true;
+    for (int i = 0; i < n_exits; i++) {
+        if (!exits[i]) continue;
+        graph_replace_uses(fm->g, exits[i], fused->outputs[i]);
+        take_name(exits[i], fused->outputs[i]);
+    }
+    return fm_build(fm, fm->g);
+}
+
+int fm_toposort(Graph *g) {
+    int n = g->n_nodes;
+    Node **order = malloc(sizeof *order * (size_t)(n + 1));
+    int *stack = malloc(sizeof *stack * (size_t)(n + 1));
+    unsigned char *state = calloc((size_t)n + 1, 1); /* 0 new, 1 on stack, 2 placed */
+    if (!order || !stack || !state) {
+        free(order), free(stack), free(state);
+        diag_error("out of memory in fusion");
+        return -1;
+    }
+    for (int i = 0; i < n; i++) g->nodes[i]->index = i;
+    int w = 0, rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        if (state[i] || g->nodes[i]->dead) continue;
+        int sp = 0;
+        stack[sp++] = i;
+        state[i] = 1;
+        while (sp > 0 && rc == 0) {
+            Node *top = g->nodes[stack[sp - 1]];
+            int next = -1;
+            for (int j = 0; j < top->n_inputs && next < 0; j++) {
+                const Value *v = top->inputs[j];
+                Node *p = v ? v->producer : NULL;
+                if (!p || p->dead || p->index < 0 || p->index >= n || state[p->index] == 2) continue;
+                if (state[p->index] == 1) rc = -1; /* cycle */
+                next = p->index;
+            }
+            if (rc) break;
+            if (next >= 0) {
+                state[next] = 1;
+                stack[sp++] = next;
+            } else {
+                state[stack[sp - 1]] = 2;
+                order[w++] = top;
+                sp--;
+            }
+        }
+    }
+    if (rc == 0) {
+        for (int i = 0; i < n; i++)
+            if (g->nodes[i]->dead) order[w++] = g->nodes[i];
+        memcpy(g->nodes, order, sizeof *order * (size_t)n);
+        for (int i = 0; i < n; i++) g->nodes[i]->index = i;
+        graph_compact(g);
+    } else {
+        diag_error("fusion produced a cycle in the graph");
+    }
+    free(order), free(stack), free(state);
+    return rc;
+}
+
+int fuse_each(Graph *g, int anchor_op, FuseFn fn) {
+    FuseMap fm = {0};
+    if (fm_build(&fm, g) < 0) return -1;
+    int fused = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        Node *n = g->nodes[i];
+        if (n->dead || (anchor_op >= 0 && (int)n->op != anchor_op)) continue;
+        int r = fn(&fm, n);
+        if (r < 0) {
+            fm_free(&fm);
+            return -1;
+        }
+        fused += r;
+    }
+    fm_free(&fm);
+    if (fused && fm_toposort(g) < 0) return -1;
+    return fused;
+}

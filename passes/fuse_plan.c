@@ -1,0 +1,69 @@
+/* fuse_plan.c - the fusion pattern table, the baseline (decomposed, spec-only) pipeline and the
+ * `--fuse all|none|LIST` parser and runner (fuse_plan.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "diag.h"
+#include "fuse_plan.h"
+
+const char *const fuse_stage_labels[] = {"+matmulNBits", "+GQA", "+norms and rotary", "+silu", "+qkv and gatedMlp"};
+const int fuse_stage_count = (int)(sizeof fuse_stage_labels / sizeof *fuse_stage_labels);
+
+/* Run order matters: GQA before the norms and rotary it contains, projections before qkv/gatedMlp. */
+const FusePattern fuse_patterns[] = {
+    {"matmulNBits", "fuse_matmul_nbits", 0},
+    {"gqa", "fuse_gqa", 1},
+    {"rmsNorm", "fuse_rms_norm", 2},
+    {"rotary", "fuse_rotary", 2},
+    {"silu", "fuse_silu", 3},
+    {"qkv", "fuse_qkv", 4},
+    {"gatedMlp", "fuse_gated_mlp", 4},
+};
+const int fuse_pattern_count = (int)(sizeof fuse_patterns / sizeof *fuse_patterns);
+
+int fuse_parse(const char *spec, unsigned *mask) {
+    *mask = 0;
+    if (!spec || strcmp(spec, "none") == 0) return 0;
+    if (strcmp(spec, "all") == 0) {
+        for (int i = 0; i < fuse_pattern_count; i++)
+            if (pass_find(fuse_patterns[i].pass)) *mask |= 1u << i;
+        return 0;
+    }
+    const char *p = spec;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        int found = -1;
+        for (int i = 0; i < fuse_pattern_count && found < 0; i++)
+            if (strlen(fuse_patterns[i].name) == len && strncmp(p, fuse_patterns[i].name, len) == 0) found = i;
+        if (found < 0 || !pass_find(fuse_patterns[found].pass)) {
+            char names[256] = "";
+            for (int i = 0; i < fuse_pattern_count; i++)
+                if (pass_find(fuse_patterns[i].pass))
+                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? " " : "", fuse_patterns[i].name);
+            diag_error("--fuse: unknown pattern '%.*s' (known: all, none, %s)", (int)(len > 64 ? 64 : len), p, names);
+            return -1;
+        }
+        *mask |= 1u << found;
+        p += len;
+        if (*p == ',') p++;
+    }
+    return 0;
+}
+
+int fuse_run(Graph *g, unsigned mask, const PassOptions *opt) {
+    for (int i = 0; i < fuse_pattern_count; i++) {
+        if (!(mask & (1u << i))) continue;
+        const char *name = fuse_patterns[i].pass;
+        if (pass_run_list(g, &name, 1, opt) < 0) return -1;
+    }
+    static const char *const tail[] = {"dce"};
+    return mask ? pass_run_list(g, tail, 1, opt) : 0;
+}
+
+int fuse_baseline(Graph *g, const PassOptions *opt) {
+    static const char *const pipeline[] = {
+        "fold_constants", "identity", "dce", "decompose_matmul_nbits", "decompose_rms_norm", "decompose_rotary",
+        "decompose_gather_block_quantized", "decompose_quick_gelu", "decompose_gqa", "identity", "dce",
+    };
+    return pass_run_list(g, pipeline, (int)(sizeof pipeline / sizeof *pipeline), opt);
+}
