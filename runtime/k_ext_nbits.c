@@ -1,0 +1,144 @@
+/* k_ext_nbits.c - kernel family `ext_nbits`: matmulNBits (bits 2/4/8, any k with the last block
+ * padded, uint8-packed or float zero points or none (2^(bits-1)), optional bias), float32/float16
+ * activations, f32 accumulation.  Few activation rows (decode): shaders/ext_matmul_nbits.comp, a
+ * mat-vec that dequantizes in registers; more rows (prefill): shaders/ext_matmul_nbits_tiled.comp,
+ * a tiled GEMM dequantizing weight tiles into shared memory.  Weight rows are split over several
+ * dispatches when the packed weights exceed one binding (maxStorageBufferRange). */
+#include "k_ext_nbits.h"
+
+#include <string.h>
+
+#include "k_ext_util.h"
+
+#define NB_MATVEC_MAX_M 16 /* activation rows up to which the mat-vec path runs */
+#define NB_MT 4            /* activation rows per mat-vec workgroup */
+#define NB_TILE 32         /* GEMM tile */
+
+typedef struct {
+    uint32_t M, N, K, kBlocks, block, row_words, zp_row, rows, row0;
+    uint32_t base_a, base_w, base_s, base_z, base_bias, base_y;
+} NbitsPush;
+
+enum { SPEC_WG, SPEC_BITS, SPEC_ZP, SPEC_BIAS, SPEC_ROWS, SPEC_MT, SPEC_SG, SPEC_SLOTS, SPEC_COUNT };
+
+int ext_nbits_check(KernelCtx *kc, const Node *n, DType act, const Value *zp) {
+    if (act != DT_F32 && act != DT_F16) return ext_no_kernel(n, act);
+    if (zp && zp->dtype != DT_U8 && zp->dtype != act) return ext_no_kernel(n, zp->dtype);
+    if (kcheck_shader(kc, n, "ext_matmul_nbits", act, act) < 0) return -1;
+    return kcheck_shader(kc, n, "ext_matmul_nbits_tiled", act, act);
+}
+
+static int nbits_check(KernelCtx *kc, const Node *n) {
+    NBitsGeom geo;
+    if (n->n_inputs < 3 || n->n_outputs != 1 || !n->inputs[0] || !n->inputs[1] || !n->inputs[2] ||
+        nbits_geometry(n, &geo) < 0)
+        return -1;
+    DType act = n->inputs[0]->dtype;
+    if (n->inputs[1]->dtype != DT_U8) return ext_no_kernel(n, n->inputs[1]->dtype);
+    if (n->inputs[2]->dtype != act) return ext_no_kernel(n, n->inputs[2]->dtype);
+    if (ext_opt(n, 4) && n->inputs[4]->dtype != act) return ext_no_kernel(n, n->inputs[4]->dtype);
+    return ext_nbits_check(kc, n, act, ext_opt(n, 3));
+}
+
+int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *a, const KTensor *b,
+                     const KTensor *scales, const KTensor *zp, const KTensor *bias, const KTensor *y) {
+    const WnrtDeviceInfo *d = kc_device(kc);
+    uint64_t K = (uint64_t)geo->k, N = (uint64_t)geo->n, KB = (uint64_t)geo->k_blocks;
+    uint64_t row_bytes = KB * (uint64_t)geo->blob, M = a->numel / K;
+    bool zp_u8 = zp && zp->dtype == DT_U8;
+    uint64_t zp_row = zp_u8 ? (uint64_t)geo->zp_row_bytes * 8 / (uint64_t)geo->bits : KB;
+    if (a->numel % K || y->numel != M * N || dtype_storage_bytes(b->dtype, b->numel) != N * row_bytes ||
+        scales->numel != N * KB || (zp && dtype_storage_bytes(zp->dtype, zp->numel) * 8 < N * zp_row * (zp_u8 ? geo->bits : 1)) ||
+        (zp && !zp_u8 && zp->numel != N * KB) || (bias && bias->numel != N) || row_bytes % 4) {
+        diag_node_error(n, "operand sizes do not match k %llu, n %llu, %d bits, block %lld", (unsigned long long)K,
+                        (unsigned long long)N, (int)geo->bits, (long long)geo->block);
+        return -1;
+    }
+    if (ext_fits(n, a->numel, "activations") < 0 || ext_fits(n, y->numel, "output") < 0 ||
+        ext_fits(n, N * zp_row, "zero points") < 0)
+        return -1;
+    if (M == 0) return 0;
+    bool matvec = M <= NB_MATVEC_MAX_M;
+    int sh = kc_find_shader(kc, n, matvec ? "ext_matmul_nbits" : "ext_matmul_nbits_tiled", a->dtype, a->dtype);
+    if (sh < 0) return -1;
+
+    NbitsPush pc;
+    memset(&pc, 0, sizeof pc);
+    pc.M = (uint32_t)M;
+    pc.N = (uint32_t)N;
+    pc.K = (uint32_t)K;
+    pc.kBlocks = (uint32_t)KB;
+    pc.block = (uint32_t)geo->block;
+    pc.row_words = (uint32_t)(row_bytes / 4);
+    pc.zp_row = (uint32_t)zp_row;
+    KBind bd[6];
+    if (ext_bind(kc, n, a, false, &bd[0], &pc.base_a) < 0 || ext_bind(kc, n, scales, false, &bd[2], &pc.base_s) < 0 ||
+        ext_bind(kc, n, y, true, &bd[5], &pc.base_y) < 0)
+        return -1;
+    bd[3] = bd[4] = bd[2]; /* absent zero points / bias: never read */
+    if (zp_u8) {
+        uint32_t bytes;
+        if (ext_bind_bytes(kc, n, zp, &bd[3], &bytes) < 0) return -1;
+        pc.base_z = bytes * 8 / (uint32_t)geo->bits;
+    } else if (zp && ext_bind(kc, n, zp, false, &bd[3], &pc.base_z) < 0) {
+        return -1;
+    }
+    if (bias && ext_bind(kc, n, bias, false, &bd[4], &pc.base_bias) < 0) return -1;
+
+    uint32_t wg = matvec ? ext_wg(kc) : 256, rows = 4, sg = ext_sg_reduce(kc);
+    if (!matvec && d->max_workgroup_invocations < 256) return ext_no_kernel(n, a->dtype);
+    uint32_t slots = sg ? (wg + 3) / 4 : wg;
+    uint32_t spec[SPEC_COUNT] = {wg, (uint32_t)geo->bits, zp ? (zp_u8 ? 1u : 2u) : 0u, bias != NULL, rows, NB_MT, sg, slots};
+
+    /* Weight rows per dispatch: the packed rows must fit one binding. */
+    uint64_t max_rows = (kc_max_binding_elems(kc, DT_U8) - 256) / row_bytes;
+    if (max_rows == 0) {
+        diag_node_error(n, "one weight row of %llu bytes exceeds the device's storage-buffer range", (unsigned long long)row_bytes);
+        return -1;
+    }
+    if (max_rows > 4) max_rows &= ~(uint64_t)3; /* whole row groups of the mat-vec */
+    for (uint64_t r0 = 0; r0 < N; r0 += max_rows) {
+        uint64_t r1 = r0 + max_rows < N ? r0 + max_rows : N;
+        KTensor w = *b;
+        w.dtype = DT_U8;
+        w.numel = N * row_bytes;
+        if (kc_bind_window(kc, n, &w, (int64_t)(r0 * row_bytes), (int64_t)(r1 * row_bytes) - 1, false, &bd[1], &pc.base_w) < 0)
+            return -1;
+        if (pc.base_w % 4) {
+            diag_node_error(n, "internal: packed weights are not 4-byte aligned");
+            return -1;
+        }
+        pc.base_w /= 4;
+        pc.row0 = (uint32_t)r0;
+        pc.rows = (uint32_t)(r1 - r0);
+        int rc;
+        if (matvec) {
+            uint64_t groups = (pc.rows + rows - 1) / rows, gz = (M + NB_MT - 1) / NB_MT;
+            uint64_t gmax = d->max_workgroup_count[0] < 65535 ? d->max_workgroup_count[0] : 65535;
+            uint64_t gx = groups < gmax ? groups : gmax, gy = (groups + gx - 1) / gx;
+            if (gy > d->max_workgroup_count[1] || gz > d->max_workgroup_count[2]) {
+                diag_node_error(n, "matmulNBits needs too many workgroups");
+                return -1;
+            }
+            rc = kc_dispatch(kc, n, sh, spec, SPEC_COUNT, &pc, sizeof pc, bd, 6, (uint32_t)gx, (uint32_t)gy, (uint32_t)gz);
+        } else {
+            uint64_t gx = (pc.rows + NB_TILE - 1) / NB_TILE, gy = (M + NB_TILE - 1) / NB_TILE;
+            if (gx > d->max_workgroup_count[0] || gy > d->max_workgroup_count[1]) {
+                diag_node_error(n, "matmulNBits needs too many workgroups");
+                return -1;
+            }
+            rc = kc_dispatch(kc, n, sh, spec, SPEC_COUNT, &pc, sizeof pc, bd, 6, (uint32_t)gx, (uint32_t)gy, 1);
+        }
+        if (rc < 0) return -1;
+    }
+    return 0;
+}
+
+static int nbits_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
+    NBitsGeom geo;
+    if (nbits_geometry(n, &geo) < 0) return -1;
+    return ext_nbits_record(kc, n, &geo, &in[0], &in[1], &in[2], ext_opt(n, 3) ? &in[3] : NULL,
+                            ext_opt(n, 4) ? &in[4] : NULL, &out[0]);
+}
+
+const KernelFamily kfam_ext_nbits = {nbits_check, nbits_record, 0};
