@@ -1,0 +1,81 @@
+/* test_rt_ext_nbits.c - the matmulNBits kernel (mat-vec for few activation rows, tiled GEMM for
+ * many) on the Vulkan runtime against the CPU reference (lib/eval/eval_ext.c, ORT semantics):
+ * bits 2/4/8, k not a multiple of the block (padded last block), zero points absent / uint8 packed
+ * (odd rows of blocks too) / float, bias, float32 and float16, random operands. */
+#include <stdio.h>
+
+#include "test_rt_ext.h"
+
+typedef struct {
+    DType dt;
+    int bits, block;
+    int64_t M, K, N;
+    int zp; /* 0 absent, 1 uint8 packed, 2 float */
+    bool bias;
+} NbCase;
+
+static void check_nbits(NbCase c) {
+    Graph *g = graph_new("t");
+    unsigned s = 23 + (unsigned)c.K;
+    int64_t kb = (c.K + c.block - 1) / c.block, blob = c.block * c.bits / 8, zrow = (kb * c.bits + 7) / 8;
+    Value *a = ext_rand(g, "a", c.dt, 2, (int64_t[]){c.M, c.K}, &s, -1, 1);
+    Value *b = ext_rand(g, "b", DT_U8, 3, (int64_t[]){c.N, kb, blob}, &s, 0, 0);
+    Value *sc = ext_rand(g, "scales", c.dt, 1, (int64_t[]){c.N * kb}, &s, 0.005, 0.05);
+    Value *zp = NULL, *bias = NULL;
+    if (c.zp == 1) zp = ext_rand(g, "zp", DT_U8, 1, (int64_t[]){c.N * zrow}, &s, 0, 0);
+    if (c.zp == 2) zp = ext_rand(g, "zp", c.dt, 1, (int64_t[]){c.N * kb}, &s, 0, (1 << c.bits) - 1);
+    if (c.bias) bias = ext_rand(g, "bias", c.dt, 1, (int64_t[]){c.N}, &s, -1, 1);
+    Node *n = graph_new_node(g, OP_MATMUL_NBITS, NULL);
+    Value *in[5] = {a, b, sc, zp, bias};
+    int n_in = c.bias ? 5 : c.zp ? 4 : 3;
+    for (int i = 0; i < n_in; i++) node_add_input(g, n, in[i]);
+    node_set_uint(g, n, "k", c.K);
+    node_set_uint(g, n, "n", c.N);
+    node_set_uint(g, n, "bits", c.bits);
+    node_set_uint(g, n, "blockSize", c.block);
+    ck_assert_msg(graph_insert_node(g, n) == 0, "%s", diag_message());
+    char label[128];
+    snprintf(label, sizeof label, "matmulNBits %s M %lld K %lld N %lld bits %d block %d zp %d bias %d", dtype_name(c.dt),
+             (long long)c.M, (long long)c.K, (long long)c.N, c.bits, c.block, c.zp, c.bias);
+    /* f32: accumulation-order differences over K terms of size ~1e-2; f16: one output rounding */
+    double worst = ext_check(g, n, c.dt == DT_F16 ? 1e-3 : 1e-5, c.dt == DT_F16 ? 1e-3 : 1e-5, label);
+    (void)worst;
+    graph_free(g);
+}
+
+START_TEST(matvec_bits) {
+    check_nbits((NbCase){DT_F32, 4, 32, 1, 256, 70, 0, false});
+    check_nbits((NbCase){DT_F32, 8, 32, 1, 256, 33, 1, true});
+    check_nbits((NbCase){DT_F32, 2, 16, 1, 128, 20, 1, false});
+    check_nbits((NbCase){DT_F32, 4, 16, 1, 48, 9, 1, false}); /* 3 blocks: zp rows of 2 bytes, 1 padding nibble */
+}
+END_TEST
+
+START_TEST(matvec_variants) {
+    check_nbits((NbCase){DT_F32, 4, 32, 1, 200, 17, 2, true}); /* k padded: 7 blocks, 24 padding values */
+    check_nbits((NbCase){DT_F32, 4, 128, 3, 1000, 40, 1, true});
+    check_nbits((NbCase){DT_F32, 4, 64, 16, 512, 65, 0, false}); /* 4 groups of activation rows */
+    check_nbits((NbCase){DT_F16, 4, 32, 1, 896, 128, 1, false});
+    check_nbits((NbCase){DT_F16, 8, 64, 5, 384, 31, 2, true});
+}
+END_TEST
+
+START_TEST(gemm) {
+    check_nbits((NbCase){DT_F32, 4, 32, 17, 256, 70, 1, true});
+    check_nbits((NbCase){DT_F32, 8, 16, 40, 100, 33, 0, false}); /* k padded, partial tiles */
+    check_nbits((NbCase){DT_F32, 2, 32, 33, 96, 64, 2, true});
+    check_nbits((NbCase){DT_F16, 4, 32, 64, 320, 96, 1, false});
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("runtime-ext-nbits");
+    TCase *tc = tcase_create("nbits");
+    tcase_add_checked_fixture(tc, rt_setup, rt_teardown);
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, matvec_bits);
+    tcase_add_test(tc, matvec_variants);
+    tcase_add_test(tc, gemm);
+    suite_add_tcase(s, tc);
+    return rt_main(s);
+}
