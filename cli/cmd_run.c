@@ -22,6 +22,7 @@
 #include "diag.h"
 #include "tensor_compare.h"
 #include "tensor_file.h"
+#include "fuse_plan.h"
 #include "webnn_io.h"
 #include "webnnc_runtime.h"
 
@@ -35,6 +36,7 @@ static const ArgSpec specs[] = {
     {"rtol", 0, ARG_VALUE, "R", "relative tolerance (default 1e-4)"},
     {"device", 0, ARG_VALUE, "N", "Vulkan device index (see `webnnc devices`; default auto)"},
     {"random", 0, ARG_FLAG, NULL, "fill inputs with random values instead of --inputs"},
+    {"fuse", 0, ARG_VALUE, "all|none|LIST", "fuse the loaded graph into extension ops first (as a WebNN implementation would)"},
 };
 
 typedef struct {
@@ -304,8 +306,14 @@ int cmd_run(const CliCommand *self, int argc, char **argv) {
     if (!args_value(&r, "inputs") && !args_count(&r, "random")) return cli_usage_error(self, "--inputs DIR or --random is required");
     const char *path = r.pos[0];
     diag_set_file(path);
+    unsigned fuse_mask;
+    if (fuse_parse(args_value(&r, "fuse"), &fuse_mask) < 0) return cli_fail(NULL, WN_EXIT_BAD_INPUT);
     Graph *g = webnn_read(path);
     if (!g) return cli_fail(path, WN_EXIT_BAD_INPUT);
+    if (fuse_run(g, fuse_mask, NULL) < 0) {
+        graph_free(g);
+        return cli_fail(path, WN_EXIT_BAD_INPUT);
+    }
     rc = run_graph(self, &r, g);
     graph_free(g);
     if (rc == WN_EXIT_BAD_INPUT) return cli_fail(path, rc);
