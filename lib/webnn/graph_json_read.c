@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "graph_json_kv.h"
 #include "reader.h"
 #include "tensor_codec.h"
 #include "webnn_io.h"
@@ -351,6 +352,7 @@ Graph *graph_json_read(const char *json, size_t len, const char *src, const char
     if (!rc) rc = read_consts(&c, cJSON_GetObjectItemCaseSensitive(root, "consts"));
     if (!rc) rc = read_nodes(&c, cJSON_GetObjectItemCaseSensitive(root, "nodes"));
     if (!rc) rc = read_outputs(&c, cJSON_GetObjectItemCaseSensitive(root, "outputs"));
+    if (!rc) rc = graph_json_read_kv(&c, cJSON_GetObjectItemCaseSensitive(root, "webnnc"));
     name_map_free(&c.values);
     name_map_free(&c.node_ids);
     cJSON_Delete(root);

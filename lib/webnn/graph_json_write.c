@@ -10,6 +10,7 @@
 
 #include "diag.h"
 #include "graph_form.h"
+#include "graph_json_kv.h"
 #include "writers.h"
 
 static int emit_input(TextBuf *b, const Graph *g, const Value *v) {
@@ -136,6 +137,7 @@ int graph_json_emit(const Graph *g, const WritePlan *p, TextBuf *b) {
     if (rc) return -1;
     tb_puts(b, "],\n  \"outputs\": ");
     EMIT_LINES(b, "{", "}", p->n_outputs, emit_output(b, p->outputs[i_]));
+    graph_json_emit_kv(g, b);
     tb_puts(b, "\n}\n");
     return 0;
 }

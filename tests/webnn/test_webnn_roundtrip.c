@@ -2,7 +2,9 @@
  * manifest, text) for hand-built graphs covering every op family: element-wise, comparison,
  * logical, activations, cast, quantization, reductions, linear algebra, normalization (operand
  * options), convolution and pooling (positional bias), resample, recurrent (multi-output with
- * operand options), data movement (split, concat, reshape with dynamic dims, slice, pad...). */
+ * operand options), data movement (split, concat, reshape with dynamic dims, slice, pad...), and
+ * the KV-cache bindings (top-level "webnnc": {"kvCache": [...]}, restored into Graph.kv; bindings
+ * that do not fit the graph are rejected naming the entry). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -262,6 +264,80 @@ START_TEST(quantized_int4_and_dedup) {
 }
 END_TEST
 
+/* A one-layer cache update: past [1, 2, 8, 4] --scatterElements(axis 2)--> present, with the
+ * ONNX-interface total length as a dim of attention_mask. */
+static void kv_graph(void) {
+    Dim mask[2] = {dim_static(1), dim_symbol(g, "total_sequence_length", 8)};
+    graph_add_output(g, tu_finish(g, tu_node(g, OP_RELU, 1, graph_add_input(g, "attention_mask", DT_F32, 2, mask))));
+    Value *past = tu_input(g, "past_key_values_0_key", DT_F32, SHAPE(1, 2, 8, 4));
+    int32_t rows[8] = {5, 5, 5, 5, 5, 5, 5, 5};
+    Value *idx = tu_const_raw(g, "rows", DT_I32, SHAPE(1, 2, 1, 4), rows, sizeof rows);
+    Value *upd = tu_input(g, "new_key", DT_F32, SHAPE(1, 2, 1, 4));
+    Node *n = tu_node(g, OP_SCATTER_ELEMENTS, 3, past, idx, upd);
+    node_set_uint(g, n, "axis", 2);
+    node_set_output_names(g, n, 1, (const char *[]){"present"});
+    Value *present = tu_finish(g, n);
+    graph_add_output(g, present);
+    g->kv = graph_alloc(g, sizeof *g->kv);
+    g->kv[0] = (KvBinding){past->name, present->name, 2, 8, "total_sequence_length"};
+    g->n_kv = 1;
+}
+
+START_TEST(kv_cache_bindings) {
+    kv_graph();
+    char *j = tu_assert_roundtrip(g); /* JSON of the re-read graph == JSON of g: the binding survived */
+    const char *want = "\"webnnc\": {\n    \"kvCache\": [\n      {\"past\": \"past_key_values_0_key\", \"present\": \"present\", "
+                       "\"axis\": 2, \"capacity\": 8, \"totalDim\": \"total_sequence_length\"}\n    ]\n  }\n}";
+    ck_assert_msg(strstr(j, want) != NULL, "no kvCache key in %s", j);
+    Graph *g2 = webnn_read_json(j, strlen(j), NULL);
+    ck_assert_msg(g2 != NULL, "%s", diag_message());
+    ck_assert_int_eq(g2->n_kv, 1);
+    ck_assert_str_eq(g2->kv[0].past, "past_key_values_0_key");
+    ck_assert_str_eq(g2->kv[0].present, "present");
+    ck_assert_int_eq(g2->kv[0].axis, 2);
+    ck_assert_int_eq(g2->kv[0].capacity, 8);
+    ck_assert_str_eq(g2->kv[0].total_dim, "total_sequence_length");
+    graph_free(g2);
+    free(j);
+}
+END_TEST
+
+/* The JSON of kv_graph() with `from` replaced by `to` is rejected with a message containing needle. */
+static void kv_rejects(const char *j, const char *from, const char *to, const char *needle) {
+    const char *at = strstr(j, from);
+    ck_assert_msg(at != NULL, "fixture lacks %s", from);
+    char *v = malloc(strlen(j) + strlen(to) + 1);
+    memcpy(v, j, (size_t)(at - j));
+    strcpy(v + (at - j), to);
+    strcat(v, at + strlen(from));
+    diag_clear();
+    Graph *g2 = webnn_read_json(v, strlen(v), NULL);
+    ck_assert_msg(g2 == NULL, "accepted: %s", v);
+    ck_assert_msg(strstr(diag_message(), needle) != NULL, "message '%s' lacks '%s'", diag_message(), needle);
+    ck_assert_msg(strchr(diag_message(), '\n') == NULL, "not one line: %s", diag_message());
+    free(v);
+}
+
+START_TEST(kv_cache_bindings_rejected) {
+    kv_graph();
+    char *j = webnn_graph_json(g);
+    ck_assert_ptr_nonnull(j);
+    kv_rejects(j, "\"past\": \"past_key_values_0_key\"", "\"past\": \"new_key\"", "kvCache[0]");
+    kv_rejects(j, "\"past\": \"past_key_values_0_key\"", "\"past\": \"nope\"", "'nope' is not a graph input");
+    kv_rejects(j, "\"present\": \"present\", \"axis", "\"present\": \"attention_mask\", \"axis", "'attention_mask' is not a graph output");
+    kv_rejects(j, "\"capacity\": 8", "\"capacity\": 9", "static size 9 on axis 2");
+    kv_rejects(j, "\"axis\": 2, \"cap", "\"axis\": 7, \"cap", "axis 7");
+    kv_rejects(j, "\"axis\": 2, \"cap", "\"axis\": \"2\", \"cap", "integer \"axis\"");
+    kv_rejects(j, "\"totalDim\": \"total_sequence_length\"", "\"totalDim\": \"seq\"", "totalDim 'seq'");
+    kv_rejects(j, "\"kvCache\": [", "\"kvCache\": 3, \"x\": [", "must be an array");
+    kv_rejects(j, "\"webnnc\": {", "\"webnnc\": 1, \"y\": {", "\"webnnc\" must be an object");
+    kv_rejects(j, "\"capacity\": 8, \"totalDim\": \"total_sequence_length\"}",
+               "\"capacity\": 8}, {\"past\": \"past_key_values_0_key\", \"present\": \"present\", \"axis\": 2, \"capacity\": 8}",
+               "bound twice");
+    free(j);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("webnn-roundtrip");
     TCase *tc = tcase_create("roundtrip");
@@ -273,6 +349,8 @@ int main(void) {
     tcase_add_test(tc, recurrent_multi_output);
     tcase_add_test(tc, data_movement);
     tcase_add_test(tc, quantized_int4_and_dedup);
+    tcase_add_test(tc, kv_cache_bindings);
+    tcase_add_test(tc, kv_cache_bindings_rejected);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
