@@ -4,6 +4,7 @@
  * kernel family used by plan rewrites. */
 #include "k_matvec.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -11,12 +12,19 @@ typedef struct {
     uint32_t block_n, block_k, s_n, s_k;
 } MatvecRowsPush;
 
-/* Workgroup size and rows per workgroup: 4 subgroups and 2 rows on GPUs (many workgroups in
- * flight, each row a contiguous run), fewer, fatter workgroups on CPU devices. */
+/* Workgroup size and rows per workgroup (swept on an H200, 4096x4096: f16 128 x 2 rows, int4
+ * 64 x 4 rows were best); CPU devices: 64 x 4. */
 static void work_split(const WnrtDeviceInfo *d, int bits, uint32_t *wg, uint32_t *rows) {
     bool cpu = d->type == WNRT_DEV_CPU;
-    *wg = cpu ? 64 : 128;
-    *rows = cpu ? 4 : (bits <= 8 ? 4 : 2);
+    *wg = cpu || bits <= 8 ? 64 : 128;
+    *rows = cpu || bits <= 8 ? 4 : 2;
+    /* tuning overrides (bench sweeps): WEBNNC_MATVEC_WG = 32..1024, WEBNNC_MATVEC_ROWS = 1..8 */
+    const char *e = getenv("WEBNNC_MATVEC_WG");
+    long v = e ? strtol(e, NULL, 10) : 0;
+    if (v >= 32 && v <= 1024) *wg = (uint32_t)v;
+    e = getenv("WEBNNC_MATVEC_ROWS");
+    v = e ? strtol(e, NULL, 10) : 0;
+    if (v >= 1 && v <= 8) *rows = (uint32_t)v;
     if (*wg > d->max_workgroup_invocations) *wg = d->max_workgroup_invocations;
 }
 

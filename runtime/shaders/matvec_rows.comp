@@ -65,28 +65,25 @@ void load_x(uint m, uint u, out float xv[16]) {
 #endif
 }
 
-// Integer of `bits` bits at bit offset `off` of word w (sign-extended when WSIGNED).
-float qval(uint w, uint off, uint bits) {
-    return WSIGNED ? float(bitfieldExtract(int(w), int(off), int(bits))) : float(bitfieldExtract(w, int(off), int(bits)));
-}
-
-// Zero point of block index zi (elements of the zero-point dtype: 4 or 8 bits).
+// Zero point of block index zi (elements of the zero-point dtype: 4 or 8 bits), as stored.
 float zero_point(uint zi) {
     uint word = z_in[zi * WBITS / 32u];
-    return qval(word, (zi * WBITS) % 32u, WBITS);
+    uint off = (zi * WBITS) % 32u;
+    return WSIGNED ? float(bitfieldExtract(int(word), int(off), int(WBITS))) : float(bitfieldExtract(word, int(off), int(WBITS)));
 }
 
-// Dot of unit u of weight row r (dispatch-local) with xv; xs = sum of xv.
-float dot_unit(uint r, uint u, float xv[16], float xs) {
+// Quantized values without integer-to-float conversions: (v | 0x4b000000) is the float 2^23 + v
+// for v < 2^23, so q - zp = that - (2^23 + zp) exactly.  Signed values are offset to unsigned by
+// flipping their sign bits (v ^ 8 = v + 8 for int4), which the bias takes back.
+const uint QMASK = (1u << WBITS) - 1u;
+const uint SIGNFLIP = WSIGNED ? (WBITS == 4u ? 0x88888888u : 0x80808080u) : 0u;
+float qf(uint w, uint off) { return uintBitsToFloat(((w >> off) & QMASK) | 0x4b000000u); }
+
+// Dot of unit u of weight row r (dispatch-local) with xv; quantized: bi = scale / zero-point
+// element of (row, unit).
+float dot_unit(uint r, uint u, float xv[16], uint bi) {
     float acc = 0.0;
-    if (WBITS == 4u) {
-        uvec2 q = w2[pc.w_base + r * pc.units + u];
-        for (uint j = 0u; j < 8u; j++) acc = fma(qval(q.x, j * 4u, 4u), xv[j], acc);
-        for (uint j = 0u; j < 8u; j++) acc = fma(qval(q.y, j * 4u, 4u), xv[8u + j], acc);
-    } else if (WBITS == 8u) {
-        uvec4 q = w4[pc.w_base + r * pc.units + u];
-        for (uint j = 0u; j < 16u; j++) acc = fma(qval(q[j / 4u], (j % 4u) * 8u, 8u), xv[j], acc);
-    } else if (WBITS == 16u) {
+    if (WBITS == 16u) {
         uint i = pc.w_base + (r * pc.units + u) * 2u;
         for (uint h = 0u; h < 2u; h++) {
             uvec4 q = w4[i + h];
@@ -97,17 +94,24 @@ float dot_unit(uint r, uint u, float xv[16], float xs) {
             }
         }
         return acc;
-    } else {
+    }
+    if (WBITS == 32u) {
         uint i = pc.w_base + (r * pc.units + u) * 4u;
         for (uint h = 0u; h < 4u; h++) acc += dot(uintBitsToFloat(w4[i + h]), vec4(xv[h * 4u], xv[h * 4u + 1u], xv[h * 4u + 2u], xv[h * 4u + 3u]));
         return acc;
     }
-    // quantized: (q - zp) * s summed = s * (sum q x - zp * sum x)
-    uint n = pc.row0 + r;
-    uint bi = (n / pc.block_n) * pc.s_n + (u * 16u / pc.block_k) * pc.s_k;
+    // quantized: sum (q - zp) * s * x = s * sum (qf - bias) * x
     float s = float(s_in[pc.s_base + bi]);
-    float zp = HAS_ZP ? zero_point(pc.z_base + bi) : 0.0;
-    return s * (acc - zp * xs);
+    float bias = 8388608.0 + (WSIGNED ? float(1u << (WBITS - 1u)) : 0.0) + (HAS_ZP ? zero_point(pc.z_base + bi) : 0.0);
+    if (WBITS == 4u) {
+        uvec2 q = w2[pc.w_base + r * pc.units + u] ^ uvec2(SIGNFLIP);
+        for (uint j = 0u; j < 8u; j++) acc = fma(qf(q.x, j * 4u) - bias, xv[j], acc);
+        for (uint j = 0u; j < 8u; j++) acc = fma(qf(q.y, j * 4u) - bias, xv[8u + j], acc);
+    } else {
+        uvec4 q = w4[pc.w_base + r * pc.units + u] ^ uvec4(SIGNFLIP);
+        for (uint j = 0u; j < 16u; j++) acc = fma(qf(q[j / 4u], (j % 4u) * 8u) - bias, xv[j], acc);
+    }
+    return s * acc;
 }
 
 void main() {
@@ -118,14 +122,26 @@ void main() {
     for (uint r = 0u; r < ROWS; r++) acc[r] = 0.0;
     if (first >= pc.rows) return; // whole workgroup: the grid is rounded up
     uint nrows = min(ROWS, pc.rows - first);
-    for (uint u = tid; u < pc.units; u += gl_WorkGroupSize.x) {
+    // two units per iteration while both exist (twice the loads in flight), then the tail
+    // scale / zero-point element of each row's block 0 (divisions hoisted out of the loop)
+    uint rbase[8];
+    for (uint r = 0u; r < ROWS; r++) rbase[r] = WBITS <= 8u ? ((pc.row0 + first + r) / pc.block_n) * pc.s_n : 0u;
+    uint upb = pc.block_k / 16u; // units per block along K
+    uint wgs = gl_WorkGroupSize.x, u = tid;
+    for (; u + wgs < pc.units; u += 2u * wgs) {
+        float xa[16], xb[16];
+        load_x(m, u, xa);
+        load_x(m, u + wgs, xb);
+        uint ka = WBITS <= 8u ? (u / upb) * pc.s_k : 0u, kb = WBITS <= 8u ? ((u + wgs) / upb) * pc.s_k : 0u;
+        for (uint r = 0u; r < ROWS; r++)
+            if (r < nrows) acc[r] += dot_unit(first + r, u, xa, rbase[r] + ka) + dot_unit(first + r, u + wgs, xb, rbase[r] + kb);
+    }
+    if (u < pc.units) {
         float xv[16];
         load_x(m, u, xv);
-        float xs = 0.0;
-        if (WBITS <= 8u)
-            for (uint j = 0u; j < 16u; j++) xs += xv[j];
+        uint ka = WBITS <= 8u ? (u / upb) * pc.s_k : 0u;
         for (uint r = 0u; r < ROWS; r++)
-            if (r < nrows) acc[r] += dot_unit(first + r, u, xv, xs);
+            if (r < nrows) acc[r] += dot_unit(first + r, u, xv, rbase[r] + ka);
     }
     uint slot;
     if (SG_REDUCE) {

@@ -1,0 +1,385 @@
+/* cmd_bench.c - `webnnc bench [copy|matvec|matvec-int4|dispatch|all] [--device N] [--size N]
+ * [--nodes N] [--iters N] [--copy-mib N] [--json] [--no-fuse]`: runtime benchmarks (not tests).
+ *
+ * Each benchmark builds its IR graph in code, loads it with the public runtime API (the path of
+ * `webnnc run`), warms up, then times --iters replays of the recorded command buffer.  Time per
+ * run is the median GPU time between two timestamps the runtime writes after the input uploads
+ * and after the last node dispatch (wnrt_set_timing); without timestamp support it falls back to
+ * the wall clock of wnrt_run (submit + wait).  Wall-clock figures are printed as well.
+ *
+ *   copy         a buffer copy kernel (expand to the same shape, int64 elements) over --copy-mib
+ *                MiB (default 256, 64 on CPU devices); bytes = read + write.
+ *   matvec       y = x . W with x float16 [1, S], W a constant float16 [S, S] (S = --size, 4096);
+ *                R independent products with their own weights so that R * |W| >= 256 MiB
+ *                (64 MiB on CPU devices) and the weights cannot stay in the GPU's L2; time per
+ *                product = run / R; bytes = weights + x + y.
+ *   matvec-int4  the same with W = transpose(dequantizeLinear(uint4 [S, S], float16 scale and uint4
+ *                zero point per block of 32 along K)); bytes = packed weights + scales + zero points
+ *                + x + y.
+ *   dispatch     a chain of --nodes (300) dependent add ops on float32 [64]; per-dispatch cost
+ *                = run / nodes (every node waits on the previous one: dispatch + barrier).
+ *
+ * Bandwidth benchmarks print % of the copy bandwidth measured in the same invocation (copy is run
+ * first when not requested).  --no-fuse runs the generic kernels (WEBNNC_NO_FUSE=1). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "args.h"
+#include "diag.h"
+#include "webnnc_runtime.h"
+
+static const ArgSpec specs[] = {
+    {"device", 0, ARG_VALUE, "N", "Vulkan device index (see `webnnc devices`; default auto)"},
+    {"size", 0, ARG_VALUE, "S", "matrix size S of the S x S mat-vec benchmarks (default 4096; multiple of 32)"},
+    {"nodes", 0, ARG_VALUE, "N", "nodes of the dispatch benchmark's chain (default 300)"},
+    {"iters", 0, ARG_VALUE, "N", "timed runs per benchmark (default 50)"},
+    {"copy-mib", 0, ARG_VALUE, "N", "MiB copied by the copy benchmark (default 256; 64 on CPU devices)"},
+    {"json", 0, ARG_FLAG, NULL, "print one JSON object instead of text"},
+    {"no-fuse", 0, ARG_FLAG, NULL, "disable the plan-level mat-vec rewrites (generic kernels)"},
+};
+
+enum { B_COPY, B_MATVEC, B_MATVEC_INT4, B_DISPATCH, B_COUNT };
+static const char *const bench_names[B_COUNT] = {"copy", "matvec", "matvec-int4", "dispatch"};
+
+typedef struct {
+    int64_t size, nodes, iters, copy_mib;
+    bool cpu;
+} BenchConfig;
+
+typedef struct {
+    bool done;
+    char detail[128];
+    int64_t repeat;      /* independent products per run (mat-vec) */
+    double gpu_us, gpu_min_us, wall_us; /* per run: median GPU, min GPU, median wall */
+    double bytes;        /* moved per run */
+    int dispatches, barriers;
+} BenchResult;
+
+static double now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Loads g, binds its inputs (zeros of their static shapes), warms up and times cfg->iters runs. */
+static int time_graph(WnrtContext *ctx, Graph *g, const BenchConfig *cfg, bool *gpu_timing, BenchResult *r) {
+    WnrtModel *m = wnrt_load(ctx, g);
+    if (!m) return -1;
+    int rc = -1;
+    double *gpu = calloc((size_t)cfg->iters, sizeof *gpu), *wall = calloc((size_t)cfg->iters, sizeof *wall);
+    void *zeros = NULL;
+    if (!gpu || !wall) {
+        diag_error("out of memory");
+        goto done;
+    }
+    if (*gpu_timing && wnrt_set_timing(m, true) < 0) {
+        diag_clear(); /* no timestamps: wall clock */
+        *gpu_timing = false;
+    }
+    for (int i = 0; i < g->n_inputs; i++) {
+        const Value *v = g->inputs[i];
+        int64_t shape[WN_MAX_RANK];
+        uint64_t n = 1;
+        for (int d = 0; d < v->rank; d++) n *= (uint64_t)(shape[d] = v->shape[d].v);
+        uint64_t bytes = dtype_storage_bytes(v->dtype, n);
+        free(zeros);
+        if (!(zeros = calloc(bytes ? bytes : 1, 1))) {
+            diag_error("out of memory");
+            goto done;
+        }
+        if (wnrt_bind_input(m, v->name, zeros, bytes, v->rank, shape) < 0) goto done;
+    }
+    for (int i = 0; i < 5; i++)
+        if (wnrt_run(m) < 0) goto done;
+    for (int64_t i = 0; i < cfg->iters; i++) {
+        double t0 = now_us();
+        if (wnrt_run(m) < 0) goto done;
+        wall[i] = now_us() - t0;
+        double ns = 0;
+        if (*gpu_timing && wnrt_last_gpu_ns(m, &ns) < 0) goto done;
+        gpu[i] = *gpu_timing ? ns / 1e3 : wall[i];
+    }
+    WnrtStats st;
+    wnrt_stats(m, &st);
+    r->dispatches = st.dispatches;
+    r->barriers = st.barriers;
+    r->wall_us = median(wall, (int)cfg->iters);
+    r->gpu_us = median(gpu, (int)cfg->iters);
+    r->gpu_min_us = gpu[0];
+    r->done = true;
+    rc = 0;
+done:
+    free(gpu);
+    free(wall);
+    free(zeros);
+    wnrt_free(m);
+    return rc;
+}
+
+static Value *binary(Graph *g, OpId op, Value *a, Value *b) {
+    Node *n = graph_new_node(g, op, NULL);
+    node_add_input(g, n, a);
+    node_add_input(g, n, b);
+    return graph_finish(g, n);
+}
+
+static Value *input(Graph *g, const char *name, DType dt, int64_t d0, int64_t d1) {
+    Dim d[2] = {dim_static(d0), dim_static(d1)};
+    return graph_add_input(g, name, dt, 2, d);
+}
+
+/* Deterministic small float16 values (|v| <= 1/8) for weights and scales. */
+static void fill_f16(uint16_t *p, uint64_t n, uint16_t base) {
+    uint32_t s = 1;
+    for (uint64_t i = 0; i < n; i++) {
+        s = s * 1103515245u + 12345u;
+        p[i] = (uint16_t)(base | ((s >> 12) & 0x3ff) | ((s >> 22) & 1) << 15);
+    }
+}
+
+static void fill_bytes(uint8_t *p, uint64_t n) {
+    uint32_t s = 7;
+    for (uint64_t i = 0; i < n; i++) {
+        s = s * 1103515245u + 12345u;
+        p[i] = (uint8_t)(s >> 16);
+    }
+}
+
+static int bench_copy(WnrtContext *ctx, const BenchConfig *cfg, bool *ts, BenchResult *r) {
+    int64_t cols = 1024, rows = cfg->copy_mib * 1024 * 1024 / 8 / cols;
+    uint64_t bytes = (uint64_t)(rows * cols) * 8;
+    void *data = calloc(bytes, 1);
+    Graph *g = graph_new("bench_copy");
+    if (!data || !g) {
+        free(data);
+        graph_free(g);
+        diag_error("out of memory");
+        return -1;
+    }
+    Value *c = graph_add_const(g, "src", DT_I64, 2, (int64_t[]){rows, cols}, data, bytes);
+    Node *n = graph_new_node(g, OP_EXPAND, NULL);
+    node_add_input(g, n, c);
+    node_set_dims(g, n, "newShape", 2, (Dim[]){dim_static(rows), dim_static(cols)});
+    Value *y = graph_finish(g, n);
+    int rc = -1;
+    if (y) {
+        graph_add_output(g, y);
+        rc = time_graph(ctx, g, cfg, ts, r);
+    }
+    r->bytes = 2.0 * (double)bytes;
+    r->repeat = 1;
+    snprintf(r->detail, sizeof r->detail, "%lld MiB int64, read + write", (long long)cfg->copy_mib);
+    graph_free(g);
+    free(data);
+    return rc;
+}
+
+/* R independent products y_r = x . W_r, W_r = constant float16 [S, S] or
+ * transpose(dequantizeLinear(uint4 [S, S], scale, zero point; blocks of 32 along K)). */
+static int bench_matvec(WnrtContext *ctx, const BenchConfig *cfg, bool int4, bool *ts, BenchResult *r) {
+    int64_t S = cfg->size, nb = S / 32;
+    uint64_t wbytes = int4 ? (uint64_t)(S * S) / 2 : (uint64_t)(S * S) * 2;
+    uint64_t sbytes = int4 ? (uint64_t)(S * nb) * 2 : 0, zbytes = int4 ? (uint64_t)(S * nb) / 2 : 0;
+    uint64_t budget = (cfg->cpu ? 64ull : 256ull) << 20;
+    int64_t R = (int64_t)((budget + wbytes - 1) / wbytes);
+    if (R > 64) R = 64;
+    void *w = malloc(wbytes), *sc = int4 ? malloc(sbytes) : NULL, *zp = int4 ? malloc(zbytes) : NULL;
+    Graph *g = graph_new(int4 ? "bench_matvec_int4" : "bench_matvec");
+    int rc = -1;
+    if (!w || !g || (int4 && (!sc || !zp))) {
+        diag_error("out of memory");
+        goto done;
+    }
+    if (int4) {
+        fill_bytes(w, wbytes);
+        fill_f16(sc, sbytes / 2, 0x1c00);
+        fill_bytes(zp, zbytes);
+    } else {
+        fill_f16(w, wbytes / 2, 0x2c00);
+    }
+    Value *x = input(g, "x", DT_F16, 1, S);
+    for (int64_t i = 0; i < R && x; i++) {
+        char name[32];
+        Value *wt;
+        snprintf(name, sizeof name, "w%lld", (long long)i);
+        if (int4) {
+            Value *q = graph_add_const(g, name, DT_U4, 2, (int64_t[]){S, S}, w, wbytes);
+            Value *s = graph_add_const(g, "scale", DT_F16, 2, (int64_t[]){S, nb}, sc, sbytes);
+            Value *z = graph_add_const(g, "zero_point", DT_U4, 2, (int64_t[]){S, nb}, zp, zbytes);
+            Node *dq = graph_new_node(g, OP_DEQUANTIZE_LINEAR, NULL);
+            node_add_input(g, dq, q);
+            node_add_input(g, dq, s);
+            node_add_input(g, dq, z);
+            Node *t = graph_new_node(g, OP_TRANSPOSE, NULL);
+            node_add_input(g, t, graph_finish(g, dq));
+            node_set_ints(g, t, "permutation", 2, (int64_t[]){1, 0});
+            wt = graph_finish(g, t);
+        } else {
+            wt = graph_add_const(g, name, DT_F16, 2, (int64_t[]){S, S}, w, wbytes);
+        }
+        Value *y = wt ? binary(g, OP_MATMUL, x, wt) : NULL;
+        if (!y) goto done;
+        graph_add_output(g, y);
+    }
+    if (x) rc = time_graph(ctx, g, cfg, ts, r);
+    r->repeat = R;
+    r->bytes = (double)R * (double)(wbytes + sbytes + zbytes + (uint64_t)S * 4);
+    snprintf(r->detail, sizeof r->detail, "%s %lldx%lld, %lld weight sets", int4 ? "uint4 (block 32, zero points)" : "float16",
+             (long long)S, (long long)S, (long long)R);
+done:
+    graph_free(g);
+    free(w);
+    free(sc);
+    free(zp);
+    return rc;
+}
+
+static int bench_dispatch(WnrtContext *ctx, const BenchConfig *cfg, bool *ts, BenchResult *r) {
+    Graph *g = graph_new("bench_dispatch");
+    if (!g) {
+        diag_error("out of memory");
+        return -1;
+    }
+    Value *x = input(g, "x", DT_F32, 1, 64), *v = x;
+    for (int64_t i = 0; i < cfg->nodes && v; i++) v = binary(g, OP_ADD, v, x);
+    int rc = -1;
+    if (v) {
+        graph_add_output(g, v);
+        rc = time_graph(ctx, g, cfg, ts, r);
+    }
+    r->repeat = 1;
+    r->bytes = 0;
+    snprintf(r->detail, sizeof r->detail, "%lld dependent add nodes on float32 [64]", (long long)cfg->nodes);
+    graph_free(g);
+    return rc;
+}
+
+static int parse_int(const CliCommand *self, const ArgResult *a, const char *name, int64_t def, int64_t lo, int64_t hi,
+                     int64_t *out) {
+    const char *s = args_value(a, name);
+    *out = def;
+    if (!s) return 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (!*s || *end || v < lo || v > hi) {
+        cli_usage_error(self, "--%s must be an integer in [%lld, %lld], got '%s'", name, (long long)lo, (long long)hi, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static void json_string(const char *s) {
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20) printf("\\u%04x", *s);
+        else putchar(*s);
+    }
+    putchar('"');
+}
+
+static void print_results(const WnrtDeviceInfo *d, int dev_index, const BenchConfig *cfg, bool ts, const BenchResult *res,
+                          bool json) {
+    const BenchResult *copy = &res[B_COPY];
+    double copy_gbs = copy->done ? copy->bytes / copy->gpu_us / 1e3 : 0;
+    const char *method = ts ? "gpu-timestamps" : "wall-clock";
+    if (json) {
+        printf("{\"device\": {\"index\": %d, \"name\": ", dev_index);
+        json_string(d->name);
+        printf(", \"type\": \"%s\", \"vendor_id\": %u, \"device_id\": %u, \"api\": \"%u.%u.%u\"},\n", wnrt_device_type_name(d->type),
+               d->vendor_id, d->device_id, (d->api_version >> 22) & 0x7f, (d->api_version >> 12) & 0x3ff, d->api_version & 0xfff);
+        printf(" \"timing\": \"%s\", \"iters\": %lld, \"results\": [", method, (long long)cfg->iters);
+    } else {
+        printf("device %d: %s (%s); time per run = median of %lld %s runs\n", dev_index, d->name,
+               wnrt_device_type_name(d->type), (long long)cfg->iters, ts ? "GPU-timestamped" : "wall-clock timed");
+    }
+    bool first = true;
+    for (int b = 0; b < B_COUNT; b++) {
+        const BenchResult *r = &res[b];
+        if (!r->done) continue;
+        double per = r->gpu_us / (double)r->repeat;
+        double gbs = r->bytes > 0 ? r->bytes / r->gpu_us / 1e3 : 0;
+        double pct = copy_gbs > 0 && r->bytes > 0 ? 100.0 * gbs / copy_gbs : 0;
+        double per_dispatch = b == B_DISPATCH ? r->gpu_us / (double)cfg->nodes : 0;
+        double per_dispatch_wall = b == B_DISPATCH ? r->wall_us / (double)cfg->nodes : 0;
+        if (json) {
+            printf("%s\n  {\"name\": \"%s\", \"detail\": ", first ? "" : ",", bench_names[b]);
+            json_string(r->detail);
+            printf(", \"run_us\": %.3f, \"run_min_us\": %.3f, \"wall_us\": %.3f, \"repeat\": %lld, \"per_item_us\": %.3f, "
+                   "\"bytes\": %.0f, \"gbps\": %.3f, \"pct_of_copy\": %.2f, \"dispatches\": %d, \"barriers\": %d",
+                   r->gpu_us, r->gpu_min_us, r->wall_us, (long long)r->repeat, per, r->bytes, gbs, pct, r->dispatches,
+                   r->barriers);
+            if (b == B_DISPATCH)
+                printf(", \"nodes\": %lld, \"per_dispatch_us\": %.3f, \"per_dispatch_wall_us\": %.3f", (long long)cfg->nodes,
+                       per_dispatch, per_dispatch_wall);
+            printf("}");
+        } else if (b == B_DISPATCH) {
+            printf("%-12s %s: %.1f us per run (wall %.1f us), %.3f us per dispatch (wall %.3f us); %d dispatches, %d barriers\n",
+                   bench_names[b], r->detail, r->gpu_us, r->wall_us, per_dispatch, per_dispatch_wall, r->dispatches, r->barriers);
+        } else {
+            printf("%-12s %s: %.1f us per run (wall %.1f us)", bench_names[b], r->detail, r->gpu_us, r->wall_us);
+            if (r->repeat > 1) printf(", %.2f us per product", per);
+            printf(", %.1f GB/s", gbs);
+            if (b != B_COPY) printf(", %.1f%% of copy", pct);
+            printf("\n");
+        }
+        first = false;
+    }
+    if (json) printf("\n]}\n");
+}
+
+int cmd_bench(const CliCommand *self, int argc, char **argv) {
+    ArgResult a;
+    int rc = args_parse(self, specs, (int)(sizeof specs / sizeof specs[0]), 0, 1, argc, argv, &a);
+    if (rc != ARGS_OK) return rc == ARGS_HELP ? WN_EXIT_OK : WN_EXIT_BAD_INPUT;
+    const char *which = a.n_pos ? a.pos[0] : "all";
+    bool want[B_COUNT] = {false};
+    bool all = strcmp(which, "all") == 0;
+    for (int b = 0; b < B_COUNT; b++) want[b] = all || strcmp(which, bench_names[b]) == 0;
+    if (!all && !want[0] && !want[1] && !want[2] && !want[3])
+        return cli_usage_error(self, "unknown benchmark '%s' (copy, matvec, matvec-int4, dispatch or all)", which);
+    BenchConfig cfg;
+    int64_t dev;
+    if (parse_int(self, &a, "device", -1, -1, 1024, &dev) < 0 || parse_int(self, &a, "size", 4096, 32, 16384, &cfg.size) < 0 ||
+        parse_int(self, &a, "nodes", 300, 1, 100000, &cfg.nodes) < 0 || parse_int(self, &a, "iters", 50, 1, 100000, &cfg.iters) < 0 ||
+        parse_int(self, &a, "copy-mib", 0, 1, 16384, &cfg.copy_mib) < 0)
+        return WN_EXIT_BAD_INPUT;
+    if (cfg.size % 32) return cli_usage_error(self, "--size must be a multiple of 32 (the int4 block), got %lld", (long long)cfg.size);
+    if (args_count(&a, "no-fuse")) setenv("WEBNNC_NO_FUSE", "1", 1);
+    WnrtContext *ctx = wnrt_create((int)dev);
+    if (!ctx) return cli_fail(NULL, WN_EXIT_BAD_INPUT);
+    const WnrtDeviceInfo *d = wnrt_context_device(ctx);
+    cfg.cpu = d->type == WNRT_DEV_CPU;
+    if (!cfg.copy_mib) cfg.copy_mib = cfg.cpu ? 64 : 256;
+    if (want[B_MATVEC] || want[B_MATVEC_INT4]) want[B_COPY] = true; /* the reference bandwidth */
+    BenchResult res[B_COUNT];
+    memset(res, 0, sizeof res);
+    bool ts = true;
+    int err = 0;
+    for (int b = 0; b < B_COUNT && !err; b++) {
+        if (!want[b]) continue;
+        if (b == B_COPY) err = bench_copy(ctx, &cfg, &ts, &res[b]);
+        else if (b == B_DISPATCH) err = bench_dispatch(ctx, &cfg, &ts, &res[b]);
+        else err = bench_matvec(ctx, &cfg, b == B_MATVEC_INT4, &ts, &res[b]);
+    }
+    if (err) {
+        wnrt_destroy(ctx);
+        return cli_fail(NULL, WN_EXIT_BAD_INPUT);
+    }
+    print_results(d, (int)dev, &cfg, ts, res, args_count(&a, "json") > 0);
+    wnrt_destroy(ctx);
+    return WN_EXIT_OK;
+}
