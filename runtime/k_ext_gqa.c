@@ -1,0 +1,196 @@
+/* k_ext_gqa.c - kernel family `ext_gqa`: groupQueryAttention with a fixed-capacity KV cache
+ * (packed or separate QKV, q/k RMSNorm, rotary with cos/sin caches and optional positionIds,
+ * causal + local window, softcap, attentionBias, smoothSoftmax / headSink), float32/float16.
+ * Dispatches: (1) present = past (a copy, skipped when the plan gives present the past's storage),
+ * (2) shaders/ext_gqa_prep.comp three times: query rows (normed, rotated) into the output, new key
+ * rows (normed, rotated) and value rows into the presents at past + s, (3) shaders/ext_gqa_attn.comp:
+ * one workgroup per (batch, token, head), online softmax over the valid cache rows, no score
+ * matrix.  past / total come from seqlensK on the device (no CPU round trip).  Semantics: the CPU
+ * reference lib/eval/eval_gqa.c; operand slots and outputs: lib/core/gqa.h. */
+#include <math.h>
+#include <string.h>
+
+#include "gqa.h"
+#include "k_ext_util.h"
+#include "kx_util.h"
+
+#define GQA_WG 128       /* attention / prep workgroup size */
+#define GQA_MAX_HEAD 512 /* head size limit: 4 channels per invocation, shared rows of 1024 */
+
+typedef struct {
+    uint32_t B, S, heads, H, C, rot, max_pos;
+    uint32_t src_row, src_head0;
+    float eps;
+    uint32_t base_src, base_seqlens, base_pos, base_cos, base_sin, base_norm, base_dst;
+} PrepPush;
+
+typedef struct {
+    uint32_t B, S, N, kvN, H, C, window;
+    float scale, softcap;
+    uint32_t bias_b, bias_n;
+    uint32_t base_out, base_seqlens, base_k, base_v, base_bias, base_sink;
+} AttnPush;
+
+static bool present(const Node *n, int slot) { return ext_opt(n, slot) != NULL; }
+
+static int gqa_check(KernelCtx *kc, const Node *n) {
+    if (n->n_outputs != GQA_OUTPUTS || !present(n, GQA_QUERY) || !present(n, GQA_PAST_KEY) ||
+        !present(n, GQA_PAST_VALUE) || !present(n, GQA_SEQLENS_K) || ext_float(n, n->inputs[GQA_QUERY]) < 0)
+        return -1;
+    DType dt = n->inputs[GQA_QUERY]->dtype;
+    static const int float_slots[] = {GQA_KEY, GQA_VALUE, GQA_PAST_KEY, GQA_PAST_VALUE, GQA_COS, GQA_SIN,
+                                      GQA_ATTENTION_BIAS, GQA_HEAD_SINK, GQA_Q_NORM, GQA_K_NORM};
+    for (unsigned i = 0; i < sizeof float_slots / sizeof float_slots[0]; i++)
+        if (present(n, float_slots[i]) && n->inputs[float_slots[i]]->dtype != dt)
+            return ext_no_kernel(n, n->inputs[float_slots[i]]->dtype);
+    if (present(n, GQA_K_SCALE) || present(n, GQA_V_SCALE)) {
+        diag_node_error(n, "quantized KV cache (kScale/vScale) is not supported");
+        return -1;
+    }
+    if (n->inputs[GQA_SEQLENS_K]->dtype != DT_I32) return ext_no_kernel(n, n->inputs[GQA_SEQLENS_K]->dtype);
+    if (present(n, GQA_POSITION_IDS) && n->inputs[GQA_POSITION_IDS]->dtype != DT_I32 &&
+        n->inputs[GQA_POSITION_IDS]->dtype != DT_I64)
+        return ext_no_kernel(n, n->inputs[GQA_POSITION_IDS]->dtype);
+    const Value *pk = n->inputs[GQA_PAST_KEY];
+    int64_t H = pk->rank == 4 ? pk->shape[3].v : 0;
+    if (H < 1 || H > GQA_MAX_HEAD) {
+        diag_node_error(n, "head size %lld outside the kernel's 1..%d", (long long)H, GQA_MAX_HEAD);
+        return -1;
+    }
+    if (kcheck_shader(kc, n, "ext_gqa_prep", dt, dt) < 0) return -1;
+    return kcheck_shader(kc, n, "ext_gqa_attn", dt, dt);
+}
+
+typedef struct {
+    int64_t B, S, N, kvN, H, C, rot, max_pos;
+    bool packed, rotary;
+} GqaDims;
+
+/* Actual sizes from the operands, validated against each other. */
+static int gqa_dims(const Node *n, const KTensor *in, const KTensor *out, GqaDims *d) {
+    const KTensor *q = &in[GQA_QUERY], *pk = &in[GQA_PAST_KEY];
+    d->N = node_int(n, "numHeads", 0);
+    d->kvN = node_int(n, "kvNumHeads", 0);
+    d->packed = !present(n, GQA_KEY);
+    d->rotary = node_bool(n, "doRotary", false);
+    if (q->rank != 3 || pk->rank != 4 || d->N < 1 || d->kvN < 1 || d->N % d->kvN) goto bad;
+    d->B = q->shape[0], d->S = q->shape[1], d->H = pk->shape[3], d->C = pk->shape[2];
+    if (pk->shape[0] != d->B || pk->shape[1] != d->kvN || in[GQA_PAST_VALUE].numel != pk->numel ||
+        out[GQA_PRESENT_KEY].numel != pk->numel || out[GQA_PRESENT_VALUE].numel != pk->numel ||
+        q->shape[2] != (d->packed ? d->N + 2 * d->kvN : d->N) * d->H || out[GQA_OUT].numel != (uint64_t)(d->B * d->S * d->N * d->H) ||
+        in[GQA_SEQLENS_K].numel != (uint64_t)d->B || d->S > d->C)
+        goto bad;
+    if (!d->packed && (in[GQA_KEY].numel != (uint64_t)(d->B * d->S * d->kvN * d->H) || in[GQA_VALUE].numel != in[GQA_KEY].numel))
+        goto bad;
+    d->rot = d->max_pos = 0;
+    if (d->rotary) {
+        if (!present(n, GQA_COS) || !present(n, GQA_SIN) || in[GQA_COS].rank != 2 || in[GQA_SIN].numel != in[GQA_COS].numel)
+            goto bad;
+        d->max_pos = in[GQA_COS].shape[0];
+        d->rot = 2 * in[GQA_COS].shape[1];
+        if (d->rot > d->H || d->max_pos < 1) goto bad;
+        if (present(n, GQA_POSITION_IDS) && in[GQA_POSITION_IDS].numel != (uint64_t)(d->B * d->S)) goto bad;
+    }
+    for (int slot = GQA_Q_NORM; slot <= GQA_K_NORM; slot++)
+        if (present(n, slot) && in[slot].numel != (uint64_t)d->H) goto bad;
+    if (present(n, GQA_HEAD_SINK) && in[GQA_HEAD_SINK].numel != (uint64_t)d->N) goto bad;
+    if (present(n, GQA_ATTENTION_BIAS)) {
+        const KTensor *b = &in[GQA_ATTENTION_BIAS];
+        if (b->rank != 4 || (b->shape[0] != 1 && b->shape[0] != d->B) || (b->shape[1] != 1 && b->shape[1] != d->N) ||
+            b->shape[2] != d->S || b->shape[3] != d->C)
+            goto bad;
+    }
+    return ext_fits(n, pk->numel, "KV cache") < 0 || ext_fits(n, q->numel, "query") < 0 ? -1 : 0;
+bad:
+    diag_node_error(n, "operand sizes do not match the attention geometry");
+    return -1;
+}
+
+/* Binding of optional operand slot (its base), or `fallback` (never read) when absent. */
+static int bind_opt(KernelCtx *kc, const Node *n, const KTensor *in, int slot, const KBind *fallback, KBind *b,
+                    uint32_t *base) {
+    if (!present(n, slot)) {
+        *b = *fallback;
+        *base = 0;
+        return 0;
+    }
+    return ext_bind(kc, n, &in[slot], false, b, base);
+}
+
+static bool same_storage(const KTensor *a, const KTensor *b) { return a->buffer == b->buffer && a->offset == b->offset; }
+
+/* Step 2: one prep dispatch for role 0 (query), 1 (key) or 2 (value). */
+static int record_prep(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out, const GqaDims *d, int role) {
+    int sh = kc_find_shader(kc, n, "ext_gqa_prep", in[GQA_QUERY].dtype, in[GQA_QUERY].dtype);
+    if (sh < 0) return -1;
+    PrepPush pc;
+    memset(&pc, 0, sizeof pc);
+    pc.B = (uint32_t)d->B, pc.S = (uint32_t)d->S, pc.H = (uint32_t)d->H, pc.C = (uint32_t)d->C;
+    pc.heads = (uint32_t)(role == 0 ? d->N : d->kvN);
+    pc.rot = (uint32_t)d->rot, pc.max_pos = (uint32_t)d->max_pos;
+    pc.eps = (float)node_float(n, "qkNormEpsilon", 1e-6);
+    const KTensor *src = d->packed ? &in[GQA_QUERY] : &in[role == 0 ? GQA_QUERY : role == 1 ? GQA_KEY : GQA_VALUE];
+    pc.src_row = (uint32_t)src->shape[2];
+    pc.src_head0 = (uint32_t)(!d->packed || role == 0 ? 0 : role == 1 ? d->N : d->N + d->kvN);
+    const KTensor *dst = &out[role == 0 ? GQA_OUT : role == 1 ? GQA_PRESENT_KEY : GQA_PRESENT_VALUE];
+    bool rot = role != 2 && d->rotary, has_pos = rot && present(n, GQA_POSITION_IDS);
+    int norm_slot = role == 0 ? GQA_Q_NORM : GQA_K_NORM;
+    bool norm = role != 2 && present(n, norm_slot);
+    KBind b[7];
+    if (ext_bind(kc, n, src, false, &b[0], &pc.base_src) < 0 ||
+        ext_bind(kc, n, &in[GQA_SEQLENS_K], false, &b[1], &pc.base_seqlens) < 0 ||
+        ext_bind(kc, n, dst, true, &b[6], &pc.base_dst) < 0)
+        return -1;
+    b[2] = b[1];
+    if (has_pos && ext_bind_words(kc, n, &in[GQA_POSITION_IDS], &b[2], &pc.base_pos) < 0) return -1;
+    if (bind_opt(kc, n, in, rot ? GQA_COS : GQA_SLOTS, &b[0], &b[3], &pc.base_cos) < 0 ||
+        bind_opt(kc, n, in, rot ? GQA_SIN : GQA_SLOTS, &b[0], &b[4], &pc.base_sin) < 0 ||
+        bind_opt(kc, n, in, norm ? norm_slot : GQA_SLOTS, &b[0], &b[5], &pc.base_norm) < 0)
+        return -1;
+    uint32_t spec[8] = {GQA_WG, (uint32_t)role, ext_sg_reduce(kc), norm, rot, node_bool(n, "rotaryInterleaved", false),
+                        has_pos, has_pos && in[GQA_POSITION_IDS].dtype == DT_I64};
+    return ext_dispatch_rows(kc, n, sh, spec, 8, &pc, sizeof pc, b, 7, (uint64_t)(d->B * d->S) * pc.heads);
+}
+
+static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out, const GqaDims *d) {
+    int sh = kc_find_shader(kc, n, "ext_gqa_attn", in[GQA_QUERY].dtype, in[GQA_QUERY].dtype);
+    if (sh < 0) return -1;
+    double scale = node_float(n, "scale", 0.0);
+    if (scale == 0) scale = 1.0 / sqrt((double)d->H);
+    int64_t window = node_int(n, "localWindowSize", -1);
+    AttnPush pc;
+    memset(&pc, 0, sizeof pc);
+    pc.B = (uint32_t)d->B, pc.S = (uint32_t)d->S, pc.N = (uint32_t)d->N, pc.kvN = (uint32_t)d->kvN;
+    pc.H = (uint32_t)d->H, pc.C = (uint32_t)d->C;
+    pc.window = window > 0 && window < INT32_MAX ? (uint32_t)window : 0;
+    pc.scale = (float)scale;
+    pc.softcap = (float)node_float(n, "softcap", 0.0);
+    bool bias = present(n, GQA_ATTENTION_BIAS), sink = present(n, GQA_HEAD_SINK);
+    pc.bias_b = bias ? (uint32_t)in[GQA_ATTENTION_BIAS].shape[0] : 1;
+    pc.bias_n = bias ? (uint32_t)in[GQA_ATTENTION_BIAS].shape[1] : 1;
+    KBind b[6];
+    if (ext_bind(kc, n, &out[GQA_OUT], true, &b[0], &pc.base_out) < 0 ||
+        ext_bind(kc, n, &in[GQA_SEQLENS_K], false, &b[1], &pc.base_seqlens) < 0 ||
+        ext_bind(kc, n, &out[GQA_PRESENT_KEY], false, &b[2], &pc.base_k) < 0 ||
+        ext_bind(kc, n, &out[GQA_PRESENT_VALUE], false, &b[3], &pc.base_v) < 0 ||
+        bind_opt(kc, n, in, GQA_ATTENTION_BIAS, &b[1], &b[4], &pc.base_bias) < 0 ||
+        bind_opt(kc, n, in, GQA_HEAD_SINK, &b[1], &b[5], &pc.base_sink) < 0)
+        return -1;
+    uint32_t spec[5] = {GQA_WG, ext_sg_reduce(kc), bias, sink, node_bool(n, "smoothSoftmax", false)};
+    return ext_dispatch_rows(kc, n, sh, spec, 5, &pc, sizeof pc, b, 6, (uint64_t)(d->B * d->S * d->N));
+}
+
+static int gqa_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
+    GqaDims d;
+    if (gqa_dims(n, in, out, &d) < 0) return -1;
+    if (out[GQA_OUT].numel == 0 && in[GQA_PAST_KEY].numel == 0) return 0;
+    for (int k = 0; k < 2; k++) { /* (1) present = past, unless they share storage */
+        const KTensor *past = &in[GQA_PAST_KEY + k], *pres = &out[GQA_PRESENT_KEY + k];
+        if (!same_storage(past, pres) && past->numel && kx_copy(kc, n, past, pres) < 0) return -1;
+    }
+    for (int role = 0; role < 3; role++) /* (2) query rows, new key and value rows */
+        if (record_prep(kc, n, in, out, &d, role) < 0) return -1;
+    return record_attention(kc, n, in, out, &d); /* (3) */
+}
+
+const KernelFamily kfam_ext_gqa = {gqa_check, gqa_record, 0};

@@ -1,0 +1,112 @@
+/* test_rt_ext_gqa.c - the groupQueryAttention kernel (prep + online-softmax attention) on the Vulkan
+ * runtime against the CPU reference (lib/eval/eval_gqa.c, ORT semantics): decode and prefill, packed
+ * and separate QKV, grouped heads, per-batch seqlensK, rotary (half / interleaved, partial, position
+ * ids), q/k norm, local window, softcap, attention bias, smooth softmax / head sink, caches longer
+ * than a workgroup's chunk, float32 and float16; outputs and both presents compared. */
+#include <stdio.h>
+
+#include "gqa.h"
+#include "test_rt_ext.h"
+
+typedef struct {
+    DType dt;
+    int64_t B, S, N, KV, H, C;
+    int64_t seqlens[2];
+    bool packed;
+    int rotary;       /* 0 off, rot channels otherwise */
+    bool interleaved, pos_ids, qk_norm, bias, sink, smooth;
+    int64_t window;
+    double softcap;
+} GqaCase;
+
+static void check_gqa(GqaCase c) {
+    Graph *g = graph_new("t");
+    unsigned s = 31 + (unsigned)(c.S * 7 + c.C);
+    Value *in[GQA_SLOTS] = {0};
+    int64_t qw = (c.packed ? c.N + 2 * c.KV : c.N) * c.H;
+    in[GQA_QUERY] = ext_rand(g, "q", c.dt, 3, (int64_t[]){c.B, c.S, qw}, &s, -1, 1);
+    if (!c.packed) {
+        in[GQA_KEY] = ext_rand(g, "k", c.dt, 3, (int64_t[]){c.B, c.S, c.KV * c.H}, &s, -1, 1);
+        in[GQA_VALUE] = ext_rand(g, "v", c.dt, 3, (int64_t[]){c.B, c.S, c.KV * c.H}, &s, -1, 1);
+    }
+    int64_t cache[4] = {c.B, c.KV, c.C, c.H};
+    in[GQA_PAST_KEY] = ext_rand(g, "pk", c.dt, 4, cache, &s, -1, 1);
+    in[GQA_PAST_VALUE] = ext_rand(g, "pv", c.dt, 4, cache, &s, -1, 1);
+    int64_t total = 0;
+    for (int b = 0; b < c.B; b++) total = c.seqlens[b] + 1 > total ? c.seqlens[b] + 1 : total;
+    in[GQA_SEQLENS_K] = ext_ints(g, "seqlens", DT_I32, 1, (int64_t[]){c.B}, c.seqlens);
+    in[GQA_TOTAL_SEQ] = ext_ints(g, "total", DT_I32, 0, NULL, &total);
+    int64_t max_pos = c.C + 4;
+    if (c.rotary) {
+        int64_t cs[2] = {max_pos, c.rotary / 2};
+        in[GQA_COS] = ext_rand(g, "cos", c.dt, 2, cs, &s, -1, 1);
+        in[GQA_SIN] = ext_rand(g, "sin", c.dt, 2, cs, &s, -1, 1);
+        if (c.pos_ids) {
+            int64_t ids[64];
+            for (int64_t i = 0; i < c.B * c.S; i++) ids[i] = (i * 5 + 3) % max_pos;
+            in[GQA_POSITION_IDS] = ext_ints(g, "pos", DT_I64, 2, (int64_t[]){c.B, c.S}, ids);
+        }
+    }
+    if (c.bias) in[GQA_ATTENTION_BIAS] = ext_rand(g, "bias", c.dt, 4, (int64_t[]){1, c.N, c.S, c.C}, &s, -2, 2);
+    if (c.sink) in[GQA_HEAD_SINK] = ext_rand(g, "sink", c.dt, 1, (int64_t[]){c.N}, &s, -1, 2);
+    if (c.qk_norm) {
+        in[GQA_Q_NORM] = ext_rand(g, "qn", c.dt, 1, (int64_t[]){c.H}, &s, 0.5, 1.5);
+        in[GQA_K_NORM] = ext_rand(g, "kn", c.dt, 1, (int64_t[]){c.H}, &s, 0.5, 1.5);
+    }
+    int last = GQA_SLOTS - 1;
+    while (!in[last]) last--;
+    Node *n = graph_new_node(g, OP_GROUP_QUERY_ATTENTION, "gqa");
+    for (int i = 0; i <= last; i++) node_add_input(g, n, in[i]);
+    node_set_uint(g, n, "numHeads", c.N);
+    node_set_uint(g, n, "kvNumHeads", c.KV);
+    if (c.rotary) node_set_bool(g, n, "doRotary", true);
+    if (c.interleaved) node_set_bool(g, n, "rotaryInterleaved", true);
+    if (c.smooth) node_set_bool(g, n, "smoothSoftmax", true);
+    if (c.window) node_set_int(g, n, "localWindowSize", c.window);
+    if (c.softcap) node_set_float(g, n, "softcap", c.softcap);
+    ck_assert_msg(graph_insert_node(g, n) == 0, "%s", diag_message());
+    char label[160];
+    snprintf(label, sizeof label, "gqa %s B %lld S %lld N %lld/%lld H %lld C %lld packed %d rot %d norm %d window %lld",
+             dtype_name(c.dt), (long long)c.B, (long long)c.S, (long long)c.N, (long long)c.KV, (long long)c.H,
+             (long long)c.C, c.packed, c.rotary, c.qk_norm, (long long)c.window);
+    ext_check(g, n, c.dt == DT_F16 ? 2e-3 : 2e-5, c.dt == DT_F16 ? 1e-3 : 2e-6, label);
+    graph_free(g);
+}
+
+START_TEST(decode) {
+    check_gqa((GqaCase){DT_F32, 1, 1, 4, 2, 16, 24, {9}, false, 0, false, false, false, false, false, false, 0, 0});
+    check_gqa((GqaCase){DT_F32, 2, 1, 6, 2, 32, 40, {0, 39}, true, 32, false, false, false, false, false, false, 0, 0});
+    check_gqa((GqaCase){DT_F32, 1, 1, 8, 8, 64, 300, {299}, false, 64, true, true, true, false, false, false, 0, 0});
+    check_gqa((GqaCase){DT_F16, 1, 1, 14, 2, 64, 160, {150}, true, 64, false, false, false, false, false, false, 0, 0});
+}
+END_TEST
+
+START_TEST(prefill) {
+    check_gqa((GqaCase){DT_F32, 1, 5, 4, 2, 16, 16, {4}, false, 16, false, false, false, false, false, false, 0, 0});
+    check_gqa((GqaCase){DT_F32, 2, 3, 4, 1, 24, 20, {7, 2}, true, 16, true, true, false, false, false, false, 0, 0});
+    check_gqa((GqaCase){DT_F16, 1, 7, 4, 2, 32, 12, {6}, false, 32, false, false, false, false, false, false, 0, 0});
+}
+END_TEST
+
+START_TEST(variants) {
+    /* local window, softcap, attention bias, head sink, smooth softmax, q/k norm */
+    check_gqa((GqaCase){DT_F32, 1, 2, 4, 2, 16, 20, {17}, false, 0, false, false, false, false, false, false, 5, 0});
+    check_gqa((GqaCase){DT_F32, 1, 1, 4, 2, 16, 20, {10}, false, 16, false, false, false, false, false, false, 0, 2.5});
+    check_gqa((GqaCase){DT_F32, 1, 3, 4, 2, 16, 20, {12}, false, 0, false, false, false, true, false, false, 0, 0});
+    check_gqa((GqaCase){DT_F32, 2, 1, 4, 2, 16, 20, {3, 11}, true, 0, false, false, false, false, true, false, 0, 0});
+    check_gqa((GqaCase){DT_F32, 1, 2, 4, 2, 16, 20, {9}, false, 16, false, false, true, false, false, true, 0, 0});
+    check_gqa((GqaCase){DT_F32, 1, 1, 2, 1, 128, 400, {399}, false, 128, false, false, true, true, true, false, 100, 30});
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("runtime-ext-gqa");
+    TCase *tc = tcase_create("gqa");
+    tcase_add_checked_fixture(tc, rt_setup, rt_teardown);
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, decode);
+    tcase_add_test(tc, prefill);
+    tcase_add_test(tc, variants);
+    suite_add_tcase(s, tc);
+    return rt_main(s);
+}
