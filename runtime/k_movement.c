@@ -1,6 +1,7 @@
 /* k_movement.c - data-movement kernel families: transpose, expand, slice (with strides), reverse,
  * tile, concat and split as strided copies (copy.comp through k_strided.c, variants by element
- * size), pad (pad.comp: constant / edge / reflection) and gather (gather.comp, clamped indices). */
+ * size), pad (pad.comp: constant / edge / reflection) and gather (gather.comp, clamped indices;
+ * 4-bit data is gathered as bytes when rows are byte-aligned). */
 #include <string.h>
 
 #include "k_strided.h"
@@ -291,14 +292,36 @@ static int gather_check(KernelCtx *kc, const Node *n) {
         return -1;
     }
     DType dt = n->inputs[0]->dtype;
+    const Value *x = n->inputs[0];
     if (dtype_bits(dt) < 8) {
-        diag_error("no kernel for op %s (dtype %s) at node %s", op_name(n->op), dtype_name(dt), node_display_name(n));
-        return -1;
+        /* 4-bit data (packed two per byte) is gathered as bytes when every gathered slice starts
+         * on a byte: the axis is not the last one and the last dim is even and static. */
+        int axis = (int)node_int(n, "axis", 0);
+        bool bytewise = axis < x->rank - 1 && dim_is_static(x->shape[x->rank - 1]) && x->shape[x->rank - 1].v % 2 == 0;
+        if (!bytewise) {
+            diag_error("no kernel for op %s (dtype %s, odd or gathered last dim) at node %s", op_name(n->op),
+                       dtype_name(dt), node_display_name(n));
+            return -1;
+        }
+        dt = DT_U8;
     }
     return kcheck_shader(kc, n, "gather", bits_class(dt), n->inputs[1]->dtype);
 }
 
-static int gather_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
+/* A 4-bit tensor with an even last dim viewed as bytes: [..., d] -> uint8 [..., d/2]. */
+static KTensor nibbles_as_bytes(const KTensor *t) {
+    KTensor b = *t;
+    if (dtype_bits(t->dtype) == 4) {
+        b.dtype = DT_U8;
+        b.shape[b.rank - 1] /= 2;
+        b.numel /= 2;
+    }
+    return b;
+}
+
+static int gather_record(KernelCtx *kc, const Node *n, const KTensor *in_orig, const KTensor *out_orig) {
+    const KTensor in[2] = {nibbles_as_bytes(&in_orig[0]), in_orig[1]};
+    const KTensor out[1] = {nibbles_as_bytes(&out_orig[0])};
     int axis = (int)node_int(n, "axis", 0);
     if (axis < 0 || axis >= in[0].rank) {
         diag_node_error(n, "axis %d out of range", axis);

@@ -103,6 +103,26 @@ START_TEST(gather_clamped) {
 }
 END_TEST
 
+/* uint4 rows (packed two per byte, low nibble first) gathered along axis 0, as the embedding
+ * lookup of a decomposed gatherBlockQuantized does. */
+START_TEST(gather_uint4_rows) {
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", DT_U4, 2, (int64_t[]){3, 4});
+    Value *idx = rt_input(g, "i", DT_I32, 1, (int64_t[]){2});
+    Node *n = rt_node(g, OP_GATHER, 2, x, idx);
+    node_set_uint(g, n, "axis", 0);
+    graph_add_output(g, graph_finish(g, n));
+    /* rows: [1 2 3 4], [5 6 7 8], [9 10 11 12] */
+    const uint8_t xv[6] = {0x21, 0x43, 0x65, 0x87, 0xA9, 0xCB};
+    const int32_t iv[2] = {2, 0};
+    uint8_t out[4] = {0};
+    ck_assert_msg(rt_run(g, (const void *[]){xv, iv}, out, sizeof out) == 0, "%s", diag_message());
+    const uint8_t want[4] = {0xA9, 0xCB, 0x21, 0x43}; /* rows 2 and 0 */
+    ck_assert_mem_eq(out, want, 4);
+    graph_free(g);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("runtime-movement");
     TCase *tc = tcase_create("movement");
@@ -114,6 +134,7 @@ int main(void) {
     tcase_add_test(tc, concat_split);
     tcase_add_test(tc, pad_modes);
     tcase_add_test(tc, gather_clamped);
+    tcase_add_test(tc, gather_uint4_rows);
     suite_add_tcase(s, tc);
     return rt_main(s);
 }
