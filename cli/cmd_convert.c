@@ -28,7 +28,7 @@ static const ArgSpec specs[] = {
 };
 
 /* Pass order; passes not (yet) in passes.def are skipped. */
-static const char *const pipeline[] = {"kv_cache", "decompose_matmul_nbits", "decompose_rms_norm", "decompose_rotary",
+static const char *const pipeline[] = {"compound_dims", "kv_cache", "decompose_matmul_nbits", "decompose_rms_norm", "decompose_rotary",
                                        "decompose_gather_block_quantized", "decompose_quick_gelu", "decompose_gqa",
                                        "fold_constants", "identity", "dce"};
 
