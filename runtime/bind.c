@@ -21,6 +21,10 @@ int wnrt_bind_input(WnrtModel *m, const char *name, const void *data, uint64_t n
         return -1;
     }
     const Value *v = m->g->inputs[i];
+    if (kv_skips_io(m, v)) {
+        diag_error("input %s is a KV cache kept on the device (wnrt_kv_resident); it is not bound", value_display_name(v));
+        return -1;
+    }
     if (rank != v->rank) {
         diag_error("input %s: rank %d given, the graph expects %d", value_display_name(v), rank, v->rank);
         return -1;

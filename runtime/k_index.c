@@ -39,7 +39,8 @@ static int index_run(KernelCtx *kc, const Node *n, const char *name, const KTens
     int sh = kc_find_shader(kc, n, name, kx_size_class(in[0].dtype), in[1].dtype);
     if (sh < 0) return -1;
     bool sc = is_scatter(n->op);
-    if (sc && kx_copy(kc, n, &in[0], &out[0]) < 0) return -1;
+    bool in_place = in[0].buffer == out[0].buffer && in[0].offset == out[0].offset; /* KV cache (rt_kv.c) */
+    if (sc && !in_place && kx_copy(kc, n, &in[0], &out[0]) < 0) return -1;
     KBind b[3];
     if (kx_bind(kc, n, sc ? &in[2] : &in[0], false, &b[0], &bases[0]) < 0 ||
         kx_bind(kc, n, &in[1], false, &b[1], &bases[1]) < 0 || kx_bind(kc, n, &out[0], true, &b[2], &bases[2]) < 0)

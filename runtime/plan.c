@@ -98,6 +98,7 @@ int plan_model(WnrtModel *m) {
         for (int k = 0; k < n->n_outputs; k++) used[n->outputs[k]->id] = true;
         if (f->flags & KF_VIEW) m->root[n->outputs[0]->id] = m->root[n->inputs[0]->id];
     }
+    if (kv_plan(m) < 0) goto done; /* KV caches: present shares the past's storage */
     for (int i = 0; i < g->n_inputs; i++) used[g->inputs[i]->id] = true;
     for (int i = 0; i < g->n_outputs; i++) used[g->outputs[i]->id] = true;
 

@@ -222,7 +222,7 @@ static void copy_io(WnrtModel *m, VkCommandBuffer cb, const Recording *r, bool i
     for (int i = 0; i < cnt; i++) {
         const Value *v = in ? g->inputs[i] : g->outputs[i];
         const MemAlloc *s = &m->staging[v->id];
-        if (!s->buffer) continue;
+        if (!s->buffer || kv_skips_io(m, v)) continue;
         KTensor t;
         tensor_of(m, v, r->shapes[v->id], &t);
         VkBufferCopy c = {.size = dtype_storage_bytes(v->dtype, t.numel)};

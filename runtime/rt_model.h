@@ -30,6 +30,12 @@ typedef struct {
     const void *params;
 } PlanRewrite;
 
+/* A KV-cache binding of the loaded graph (rt_kv.c). */
+typedef struct {
+    int in, out;  /* graph input index of the past, graph output index of the present */
+    bool aliased; /* the present is written in place into the past's storage */
+} RtKv;
+
 struct WnrtModel {
     WnrtContext *ctx;
     VkDev *dev;
@@ -55,6 +61,12 @@ struct WnrtModel {
     /* GPU timestamps around the node dispatches of every run (bench.c, wnrt_set_timing) */
     VkQueryPool timestamps;
 
+    /* KV caches (rt_kv.c) */
+    RtKv *kv;
+    int n_kv;
+    uint8_t *kv_role; /* per value id: 1 past, 2 present of a binding, 0 other */
+    bool kv_resident; /* wnrt_kv_resident: caches stay on the device, copy_io skips them */
+
     Recording rec[RT_MAX_RECORDINGS];
     int n_rec, cur;
     uint64_t clock;
@@ -66,6 +78,11 @@ int plan_model(WnrtModel *m);
 /* fuse_dequant_matmul.c: fills rewrite / absorbed / const_data before planning; frees them */
 int fuse_plan(WnrtModel *m);
 void fuse_free(WnrtModel *m);
+/* rt_kv.c: aliases each present onto its past where it is written in place (after the views are
+ * known, before liveness); frees; whether copy_io skips v (a resident cache) */
+int kv_plan(WnrtModel *m);
+void kv_free(WnrtModel *m);
+bool kv_skips_io(const WnrtModel *m, const Value *v);
 /* bench.c: destroys the timestamp pool */
 void timing_free(WnrtModel *m);
 /* Operands node n runs with (its rewrite's, else its own); returns the count. */

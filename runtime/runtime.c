@@ -74,6 +74,7 @@ void wnrt_free(WnrtModel *m) {
     if (m->fence) vkDestroyFence(m->dev->device, m->fence, NULL);
     timing_free(m);
     fuse_free(m);
+    kv_free(m);
     mempool_destroy(m->pool);
     mempool_destroy(m->const_pool);
     mempool_destroy(m->staging_pool);
@@ -168,6 +169,10 @@ int wnrt_read_output(WnrtModel *m, int index, void *dst, uint64_t capacity) {
         return -1;
     }
     const Value *v = m->g->outputs[index];
+    if (kv_skips_io(m, v)) {
+        diag_error("output %s is a KV cache kept on the device (wnrt_kv_resident); it is not read back", info.name);
+        return -1;
+    }
     const MemAlloc *src = m->staging[v->id].buffer ? &m->staging[v->id] : &m->mem[m->root[v->id]];
     if (!src->map) {
         diag_error("internal: output %s has no host-visible memory", info.name);

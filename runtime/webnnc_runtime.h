@@ -99,9 +99,20 @@ typedef struct {
     int replays;                 /* runs that reused a recording */
     int dispatches;              /* dispatches in the last recording */
     int barriers;                /* barriers in the last recording */
+    int kv_aliased;              /* KV caches whose present is written in place into the past */
 } WnrtStats;
 
 void wnrt_stats(const WnrtModel *m, WnrtStats *out);
+
+/* KV caches (Graph.kv bindings, docs/kv-cache.md; runtime/rt_kv.c).  The plan gives each present
+ * output the device storage of its past input when the graph writes it in place (scatter into the
+ * past, or groupQueryAttention), so a cache is one buffer (stats.kv_aliased counts them).  Without
+ * wnrt_kv_resident a cache is an ordinary input/output pair, bound and read back every run.
+ * wnrt_kv_resident(m), before the first run, keeps the caches on the device: zero-filled, never
+ * bound (wnrt_bind_input refuses them), uploaded or read back; each run's present is the next run's
+ * past.  wnrt_kv_reset zero-fills them again (a new sequence).  0 or -1 with a diagnostic. */
+int wnrt_kv_resident(WnrtModel *m);
+int wnrt_kv_reset(WnrtModel *m);
 
 /* GPU timing (runtime/bench.c).  wnrt_set_timing(m, true) before the first run makes every run
  * write two GPU timestamps: after the input uploads and after the last node dispatch (output
