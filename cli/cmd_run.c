@@ -10,6 +10,11 @@
  * max abs/rel error, cosine similarity, argmax agreement (last axis, float outputs) and PASS/FAIL
  * (an element passes when |a - b| <= atol + rtol * |b|; defaults atol 1e-4, rtol 1e-4); exit 1
  * on any FAIL.  --output-dir writes every output as NAME.npy.
+ *
+ * KV caches (graphs with Graph.kv bindings, docs/kv-cache.md): a past file in the ONNX interface
+ * ([B, kvH, P, H] with P < C, P = 0 at prefill) fills rows 0..P-1 of a zeroed cache; then every
+ * present comes back in the ONNX shape [B, kvH, total, H], total being the size of the binding's
+ * total-length dim in this step's inputs (the attention_mask width).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +25,7 @@
 
 #include "args.h"
 #include "diag.h"
+#include "kv_io.h"
 #include "tensor_compare.h"
 #include "tensor_file.h"
 #include "fuse_plan.h"
@@ -229,7 +235,9 @@ static int run_graph(const CliCommand *self, const ArgResult *r, Graph *g) {
     int code = WN_EXIT_BAD_INPUT;
     WnrtContext *ctx = NULL;
     WnrtModel *m = NULL;
-    void *buf = NULL;
+    void *buf = NULL, *cache = NULL;
+    static int64_t shapes[MAX_FILES][WN_MAX_RANK]; /* bound shape per graph input (ONNX interface) */
+    bool onnx_kv = false;                         /* a past came in the ONNX interface */
     if (g->n_inputs > MAX_FILES || g->n_outputs > MAX_FILES) {
         diag_error("too many graph inputs/outputs");
         goto done;
@@ -249,7 +257,21 @@ static int run_graph(const CliCommand *self, const ArgResult *r, Graph *g) {
                        dtype_name(g->inputs[i]->dtype));
             goto done;
         }
-        if (wnrt_bind_input(m, g->inputs[i]->name, t->data, t->nbytes, t->rank, t->shape) < 0) goto done;
+        const KvBinding *kv = kv_binding_of(g, g->inputs[i], false);
+        const void *data = t->data;
+        uint64_t nbytes = t->nbytes;
+        int64_t shape[WN_MAX_RANK];
+        memcpy(shape, t->shape, sizeof shape);
+        memcpy(shapes[i], t->shape, sizeof shapes[i]);
+        if (kv && t->rank == g->inputs[i]->rank && t->shape[kv->axis] != kv->capacity) {
+            if (!(data = cache = kv_expand_past(kv, g->inputs[i], t->dtype, t->rank, t->shape, t->data, &nbytes))) goto done;
+            shape[kv->axis] = kv->capacity;
+            onnx_kv = true;
+        }
+        int rc = wnrt_bind_input(m, g->inputs[i]->name, data, nbytes, t->rank, shape);
+        free(cache);
+        cache = NULL;
+        if (rc < 0) goto done;
     }
     if (wnrt_run(m) < 0) goto done;
     code = WN_EXIT_OK;
@@ -264,6 +286,12 @@ static int run_graph(const CliCommand *self, const ArgResult *r, Graph *g) {
         if (wnrt_output_info(m, i, &info) < 0 || !(buf = malloc(info.nbytes ? (size_t)info.nbytes : 1)) ||
             wnrt_read_output(m, i, buf, info.nbytes) < 0) {
             if (!diag_has_error()) diag_error("out of memory");
+            code = WN_EXIT_BAD_INPUT;
+            goto done;
+        }
+        const KvBinding *kv = onnx_kv ? kv_binding_of(g, g->outputs[i], true) : NULL;
+        int64_t total = kv ? kv_total_length(g, kv, shapes) : 0;
+        if (kv && (total < 0 || kv_cut_present(kv, info.dtype, info.rank, info.shape, buf, total) < 0)) {
             code = WN_EXIT_BAD_INPUT;
             goto done;
         }
@@ -290,8 +318,10 @@ static int run_graph(const CliCommand *self, const ArgResult *r, Graph *g) {
     fprintf(stderr, "webnnc: %s: %d dispatches, %d barriers, device memory %.1f MiB (tensors %.1f MiB after reuse of %.1f MiB, constants %.1f MiB)\n",
             wnrt_context_device(ctx)->name, st.dispatches, st.barriers, st.device_bytes / 1048576.0, st.peak_bytes / 1048576.0,
             st.intermediate_sum / 1048576.0, st.const_bytes / 1048576.0);
+    if (g->n_kv) fprintf(stderr, "webnnc: KV caches: %d of %d written in place (present shares the past's buffer)\n", st.kv_aliased, g->n_kv);
 done:
     free(buf);
+    free(cache);
     wnrt_free(m);
     wnrt_destroy(ctx);
     free_set(&ins);
