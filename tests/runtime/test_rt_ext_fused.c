@@ -1,0 +1,99 @@
+/* test_rt_ext_fused.c - the fusion-only extension ops on the Vulkan runtime against the CPU
+ * reference (lib/eval/eval_fused.c, which composes the component ops' references): silu, and the
+ * fully fused normalized projections qkvProjection (1-3 splits) and gatedMlp (silu(gate) * up) with
+ * matmulNBits weights: rmsNorm or skip (+ skipBias) with the sum output, zero points absent / uint8 /
+ * float, bias, decode and several activation rows, float32 and float16. */
+#include <stdio.h>
+
+#include "fused_ops.h"
+#include "test_rt_ext.h"
+
+START_TEST(silu) {
+    for (int f16 = 0; f16 < 2; f16++) {
+        Graph *g = graph_new("t");
+        unsigned s = 3;
+        DType dt = f16 ? DT_F16 : DT_F32;
+        Value *x = ext_rand(g, "x", dt, 2, (int64_t[]){5, 301}, &s, -9, 9);
+        Node *n = graph_new_node(g, OP_SILU, NULL);
+        node_add_input(g, n, x);
+        ck_assert_msg(graph_insert_node(g, n) == 0, "%s", diag_message());
+        ext_check(g, n, f16 ? 1e-3 : 2e-6, 1e-7, f16 ? "silu f16" : "silu f32");
+        graph_free(g);
+    }
+}
+END_TEST
+
+typedef struct {
+    OpId op;
+    DType dt;
+    int bits, block;
+    int64_t M, K, N;
+    int zp; /* 0 absent, 1 uint8, 2 float */
+    bool skip, skip_bias, sum, bias;
+    int n_splits;
+    int64_t splits[3];
+} FusedCase;
+
+static void check_fused(FusedCase c) {
+    Graph *g = graph_new("t");
+    unsigned s = 41 + (unsigned)c.K;
+    int64_t kb = (c.K + c.block - 1) / c.block, blob = c.block * c.bits / 8, zrow = (kb * c.bits + 7) / 8;
+    Value *in[FP_SLOTS] = {0};
+    int64_t xs[3] = {1, c.M, c.K};
+    in[FP_INPUT] = ext_rand(g, "x", c.dt, 3, xs, &s, -2, 2);
+    if (c.skip) in[FP_SKIP] = ext_rand(g, "skip", c.dt, 3, xs, &s, -2, 2);
+    if (c.skip_bias) in[FP_SKIP_BIAS] = ext_rand(g, "skip_bias", c.dt, 1, &c.K, &s, -0.5, 0.5);
+    in[FP_NORM_SCALE] = ext_rand(g, "gamma", c.dt, 1, &c.K, &s, 0.5, 1.5);
+    in[FP_WEIGHT] = ext_rand(g, "w", DT_U8, 3, (int64_t[]){c.N, kb, blob}, &s, 0, 0);
+    in[FP_SCALES] = ext_rand(g, "scales", c.dt, 1, (int64_t[]){c.N * kb}, &s, 0.005, 0.04);
+    if (c.zp == 1) in[FP_ZERO_POINTS] = ext_rand(g, "zp", DT_U8, 1, (int64_t[]){c.N * zrow}, &s, 0, 0);
+    if (c.zp == 2) in[FP_ZERO_POINTS] = ext_rand(g, "zp", c.dt, 1, (int64_t[]){c.N * kb}, &s, 0, (1 << c.bits) - 1);
+    if (c.bias) in[FP_BIAS] = ext_rand(g, "bias", c.dt, 1, &c.N, &s, -0.5, 0.5);
+    int last = FP_SLOTS - 1;
+    while (!in[last]) last--;
+    Node *n = graph_new_node(g, c.op, NULL);
+    for (int i = 0; i <= last; i++) node_add_input(g, n, in[i]);
+    node_set_float(g, n, "epsilon", 1e-6);
+    node_set_uint(g, n, "k", c.K);
+    node_set_uint(g, n, "n", c.N);
+    node_set_uint(g, n, "bits", c.bits);
+    node_set_uint(g, n, "blockSize", c.block);
+    if (c.sum) node_set_bool(g, n, "outputSum", true);
+    if (c.op == OP_QKV_PROJECTION) node_set_ints(g, n, "splits", c.n_splits, c.splits);
+    ck_assert_msg(graph_insert_node(g, n) == 0, "%s", diag_message());
+    char label[160];
+    snprintf(label, sizeof label, "%s %s M %lld K %lld N %lld bits %d zp %d skip %d/%d sum %d bias %d", op_name(c.op),
+             dtype_name(c.dt), (long long)c.M, (long long)c.K, (long long)c.N, c.bits, c.zp, c.skip, c.skip_bias, c.sum,
+             c.bias);
+    /* f32: accumulation order; f16: the reference rounds every stage (normed input, projection,
+     * silu) to f16 while the fused kernel keeps f32 in between: a few f16 ulps */
+    ext_check(g, n, c.dt == DT_F16 ? 8e-3 : 2e-5, c.dt == DT_F16 ? 4e-3 : 2e-5, label);
+    graph_free(g);
+}
+
+START_TEST(qkv_projection) {
+    check_fused((FusedCase){OP_QKV_PROJECTION, DT_F32, 4, 32, 1, 128, 96, 0, false, false, false, true, 3, {64, 16, 16}});
+    check_fused((FusedCase){OP_QKV_PROJECTION, DT_F32, 4, 32, 3, 200, 40, 1, true, true, true, true, 2, {24, 16}});
+    check_fused((FusedCase){OP_QKV_PROJECTION, DT_F32, 8, 16, 6, 64, 30, 2, true, false, false, false, 1, {30}});
+    check_fused((FusedCase){OP_QKV_PROJECTION, DT_F16, 4, 32, 1, 256, 64, 1, true, false, true, true, 3, {32, 16, 16}});
+}
+END_TEST
+
+START_TEST(gated_mlp) {
+    check_fused((FusedCase){OP_GATED_MLP, DT_F32, 4, 32, 1, 128, 80, 0, false, false, false, false, 0, {0}});
+    check_fused((FusedCase){OP_GATED_MLP, DT_F32, 4, 16, 5, 96, 42, 1, true, true, true, true, 0, {0}});
+    check_fused((FusedCase){OP_GATED_MLP, DT_F16, 4, 32, 1, 256, 128, 1, true, false, true, false, 0, {0}});
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("runtime-ext-fused");
+    TCase *tc = tcase_create("fused");
+    tcase_add_checked_fixture(tc, rt_setup, rt_teardown);
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, silu);
+    tcase_add_test(tc, qkv_projection);
+    tcase_add_test(tc, gated_mlp);
+    suite_add_tcase(s, tc);
+    return rt_main(s);
+}
