@@ -1,0 +1,99 @@
+/* convert_pipeline.c - the conversion pipeline of `webnnc convert` in memory (convert_pipeline.h):
+ * load -> GenAI dim defaults -> import -> passes -> verify; used by convert and generate. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "convert_pipeline.h"
+#include "diag.h"
+#include "fuse_plan.h"
+#include "genai_config.h"
+#include "onnx_import.h"
+#include "pass.h"
+
+/* Pass order; passes not (yet) in passes.def are skipped. */
+static const char *const pipeline[] = {"compound_dims", "kv_cache", "decompose_matmul_nbits", "decompose_rms_norm", "decompose_rotary",
+                                       "decompose_gather_block_quantized", "decompose_quick_gelu", "decompose_gqa",
+                                       "fold_constants", "identity", "dce"};
+
+const char *convert_dim_conflict(const DimSettingList *fix, const DimSettingList *dim) {
+    for (int i = 0; i < fix->count; i++)
+        for (int j = 0; j < dim->count; j++)
+            if (strcmp(fix->items[i].name, dim->items[j].name) == 0) return fix->items[i].name;
+    return NULL;
+}
+
+double cli_now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double cli_stage_done(int verbose, const char *stage, double since) {
+    double t = cli_now_s();
+    if (verbose) fprintf(stderr, "webnnc: %-16s %8.3f s\n", stage, t - since);
+    return t;
+}
+
+/* GenAI defaults (genai_config.h) added to the user's settings; the max length goes to *kv_capacity. */
+static int genai_defaults(const OnnxModel *m, DimSettingList *fix, DimSettingList *dim, int64_t *kv_capacity) {
+    if (!m->genai_config_path) return 0;
+    GenaiConfig cfg;
+    if (genai_config_read(m->genai_config_path, &cfg) < 0) return -1;
+    int nf = fix->count, nd = dim->count;
+    genai_default_dims(&cfg, fix->items, fix->count, dim->items, dim->count, fix->items, &nf, dim->items, &nd,
+                       ARGS_MAX_VALUES);
+    fix->count = nf;
+    dim->count = nd;
+    *kv_capacity = cfg.max_length;
+    for (int i = 0; i < dim->count; i++) /* the user's bound on the total length caps the cache */
+        if (!strcmp(dim->items[i].name, "total_sequence_length")) *kv_capacity = dim->items[i].value;
+    return 0;
+}
+
+Graph *convert_onnx(const char *input, const ConvertOptions *opt, size_t *onnx_nodes, int *exit_code) {
+    *exit_code = WN_EXIT_BAD_INPUT;
+    double t = cli_now_s();
+    OnnxModel *m = onnx_model_load(input);
+    if (!m) return NULL;
+    *onnx_nodes = m->proto && m->proto->graph ? m->proto->graph->n_node : 0;
+    t = cli_stage_done(opt->verbose, "load", t);
+
+    int64_t kv_capacity = 0;
+    if (genai_defaults(m, opt->fix, opt->dim, &kv_capacity) < 0) {
+        onnx_model_free(m);
+        return NULL;
+    }
+    ImportOptions iopt = {opt->fix->items, opt->fix->count, opt->dim->items, opt->dim->count};
+    Graph *g = onnx_import(m, &iopt);
+    if (!g) {
+        onnx_model_free(m);
+        return NULL;
+    }
+    t = cli_stage_done(opt->verbose, "import", t);
+
+    PassOptions popt = {.verbose = opt->verbose, .kv_capacity = kv_capacity};
+    const char *run[sizeof pipeline / sizeof pipeline[0]];
+    int n_run = 0;
+    int n_decompose = 0; /* the passes before fold_constants; --fuse runs after them (before folding) */
+    for (size_t i = 0; i < sizeof pipeline / sizeof pipeline[0]; i++) {
+        if (strcmp(pipeline[i], "fold_constants") == 0) n_decompose = n_run;
+        if (pass_find(pipeline[i])) run[n_run++] = pipeline[i];
+    }
+    static const char *const tidy[] = {"identity", "dce"};
+    unsigned fuse = opt->fuse_mask;
+    if (pass_run_list(g, run, n_decompose, &popt) != 0 || (fuse && pass_run_list(g, tidy, 2, &popt) != 0) ||
+        fuse_run(g, fuse, &popt) != 0 || pass_run_list(g, run + n_decompose, n_run - n_decompose, &popt) != 0) {
+        graph_free(g);
+        return NULL;
+    }
+    t = cli_stage_done(opt->verbose, "passes", t);
+    if (graph_verify(g, (fuse ? 0 : VERIFY_SPEC_ONLY) | VERIFY_EXPORTABLE) != 0) {
+        graph_free(g);
+        *exit_code = WN_EXIT_CHECK_FAILED;
+        return NULL;
+    }
+    cli_stage_done(opt->verbose, "verify", t);
+    *exit_code = WN_EXIT_OK;
+    return g;
+}
