@@ -16,6 +16,8 @@ and every tensor is streamed to the data file in bounded chunks, so a 0.5B model
   make_genai_model.py --describe MODEL.onnx        one line: node count and op histogram
   make_genai_model.py --compare MINE.onnx REF.onnx structural diff (everything but weight values and
                                                    data offsets); exit 1 when they differ
+  make_genai_model.py --check-outputs SET_DIR      ONNX Runtime's output_N.pb there are finite and the
+                                                   logits are [1, 8, vocab]
 
 Presets: tiny (the shared corpus sizes; pick --arch qwen2|llama), qwen2-0.5b, smollm-135m.
 --bias-init zero drops the qkv bias Adds like the builder does for all-zero biases (what a
@@ -78,6 +80,7 @@ def parse_args(argv):
     p.add_argument("outdir", nargs="?")
     p.add_argument("--describe", metavar="MODEL")
     p.add_argument("--compare", nargs=2, metavar=("MINE", "REF"))
+    p.add_argument("--check-outputs", metavar="SET_DIR")
     p.add_argument("--preset", choices=sorted(PRESETS), default="tiny")
     p.add_argument("--arch", choices=sorted(ARCHS))
     p.add_argument("--precision", choices=["int4", "fp16", "fp32"], default="int4")
@@ -610,11 +613,33 @@ def compare(mine_path, ref_path):
     return bad
 
 
+def check_outputs(set_dir):
+    """Checks ONNX Runtime's outputs in set_dir: all finite; logits [1, prompt length, vocab]."""
+    names = sorted(f for f in os.listdir(set_dir) if f.startswith("output_") and f.endswith(".pb"))
+    if not names:
+        fail(f"{set_dir}: no output_N.pb (run ONNX Runtime first)")
+    for name in names:
+        t = TensorProto()
+        with open(os.path.join(set_dir, name), "rb") as f:
+            t.ParseFromString(f.read())
+        value = numpy_helper.to_array(t).astype(np.float32)
+        if not np.isfinite(value).all():
+            fail(f"{set_dir}/{name} ({t.name}): non-finite values")
+        if t.name == "logits":
+            if value.ndim != 3 or value.shape[:2] != (1, len(PROMPT)):
+                fail(f"{set_dir}/{name}: logits shape {value.shape}")
+            print(f"{set_dir}: {len(names)} outputs finite; logits {list(value.shape)} "
+                  f"std {value.std():.3f} max |x| {np.abs(value).max():.3f}")
+    return 0
+
+
 def main(argv):
     a = parse_args(argv)
     if a.describe:
         print(describe(load_structure(a.describe)))
         return 0
+    if a.check_outputs:
+        return check_outputs(a.check_outputs)
     if a.compare:
         bad = compare(*a.compare)
         print("structure equal" if not bad else f"structure differs in {bad} section(s)")
