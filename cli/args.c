@@ -172,3 +172,14 @@ int args_dim_settings(const CliCommand *cmd, const ArgResult *r, const char *nam
     }
     return 0;
 }
+
+int args_device(const CliCommand *cmd, const ArgResult *r, int *device) {
+    const char *s = args_value(r, "device");
+    *device = -1;
+    if (!s) return 0;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < 0 || v > 64) return cli_usage_error(cmd, "--device takes a device index"), -1;
+    *device = (int)v;
+    return 0;
+}

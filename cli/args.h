@@ -67,6 +67,10 @@ typedef struct {
  * or -1 after printing a usage error. */
 int args_dim_settings(const CliCommand *cmd, const ArgResult *r, const char *name, DimSettingList *out);
 
+/* --device N (a Vulkan device index 0..64): *device = N, or -1 (auto) when absent.  Returns 0, or
+ * -1 after printing a usage error. */
+int args_device(const CliCommand *cmd, const ArgResult *r, int *device);
+
 /* Prints "webnnc: error: CMD: MESSAGE" (via diag_print) and returns WN_EXIT_BAD_INPUT. */
 int cli_usage_error(const CliCommand *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

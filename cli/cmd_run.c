@@ -223,13 +223,8 @@ static int run_graph(const CliCommand *self, const ArgResult *r, Graph *g) {
     double atol, rtol;
     if (parse_double(self, args_value(r, "atol"), 1e-4, &atol) || parse_double(self, args_value(r, "rtol"), 1e-4, &rtol))
         return WN_EXIT_BAD_INPUT;
-    int device = -1;
-    if (args_value(r, "device")) {
-        char *end;
-        long v = strtol(args_value(r, "device"), &end, 10);
-        if (*end || v < 0 || v > 64) return cli_usage_error(self, "--device takes a device index");
-        device = (int)v;
-    }
+    int device;
+    if (args_device(self, r, &device) < 0) return WN_EXIT_BAD_INPUT;
     static TensorSet ins, exp;
     int in_file[MAX_FILES], exp_file[MAX_FILES];
     int code = WN_EXIT_BAD_INPUT;
