@@ -105,10 +105,9 @@ def make_config(a):
     if a.arch:
         cfg["arch"] = a.arch
     arch = ARCHS[cfg["arch"]]
-    for key in ("rms_eps", "rope_theta", "qkv_bias", "local_window_attr"):
+    for key in ("rms_eps", "rope_theta"):
         cfg.setdefault(key, arch[key])
-    cfg["qkv_bias"] = arch["qkv_bias"]
-    cfg["local_window_attr"] = arch["local_window_attr"]
+    cfg.update(qkv_bias=arch["qkv_bias"], local_window_attr=arch["local_window_attr"])
     for key in ("layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate", "vocab",
                 "max_pos", "rope_theta", "rms_eps", "tie", "bias_init"):
         value = getattr(a, key)
@@ -615,13 +614,18 @@ def compare(mine_path, ref_path):
 
 def check_outputs(set_dir):
     """Checks ONNX Runtime's outputs in set_dir: all finite; logits [1, prompt length, vocab]."""
+    if not os.path.isdir(set_dir):
+        fail(f"{set_dir}: not a folder")
     names = sorted(f for f in os.listdir(set_dir) if f.startswith("output_") and f.endswith(".pb"))
     if not names:
         fail(f"{set_dir}: no output_N.pb (run ONNX Runtime first)")
     for name in names:
         t = TensorProto()
-        with open(os.path.join(set_dir, name), "rb") as f:
-            t.ParseFromString(f.read())
+        try:
+            with open(os.path.join(set_dir, name), "rb") as f:
+                t.ParseFromString(f.read())
+        except Exception as e:  # noqa: BLE001 - one line for any unreadable tensor
+            fail(f"{set_dir}/{name}: cannot read TensorProto: {e}")
         value = numpy_helper.to_array(t).astype(np.float32)
         if not np.isfinite(value).all():
             fail(f"{set_dir}/{name} ({t.name}): non-finite values")
