@@ -17,6 +17,7 @@
 #include <xxhash.h>
 
 #include "checked.h"
+#include "file_map.h"
 #include "reader.h"
 #include "tensor_codec.h"
 
@@ -31,7 +32,10 @@ struct WeightsSource {
 
 static void weights_cleanup(void *ctx) {
     WeightsSource *w = ctx;
-    if (w->map) munmap((void *)w->map, (size_t)w->size);
+    if (w->map) {
+        file_map_unregister(w->map);
+        munmap((void *)w->map, (size_t)w->size);
+    }
     cJSON_Delete(w->manifest);
     name_map_free(&w->entries);
     name_map_free(&w->done);
@@ -120,6 +124,7 @@ static int map_weights(ReadCtx *c, WeightsSource *w) {
             return -1;
         }
         w->map = p;
+        file_map_register(p, (size_t)w->size, -1); /* so verified tensors can be dropped */
     }
     close(fd);
     return 0;
@@ -188,7 +193,11 @@ static const char *check_entry(const WeightsSource *w, const cJSON *e, DType dt,
     if (!checked_add_u64((uint64_t)o, (uint64_t)l, &end) || end > w->size) return "byteOffset + byteLength is past the end of the weights file";
     uint64_t want;
     if (hash && (!cJSON_IsString(hash) || !parse_hash(hash->valuestring, &want))) return "xxhash64 is not 16 hex digits";
-    if (hash && verify_hash && XXH64(w->map + o, (size_t)l, 0) != want) return "xxhash64 does not match the bytes in the weights file";
+    if (hash && verify_hash) {
+        bool ok = XXH64(w->map + o, (size_t)l, 0) == want;
+        file_map_release(w->map + o, (uint64_t)l); /* read whole: don't keep it resident */
+        if (!ok) return "xxhash64 does not match the bytes in the weights file";
+    }
     *offset = (uint64_t)o;
     return NULL;
 }
