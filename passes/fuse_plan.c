@@ -62,7 +62,7 @@ int fuse_run(Graph *g, unsigned mask, const PassOptions *opt) {
 
 int fuse_baseline(Graph *g, const PassOptions *opt) {
     static const char *const pipeline[] = {
-        "fold_constants", "identity", "dce", "decompose_matmul_nbits", "decompose_rms_norm", "decompose_rotary",
+        "kv_cache", "fold_constants", "identity", "dce", "decompose_matmul_nbits", "decompose_rms_norm", "decompose_rotary",
         "decompose_gather_block_quantized", "decompose_quick_gelu", "decompose_gqa", "identity", "dce",
     };
     return pass_run_list(g, pipeline, (int)(sizeof pipeline / sizeof *pipeline), opt);

@@ -23,7 +23,7 @@ extern const int fuse_stage_count;
 int fuse_parse(const char *spec, unsigned *mask);
 /* Runs the passes of the patterns in `mask`, in table order, followed by dce.  0 or -1. */
 int fuse_run(Graph *g, unsigned mask, const PassOptions *opt);
-/* The spec-only baseline: fold_constants, identity, dce, every decomposition, identity, dce. */
+/* The spec-only baseline: kv_cache (static cache capacity, needed to decompose GQA), fold_constants, identity, dce, every decomposition, identity, dce. */
 int fuse_baseline(Graph *g, const PassOptions *opt);
 
 #endif

@@ -1,0 +1,54 @@
+/* fuse_qkv.c - pass fuse_qkv: recovers qkvProjection (ORT's MatMulNBitsQkv, docs/extension-ops.md)
+ * from an RMSNorm whose output is read only by projections (fuse_norm_proj.h):
+ *   - two or three separate projections of the normalized input (q, k, v of the dml models): their
+ *     weights are packed along n, one output per projection, in graph order;
+ *   - one projection followed by a split along the last axis (up to 3 parts): the split's sizes;
+ *   - one projection (a packed QKV feeding GQA, or the final norm and lm_head): splits = [n].
+ * A skipRmsNorm whose sum is used later gives outputSum.  A pair whose first result feeds silu is a
+ * gated MLP (fuse_gated_mlp.c) and is left alone, as are norms whose output is used elsewhere. */
+#include "fuse_norm_proj.h"
+#include "pass.h"
+
+static bool gated(FuseMap *fm, const NormProj *np) {
+    for (int i = 0; i < np->count; i++)
+        if (fm_consumer_op(fm, np->y[i], OP_SILU) || fm_consumer_op(fm, np->y[i], OP_SIGMOID)) return true;
+    return false;
+}
+
+/* The split along the last axis that is the only reader of y, or NULL. */
+static Node *last_axis_split(FuseMap *fm, Value *y, int64_t *sizes, int *count) {
+    Node *sp = fm_sole_consumer(fm, y);
+    if (!sp || sp->op != OP_SPLIT || node_int(sp, "axis", 0) != y->rank - 1 || sp->n_outputs < 1 || sp->n_outputs > NP_MAX)
+        return NULL;
+    for (int i = 0; i < sp->n_outputs; i++) {
+        Value *o = sp->outputs[i];
+        if (!dim_is_static(o->shape[o->rank - 1])) return NULL;
+        sizes[i] = o->shape[o->rank - 1].v;
+    }
+    *count = sp->n_outputs;
+    return sp;
+}
+
+static int match(FuseMap *fm, Node *norm) {
+    NormProj np;
+    if ((norm->op != OP_RMS_NORM && norm->op != OP_SKIP_RMS_NORM) || !np_read(fm, norm, &np) || gated(fm, &np)) return 0;
+    int order[NP_MAX] = {0, 1, 2}, n_splits = np.count;
+    int64_t splits[NP_MAX];
+    Value *exits[NP_MAX + 1];
+    for (int i = 0; i < np.count; i++) splits[i] = np.n[i], exits[i] = np.y[i];
+    Node *sp = np.count == 1 ? last_axis_split(fm, np.y[0], splits, &n_splits) : NULL;
+    for (int i = 0; sp && i < n_splits; i++) exits[i] = sp->outputs[i];
+    FuseMatch m = {0};
+    fm_add(&m, sp);
+    Node *f = np_emit(fm, &np, OP_QKV_PROJECTION, order, np.count, &m, &exits[n_splits]);
+    node_set_ints(fm->g, f, "splits", n_splits, splits);
+    int n_exits = n_splits + (exits[n_splits] ? 1 : 0);
+    if (!fm_interior_ok(fm, &m, exits, n_exits)) return 0;
+    if (graph_insert_node(fm->g, f) < 0) return -1;
+    return fm_commit(fm, &m, f, exits, n_exits) < 0 ? -1 : 1;
+}
+
+int pass_fuse_qkv(Graph *g, const PassOptions *opt) {
+    (void)opt;
+    return fuse_each(g, -1, match) < 0 ? -1 : 0;
+}
