@@ -10,14 +10,18 @@
 typedef struct {
     uint32_t rows, units, row0, w_base, x_base, x_stride, y_base, y_stride, s_base, z_base;
     uint32_t block_n, block_k, s_n, s_k;
+    uint32_t kshift; /* log2(block_k) for a power of two, else 32 */
 } MatvecRowsPush;
 
 /* Workgroup size and rows per workgroup (swept on an H200, 4096x4096: f16 128 x 2 rows, int4
- * 64 x 4 rows were best); CPU devices: 64 x 4. */
-static void work_split(const WnrtDeviceInfo *d, int bits, uint32_t *wg, uint32_t *rows) {
+ * 64 x 4 rows were best); CPU devices: 64 x 4.  Rows with fewer units than invocations get a
+ * smaller workgroup (down to one subgroup, at least 32). */
+static void work_split(const WnrtDeviceInfo *d, int bits, uint64_t units, uint32_t *wg, uint32_t *rows) {
     bool cpu = d->type == WNRT_DEV_CPU;
     *wg = cpu || bits <= 8 ? 64 : 128;
     *rows = cpu || bits <= 8 ? 4 : 2;
+    uint32_t min_wg = d->subgroup_size > 32 ? d->subgroup_size : 32;
+    while (*wg / 2 >= min_wg && *wg / 2 >= units) *wg /= 2;
     /* tuning overrides (bench sweeps): WEBNNC_MATVEC_WG = 32..1024, WEBNNC_MATVEC_ROWS = 1..8 */
     const char *e = getenv("WEBNNC_MATVEC_WG");
     long v = e ? strtol(e, NULL, 10) : 0;
@@ -28,8 +32,15 @@ static void work_split(const WnrtDeviceInfo *d, int bits, uint32_t *wg, uint32_t
     if (*wg > d->max_workgroup_invocations) *wg = d->max_workgroup_invocations;
 }
 
-/* Vector unit of the weight binding in bytes (uvec2 for 4-bit, uvec4 otherwise). */
-static uint64_t weight_vec_bytes(int bits) { return bits == 4 ? 8 : 16; }
+/* Quantized units (matvec_rows.comp): 16 bytes of weights, or 8 bytes for 4-bit rows whose byte
+ * length is not a multiple of 16 (K % 32 != 0); float weights: 16 k, read as uvec4. */
+static bool half_units(const KMatvecRows *p) { return p->bits == 4 && p->K % 32 != 0; }
+static uint64_t unit_k(const KMatvecRows *p) {
+    if (p->bits > 8) return 16;
+    return (half_units(p) ? 64u : 128u) / (uint64_t)p->bits;
+}
+/* Vector unit of the weight binding in bytes (the shader's w4 / w2 index). */
+static uint64_t weight_vec_bytes(const KMatvecRows *p) { return half_units(p) ? 8 : 16; }
 
 int kmatvec_rows_check(KernelCtx *kc, const Node *n, DType act, const KMatvecRows *p) {
     bool quant = p->bits == 4 || p->bits == 8;
@@ -88,18 +99,24 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
     }
     int sh = kc_find_shader(kc, n, "matvec_rows", x->dtype, x->dtype);
     if (sh < 0) return -1;
+    uint64_t ku = unit_k(p);
     uint32_t wg, rows;
-    work_split(d, p->bits, &wg, &rows);
-    uint32_t spec[7] = {wg, rows, (uint32_t)p->bits, p->is_signed, p->has_zp, d->subgroup_arithmetic, wg};
+    work_split(d, p->bits, K / ku, &wg, &rows);
+    /* QLAYOUT: bit 0 = 8-byte units, bit 1 = a block boundary may fall inside a unit */
+    uint32_t qlayout = (half_units(p) ? 1u : 0u) | (quant && (uint64_t)p->block_k % ku ? 2u : 0u);
+    uint32_t spec[8] = {wg, rows, (uint32_t)p->bits, p->is_signed, p->has_zp, d->subgroup_arithmetic, wg, qlayout};
 
     MatvecRowsPush pc;
     memset(&pc, 0, sizeof pc);
-    pc.units = (uint32_t)(K / 16);
+    pc.units = (uint32_t)(K / ku);
     pc.y_stride = (uint32_t)N;
     pc.block_n = (uint32_t)(p->block_n > 0 ? p->block_n : 1);
     pc.block_k = (uint32_t)(p->block_k > 0 ? p->block_k : 16);
     pc.s_n = (uint32_t)p->s_n;
     pc.s_k = (uint32_t)p->s_k;
+    pc.kshift = 32;
+    for (uint32_t b = 0; b < 32; b++)
+        if (pc.block_k == 1u << b) pc.kshift = b;
     KBind b[5];
     uint32_t base;
     if (bind_bytes(kc, n, x, 0, dtype_storage_bytes(x->dtype, x->numel) - 1, false, &b[0], &base) < 0 ||
@@ -119,7 +136,7 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
     }
 
     /* Rows per dispatch: the weight window must fit one binding. */
-    uint64_t row_bytes = K * (uint64_t)p->bits / 8, vec = weight_vec_bytes(p->bits);
+    uint64_t row_bytes = K * (uint64_t)p->bits / 8, vec = weight_vec_bytes(p);
     uint64_t max_rows = (kc_max_binding_elems(kc, DT_U8) - 64) / row_bytes;
     if (max_rows == 0) {
         diag_node_error(n, "one weight row of %llu bytes exceeds the device's storage-buffer range", (unsigned long long)row_bytes);
@@ -139,7 +156,7 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
             diag_node_error(n, "mat-vec needs too many workgroups (%llu)", (unsigned long long)groups);
             return -1;
         }
-        if (kc_dispatch(kc, n, sh, spec, 7, &pc, sizeof pc, b, 5, (uint32_t)gx, (uint32_t)gy, (uint32_t)M) < 0) return -1;
+        if (kc_dispatch(kc, n, sh, spec, 8, &pc, sizeof pc, b, 5, (uint32_t)gx, (uint32_t)gy, (uint32_t)M) < 0) return -1;
     }
     return 0;
 }

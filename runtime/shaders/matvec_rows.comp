@@ -6,9 +6,20 @@
 //   4 / 8    integers dequantized in registers: (q - zeroPoint) * scale, the scale and zero point
 //            of block (n / block_n, k / block_k); 4-bit rows are packed two per byte, low nibble
 //            first (the ONNX / llama.cpp / MatMulNBits layout).
-// Each invocation takes units of 16 consecutive k (vector loads: q4 8 bytes, q8 16, f16 32, f32 64)
-// for ROWS rows at once, so one activation load serves ROWS rows; f32 accumulation; the workgroup
-// reduces with subgroupAdd then shared memory (or shared memory only without subgroup arithmetic).
+// Work: an invocation takes one "unit" of consecutive k for ROWS rows at once (one activation load
+// serves ROWS rows; rows past the end are clamped, not branched, so loads stay in one block):
+//   float weights  16 k per unit (f16: 2 uvec4, f32: 4 uvec4);
+//   quantized      16 bytes per unit (uvec4: 32 int4 or 16 int8), or 8 bytes (uvec2: 16 int4) when
+//                  4-bit rows are not 16-byte aligned (K % 32 != 0; QLAYOUT bit 0).  The scale and
+//                  zero point are read once per unit and row (once per 16 k when a block boundary
+//                  can fall inside a unit: QLAYOUT bit 1).
+// Dequantization without shifts or integer-to-float conversions: value j of a 16-bit half-word h
+// is masked in place, (h & (QMASK << j*WBITS)) | 0x4b000000 is the float 2^23 + q * 2^(j*WBITS)
+// (below 2^24, so exact), and fma(that, 2^-(j*WBITS), -(2^(23 - j*WBITS) + zp)) = q - zp exactly.
+// Signed values are offset to unsigned by flipping their sign bits (q ^ 8 = q + 8 for int4), which
+// the zero-point term takes back.  f32 accumulation; the unit's sum is scaled once.  Two units per
+// loop iteration keep more loads in flight.  The workgroup reduces with subgroupAdd then shared
+// memory (or shared memory only without subgroup arithmetic).
 // Grid: x/y fold the row groups of this dispatch (flat_group), z = activation row m.
 #include "common.glsl"
 #extension GL_KHR_shader_subgroup_basic : enable
@@ -20,12 +31,13 @@ layout(constant_id = 3) const bool WSIGNED = false; // quantized values are sign
 layout(constant_id = 4) const bool HAS_ZP = false;
 layout(constant_id = 5) const bool SG_REDUCE = true; // subgroupAdd available
 layout(constant_id = 6) const uint SLOTS = 64;       // shared slots per row (>= subgroups or invocations)
+layout(constant_id = 7) const uint QLAYOUT = 0u;     // quantized: bit 0 uvec2 units, bit 1 blocks split units
 
 layout(push_constant) uniform PC {
     uint rows;      // rows of this dispatch
-    uint units;     // K / 16
+    uint units;     // units per row (float: K / 16; quantized: K / (k per unit))
     uint row0;      // global index of the first row of this dispatch (scale / zero point / output)
-    uint w_base;    // weight window: first unit of row row0 in vec units (uvec2 for 4-bit, uvec4 else)
+    uint w_base;    // weight window: first unit of row row0 in vector units (see k_matvec.c)
     uint x_base;    // activation binding: uvec4 index of x[0, 0]
     uint x_stride;  // uvec4 per activation row
     uint y_base;    // output element index of y[0, 0]
@@ -33,6 +45,7 @@ layout(push_constant) uniform PC {
     uint s_base;    // scale / zero-point element index of block (0, 0)
     uint z_base;
     uint block_n, block_k, s_n, s_k; // blocks and element strides of scale / zero point
+    uint kshift;    // log2(block_k) when block_k is a power of two, else 32
 } pc;
 
 layout(std430, binding = 0) readonly buffer X { uvec4 x4[]; };
@@ -44,47 +57,46 @@ layout(std430, binding = 4) writeonly buffer Y { A_T y_out[]; };
 
 shared float red[8 * SLOTS];
 
-// 16 activations of unit u of row m, as floats.
-void load_x(uint m, uint u, out float xv[16]) {
+const bool QUANT = WBITS <= 8u;
+const uint QWORDS = (QLAYOUT & 1u) != 0u ? 2u : 4u; // 32-bit words per quantized unit
+const bool SPLIT = (QLAYOUT & 2u) != 0u;
+const uint KPU = QUANT ? QWORDS * 32u / WBITS : 16u; // k per unit
+const uint SUBS = KPU / 16u;                         // 16-k sub-units per unit (1 or 2)
+const uint VPH = QUANT ? 16u / WBITS : 1u;           // quantized values per 16-bit half-word
+const uint QMASK = (1u << WBITS) - 1u;
+const uint SIGNFLIP = WSIGNED ? (WBITS == 4u ? 0x88888888u : 0x80808080u) : 0u;
+
+float xv[32];  // activations of the current unit
+uvec4 qw[8];   // quantized weight units of the ROWS rows
+
+// Activations [16 * h, 16 * h + 16) of the unit starting at k = k0, into xv.
+void load_x16(uint m, uint k0, uint h) {
 #if A_BITS == 16
-    uint i = pc.x_base + m * pc.x_stride + u * 2u;
-    for (uint h = 0u; h < 2u; h++) {
-        uvec4 q = x4[i + h];
+    uint i = pc.x_base + m * pc.x_stride + (k0 + 16u * h) / 8u;
+    for (uint c = 0u; c < 2u; c++) {
+        uvec4 q = x4[i + c];
         for (uint j = 0u; j < 4u; j++) {
             vec2 f = unpackHalf2x16(q[j]);
-            xv[h * 8u + j * 2u] = f.x;
-            xv[h * 8u + j * 2u + 1u] = f.y;
+            xv[16u * h + c * 8u + j * 2u] = f.x;
+            xv[16u * h + c * 8u + j * 2u + 1u] = f.y;
         }
     }
 #else
-    uint i = pc.x_base + m * pc.x_stride + u * 4u;
-    for (uint h = 0u; h < 4u; h++) {
-        vec4 f = uintBitsToFloat(x4[i + h]);
-        xv[h * 4u] = f.x; xv[h * 4u + 1u] = f.y; xv[h * 4u + 2u] = f.z; xv[h * 4u + 3u] = f.w;
+    uint i = pc.x_base + m * pc.x_stride + (k0 + 16u * h) / 4u;
+    for (uint c = 0u; c < 4u; c++) {
+        vec4 f = uintBitsToFloat(x4[i + c]);
+        xv[16u * h + c * 4u] = f.x; xv[16u * h + c * 4u + 1u] = f.y;
+        xv[16u * h + c * 4u + 2u] = f.z; xv[16u * h + c * 4u + 3u] = f.w;
     }
 #endif
 }
 
-// Zero point of block index zi (elements of the zero-point dtype: 4 or 8 bits), as stored.
-float zero_point(uint zi) {
-    uint word = z_in[zi * WBITS / 32u];
-    uint off = (zi * WBITS) % 32u;
-    return WSIGNED ? float(bitfieldExtract(int(word), int(off), int(WBITS))) : float(bitfieldExtract(word, int(off), int(WBITS)));
-}
+// ---- float weights ---------------------------------------------------------------------------
 
-// Quantized values without integer-to-float conversions: (v | 0x4b000000) is the float 2^23 + v
-// for v < 2^23, so q - zp = that - (2^23 + zp) exactly.  Signed values are offset to unsigned by
-// flipping their sign bits (v ^ 8 = v + 8 for int4), which the bias takes back.
-const uint QMASK = (1u << WBITS) - 1u;
-const uint SIGNFLIP = WSIGNED ? (WBITS == 4u ? 0x88888888u : 0x80808080u) : 0u;
-float qf(uint w, uint off) { return uintBitsToFloat(((w >> off) & QMASK) | 0x4b000000u); }
-
-// Dot of unit u of weight row r (dispatch-local) with xv; quantized: bi = scale / zero-point
-// element of (row, unit).
-float dot_unit(uint r, uint u, float xv[16], uint bi) {
+float dot_float(uint row, uint u) {
     float acc = 0.0;
     if (WBITS == 16u) {
-        uint i = pc.w_base + (r * pc.units + u) * 2u;
+        uint i = pc.w_base + (row * pc.units + u) * 2u;
         for (uint h = 0u; h < 2u; h++) {
             uvec4 q = w4[i + h];
             for (uint j = 0u; j < 4u; j++) {
@@ -93,25 +105,76 @@ float dot_unit(uint r, uint u, float xv[16], uint bi) {
                 acc = fma(f.y, xv[h * 8u + j * 2u + 1u], acc);
             }
         }
-        return acc;
-    }
-    if (WBITS == 32u) {
-        uint i = pc.w_base + (r * pc.units + u) * 4u;
-        for (uint h = 0u; h < 4u; h++) acc += dot(uintBitsToFloat(w4[i + h]), vec4(xv[h * 4u], xv[h * 4u + 1u], xv[h * 4u + 2u], xv[h * 4u + 3u]));
-        return acc;
-    }
-    // quantized: sum (q - zp) * s * x = s * sum (qf - bias) * x
-    float s = float(s_in[pc.s_base + bi]);
-    float bias = 8388608.0 + (WSIGNED ? float(1u << (WBITS - 1u)) : 0.0) + (HAS_ZP ? zero_point(pc.z_base + bi) : 0.0);
-    if (WBITS == 4u) {
-        uvec2 q = w2[pc.w_base + r * pc.units + u] ^ uvec2(SIGNFLIP);
-        for (uint j = 0u; j < 8u; j++) acc = fma(qf(q.x, j * 4u) - bias, xv[j], acc);
-        for (uint j = 0u; j < 8u; j++) acc = fma(qf(q.y, j * 4u) - bias, xv[8u + j], acc);
     } else {
-        uvec4 q = w4[pc.w_base + r * pc.units + u] ^ uvec4(SIGNFLIP);
-        for (uint j = 0u; j < 16u; j++) acc = fma(qf(q[j / 4u], (j % 4u) * 8u) - bias, xv[j], acc);
+        uint i = pc.w_base + (row * pc.units + u) * 4u;
+        for (uint h = 0u; h < 4u; h++) acc += dot(uintBitsToFloat(w4[i + h]), vec4(xv[h * 4u], xv[h * 4u + 1u], xv[h * 4u + 2u], xv[h * 4u + 3u]));
     }
-    return s * acc;
+    return acc;
+}
+
+// ---- quantized weights -----------------------------------------------------------------------
+
+// Zero point of block index zi (elements of the zero-point dtype: 4 or 8 bits), as stored.
+float zero_point(uint zi) {
+    uint word = z_in[zi * WBITS / 32u];
+    uint off = (zi * WBITS) % 32u;
+    return WSIGNED ? float(bitfieldExtract(int(word), int(off), int(WBITS))) : float(bitfieldExtract(word, int(off), int(WBITS)));
+}
+
+// Block index along k of element k.
+uint kblock(uint k) { return pc.kshift < 32u ? k >> pc.kshift : k / pc.block_k; }
+
+// sum over the VPH values of each half of word w of (q - zp) * x, x from xv[xo..]: the low half
+// holds k = xo .. xo + VPH - 1, the high half the next VPH.  nb[j] = -(2^(23 - j*WBITS) + zp).
+float dot_word(uint w, uint xo, float nb[4], float acc) {
+    uint hi = w >> 16u;
+    for (uint j = 0u; j < VPH; j++) {
+        float sc = uintBitsToFloat((127u - j * WBITS) << 23u); // 2^-(j*WBITS)
+        uint mask = QMASK << (j * WBITS);
+        acc = fma(fma(uintBitsToFloat((w & mask) | 0x4b000000u), sc, nb[j]), xv[xo + j], acc);
+        acc = fma(fma(uintBitsToFloat((hi & mask) | 0x4b000000u), sc, nb[j]), xv[xo + VPH + j], acc);
+    }
+    return acc;
+}
+
+// Scale and negated biases of scale / zero-point element bi.
+float block_terms(uint bi, out float nb[4]) {
+    float zp = (WSIGNED ? float(1u << (WBITS - 1u)) : 0.0) + (HAS_ZP ? zero_point(pc.z_base + bi) : 0.0);
+    for (uint j = 0u; j < 4u; j++) nb[j] = -(float(1u << (23u - min(j * WBITS, 23u))) + zp);
+    return float(s_in[pc.s_base + bi]);
+}
+
+// Unit u (k from u * KPU) of rows first .. first + ROWS - 1 (clamped) into acc.
+void quant_unit(uint m, uint u, uint first, uint rbase[8], inout float acc[8]) {
+    for (uint r = 0u; r < ROWS; r++) {
+        uint row = min(first + r, pc.rows - 1u);
+        if (QWORDS == 4u) qw[r] = w4[pc.w_base + row * pc.units + u];
+        else qw[r] = uvec4(w2[pc.w_base + row * pc.units + u], 0u, 0u);
+    }
+    uint k0 = u * KPU;
+    for (uint h = 0u; h < SUBS; h++) load_x16(m, k0, h);
+    uint kb0 = kblock(k0) * pc.s_k, kb1 = SPLIT && SUBS > 1u ? kblock(k0 + 16u) * pc.s_k : kb0;
+    for (uint r = 0u; r < ROWS; r++) {
+        uvec4 w = qw[r] ^ uvec4(SIGNFLIP);
+        float nb0[4], nb1[4];
+        float s0 = block_terms(rbase[r] + kb0, nb0);
+        if (SUBS == 1u || !SPLIT) {
+            float a = 0.0;
+            for (uint i = 0u; i < QWORDS; i++) a = dot_word(w[i], i * 2u * VPH, nb0, a);
+            acc[r] = fma(s0, a, acc[r]);
+        } else {
+            float s1 = block_terms(rbase[r] + kb1, nb1);
+            float a0 = 0.0, a1 = 0.0;
+            for (uint i = 0u; i < QWORDS / 2u; i++) a0 = dot_word(w[i], i * 2u * VPH, nb0, a0);
+            for (uint i = QWORDS / 2u; i < QWORDS; i++) a1 = dot_word(w[i], i * 2u * VPH, nb1, a1);
+            acc[r] = fma(s0, a0, fma(s1, a1, acc[r]));
+        }
+    }
+}
+
+void float_unit(uint m, uint u, uint first, inout float acc[8]) {
+    load_x16(m, u * 16u, 0u);
+    for (uint r = 0u; r < ROWS; r++) acc[r] += dot_float(min(first + r, pc.rows - 1u), u);
 }
 
 void main() {
@@ -122,26 +185,22 @@ void main() {
     for (uint r = 0u; r < ROWS; r++) acc[r] = 0.0;
     if (first >= pc.rows) return; // whole workgroup: the grid is rounded up
     uint nrows = min(ROWS, pc.rows - first);
-    // two units per iteration while both exist (twice the loads in flight), then the tail
     // scale / zero-point element of each row's block 0 (divisions hoisted out of the loop)
     uint rbase[8];
-    for (uint r = 0u; r < ROWS; r++) rbase[r] = WBITS <= 8u ? ((pc.row0 + first + r) / pc.block_n) * pc.s_n : 0u;
-    uint upb = pc.block_k / 16u; // units per block along K
+    for (uint r = 0u; r < ROWS; r++) rbase[r] = QUANT ? ((pc.row0 + min(first + r, pc.rows - 1u)) / pc.block_n) * pc.s_n : 0u;
     uint wgs = gl_WorkGroupSize.x, u = tid;
     for (; u + wgs < pc.units; u += 2u * wgs) {
-        float xa[16], xb[16];
-        load_x(m, u, xa);
-        load_x(m, u + wgs, xb);
-        uint ka = WBITS <= 8u ? (u / upb) * pc.s_k : 0u, kb = WBITS <= 8u ? ((u + wgs) / upb) * pc.s_k : 0u;
-        for (uint r = 0u; r < ROWS; r++)
-            if (r < nrows) acc[r] += dot_unit(first + r, u, xa, rbase[r] + ka) + dot_unit(first + r, u + wgs, xb, rbase[r] + kb);
+        if (QUANT) {
+            quant_unit(m, u, first, rbase, acc);
+            quant_unit(m, u + wgs, first, rbase, acc);
+        } else {
+            float_unit(m, u, first, acc);
+            float_unit(m, u + wgs, first, acc);
+        }
     }
     if (u < pc.units) {
-        float xv[16];
-        load_x(m, u, xv);
-        uint ka = WBITS <= 8u ? (u / upb) * pc.s_k : 0u;
-        for (uint r = 0u; r < ROWS; r++)
-            if (r < nrows) acc[r] += dot_unit(first + r, u, xv, rbase[r] + ka);
+        if (QUANT) quant_unit(m, u, first, rbase, acc);
+        else float_unit(m, u, first, acc);
     }
     uint slot;
     if (SG_REDUCE) {

@@ -2,7 +2,8 @@
  * runtime: matmul with a constant float B and dequantizeLinear(int4/int8 constant) -> [transpose]
  * -> matmul chains, checked against reference loops written here (double) and against the
  * unfused generic kernels (WEBNNC_NO_FUSE=1).  Also checks that the rewrite happened (one
- * dispatch) and the plan-time re-layout helper. */
+ * dispatch) and the plan-time re-layout helper.  The bandwidth reference of `webnnc bench`, the
+ * vectorized dense copy (k_strided.c), is checked here too: output bytes = input bytes. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,7 @@ typedef struct {
     int64_t M, K, N;
     int64_t block;  /* along K; K = per-channel */
     bool zero_zp;   /* all zero points 0 */
+    bool f32;       /* float32 activations and scales (else float16) */
 } QCase;
 
 static void put_q(uint8_t *buf, DType qt, int64_t i, int v) {
@@ -147,7 +149,8 @@ static void put_q(uint8_t *buf, DType qt, int64_t i, int v) {
 }
 
 static void check_quant(const QCase *c) {
-    DType dt = DT_F16;
+    DType dt = c->f32 ? DT_F32 : DT_F16;
+    size_t es = c->f32 ? 4 : 2;
     int64_t M = c->M, K = c->K, N = c->N, nb = K / c->block;
     bool sgn = dtype_is_signed(c->qt);
     int bits = dtype_bits(c->qt), lo = sgn ? -(1 << (bits - 1)) : 0, span = 1 << bits;
@@ -162,16 +165,20 @@ static void check_quant(const QCase *c) {
     /* storage in the graph's orientation: [N, K] (scale [N, nb]) or [K, N] (scale [nb, N]) */
     uint64_t qbytes = dtype_storage_bytes(c->qt, (uint64_t)(K * N)), zbytes = dtype_storage_bytes(c->qt, (uint64_t)(N * nb));
     uint8_t *qs = calloc(qbytes, 1), *zs = calloc(zbytes, 1);
-    uint16_t *ss = malloc(2 * (size_t)(N * nb)), *xs = malloc(2 * (size_t)(M * K));
+    uint8_t *ss = malloc(es * (size_t)(N * nb)), *xs = malloc(es * (size_t)(M * K));
     for (int64_t n = 0; n < N; n++) {
         for (int64_t k = 0; k < K; k++) put_q(qs, c->qt, c->nk ? n * K + k : k * N + n, qv[n * K + k]);
         for (int64_t b = 0; b < nb; b++) {
             int64_t at = c->nk ? n * nb + b : b * N + n;
             put_q(zs, c->qt, at, zv[n * nb + b]);
-            ss[at] = f2h(sv[n * nb + b]);
+            if (c->f32) ((float *)ss)[at] = sv[n * nb + b];
+            else ((uint16_t *)ss)[at] = f2h(sv[n * nb + b]);
         }
     }
-    for (int64_t i = 0; i < M * K; i++) xs[i] = f2h(xf[i]);
+    for (int64_t i = 0; i < M * K; i++) {
+        if (c->f32) ((float *)xs)[i] = xf[i];
+        else ((uint16_t *)xs)[i] = f2h(xf[i]);
+    }
     double *want = calloc((size_t)(M * N), sizeof(double)), *mag = calloc((size_t)(M * N), sizeof(double));
     for (int64_t m = 0; m < M; m++)
         for (int64_t n = 0; n < N; n++)
@@ -181,13 +188,13 @@ static void check_quant(const QCase *c) {
                 want[m * N + n] += (double)xf[m * K + k] * w;
                 mag[m * N + n] += fabs((double)xf[m * K + k] * w);
             }
-    uint16_t *out = malloc(2 * (size_t)(M * N));
+    void *out = malloc(es * (size_t)(M * N));
     int64_t qshape[2] = {c->nk ? N : K, c->nk ? K : N}, sshape[2] = {c->nk ? N : nb, c->nk ? nb : N};
     for (int fuse = 1; fuse >= 0; fuse--) {
         Graph *g = graph_new("t");
         Value *x = rt_input(g, "x", dt, 3, (int64_t[]){1, M, K});
         Value *q = graph_add_const(g, "q", c->qt, 2, qshape, qs, qbytes);
-        Value *s = graph_add_const(g, "s", dt, 2, sshape, ss, 2 * (uint64_t)(N * nb));
+        Value *s = graph_add_const(g, "s", dt, 2, sshape, ss, es * (uint64_t)(N * nb));
         Value *z = graph_add_const(g, "z", c->qt, 2, sshape, zs, zbytes);
         Value *w = graph_finish(g, rt_node(g, OP_DEQUANTIZE_LINEAR, 3, q, s, z));
         if (c->nk) {
@@ -198,7 +205,7 @@ static void check_quant(const QCase *c) {
         ck_assert_msg(w != NULL, "%s", diag_message());
         graph_add_output(g, graph_finish(g, rt_node(g, OP_MATMUL, 2, x, w)));
         int disp = 0;
-        ck_assert_msg(run(g, fuse, (const void *[]){xs}, out, 2 * (uint64_t)(M * N), &disp) == 0, "%s", diag_message());
+        ck_assert_msg(run(g, fuse, (const void *[]){xs}, out, es * (uint64_t)(M * N), &disp) == 0, "%s", diag_message());
         if (fuse) ck_assert_msg(disp == 1, "fused dequantize + matmul should be one dispatch, got %d", disp);
         else ck_assert_msg(disp >= 2, "the unfused chain ran as %d dispatch(es)", disp);
         expect_close(fuse ? "fused" : "unfused", dt, out, want, mag, M * N);
@@ -219,6 +226,22 @@ START_TEST(i8_kn_zero_zp) { check_quant(&(QCase){DT_I8, false, 1, 64, 31, 32, tr
 END_TEST
 START_TEST(u4_odd_n_no_zp) { check_quant(&(QCase){DT_U4, true, 4, 48, 7, 16, true}); }
 END_TEST
+/* 16-byte units (32 int4) with blocks of 48: a block boundary inside every other unit, block
+ * index by division (not a power of two); float32 activations and scales */
+START_TEST(u4_block48_f32) { check_quant(&(QCase){DT_U4, true, 2, 192, 13, 48, false, true}); }
+END_TEST
+/* signed int4 with blocks of 16 (two blocks per unit), float32, [K, N] storage */
+START_TEST(i4_kn_block16_f32) { check_quant(&(QCase){DT_I4, false, 1, 160, 11, 16, false, true}); }
+END_TEST
+/* K = 2080: 65 units of 32 (odd count: the two-unit loop and its tail), N % rows != 0 */
+START_TEST(u4_long_rows) { check_quant(&(QCase){DT_U4, true, 1, 2080, 19, 32, false}); }
+END_TEST
+/* 8-bit, float32, K not a multiple of 32 */
+START_TEST(i8_f32_k208) { check_quant(&(QCase){DT_I8, true, 3, 208, 10, 16, false, true}); }
+END_TEST
+/* 4-bit rows of K = 80 (8-byte units, K % 32 != 0) with signed zero points */
+START_TEST(i4_half_units) { check_quant(&(QCase){DT_I4, true, 1, 80, 21, 16, false}); }
+END_TEST
 
 /* ---- not rewritten: K % 16 != 0 runs the generic kernels ------------------------------------ */
 START_TEST(k_not_multiple_of_16) {
@@ -238,6 +261,45 @@ START_TEST(k_not_multiple_of_16) {
     }
     graph_free(g);
 }
+END_TEST
+
+/* ---- dense copies: 16-byte vectors + element tail, or element-wise when unaligned ------------ */
+
+/* slice(x[start + count], start, count) of dtype dt: a dense copy from element `start`; want_disp
+ * = dispatches expected (2: vectors + tail, 1: one path). */
+static void check_dense_copy(DType dt, int64_t count, int64_t start, int want_disp) {
+    uint64_t es = dtype_storage_bytes(dt, 1), total = (uint64_t)(start + count);
+    uint8_t *in = malloc(total * es), *out = malloc((uint64_t)count * es);
+    for (uint64_t i = 0; i < total * es; i++) in[i] = (uint8_t)irand(256);
+    memset(out, 0, (uint64_t)count * es);
+    Graph *g = graph_new("t");
+    Value *x = rt_input(g, "x", dt, 1, (int64_t[]){(int64_t)total});
+    Node *n = rt_node(g, OP_SLICE, 1, x);
+    node_set_ints(g, n, "starts", 1, (int64_t[]){start});
+    node_set_dims(g, n, "sizes", 1, (Dim[]){dim_static(count)});
+    graph_add_output(g, graph_finish(g, n));
+    int disp = 0;
+    ck_assert_msg(run(g, true, (const void *[]){in}, out, (uint64_t)count * es, &disp) == 0, "%s", diag_message());
+    ck_assert_msg(disp == want_disp, "%s copy of %lld from %lld: %d dispatches, want %d", dtype_name(dt), (long long)count,
+                  (long long)start, disp, want_disp);
+    for (uint64_t i = 0; i < (uint64_t)count * es; i++)
+        ck_assert_msg(out[i] == in[(uint64_t)start * es + i], "%s copy of %lld from %lld: byte %llu differs", dtype_name(dt),
+                      (long long)count, (long long)start, (unsigned long long)i);
+    graph_free(g);
+    free(in), free(out);
+}
+
+START_TEST(copy_vectors_exact) { check_dense_copy(DT_I64, 3000, 0, 1); } /* 1500 vectors, 2 workgroups */
+END_TEST
+START_TEST(copy_vectors_tail) {
+    check_dense_copy(DT_F16, 1001, 0, 2);  /* 125 vectors + 1 element */
+    check_dense_copy(DT_U8, 1007, 0, 2);   /* 62 vectors + 15 bytes */
+    check_dense_copy(DT_F32, 70001, 0, 2); /* 17500 vectors over many workgroups + 1 element */
+}
+END_TEST
+START_TEST(copy_vectors_offset) { check_dense_copy(DT_F32, 101, 4, 2); } /* start 16 bytes in: aligned */
+END_TEST
+START_TEST(copy_unaligned_start) { check_dense_copy(DT_F32, 100, 3, 1); } /* 12 bytes in: element-wise */
 END_TEST
 
 /* ---- the plan-time re-layout helper -------------------------------------------------------- */
@@ -271,7 +333,16 @@ int main(void) {
     tcase_add_test(tc, u8_nk_per_channel);
     tcase_add_test(tc, i8_kn_zero_zp);
     tcase_add_test(tc, u4_odd_n_no_zp);
+    tcase_add_test(tc, u4_block48_f32);
+    tcase_add_test(tc, i4_kn_block16_f32);
+    tcase_add_test(tc, u4_long_rows);
+    tcase_add_test(tc, i8_f32_k208);
+    tcase_add_test(tc, i4_half_units);
     tcase_add_test(tc, k_not_multiple_of_16);
+    tcase_add_test(tc, copy_vectors_exact);
+    tcase_add_test(tc, copy_vectors_tail);
+    tcase_add_test(tc, copy_vectors_offset);
+    tcase_add_test(tc, copy_unaligned_start);
     suite_add_tcase(s, tc);
     return rt_main(s);
 }
