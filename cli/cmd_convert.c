@@ -35,6 +35,20 @@ static const char *base_name(const char *path) {
     return buf;
 }
 
+typedef struct {
+    unsigned flags; /* VALIDATE_* */
+    int failed;     /* exit code of a failed validation, 0 if it passed or did not run */
+} WrittenCheck;
+
+static int check_written(const char *tmpdir, void *ctx) {
+    WrittenCheck *c = ctx;
+    char summary[512];
+    int rc = validate_graph_files(tmpdir, c->flags, summary, sizeof summary);
+    /* Malformed output of our own writer is a failed check too, not bad user input. */
+    if (rc != WN_EXIT_OK) c->failed = WN_EXIT_CHECK_FAILED;
+    return rc == WN_EXIT_OK ? 0 : -1;
+}
+
 int cmd_convert(const CliCommand *self, int argc, char **argv) {
     ArgResult r;
     int rc = args_parse(self, specs, (int)(sizeof specs / sizeof specs[0]), 1, 1, argc, argv, &r);
@@ -58,21 +72,16 @@ int cmd_convert(const CliCommand *self, int argc, char **argv) {
     if (!g) return cli_fail(input, rc);
     t = cli_now_s();
 
-    WebnnWriteOptions wopt = {args_count(&r, "text") > 0};
+    /* The written files are re-read and validated (as `webnnc validate`) in the temporary folder,
+     * before it is renamed into place: a graph that fails leaves no output behind. */
+    WrittenCheck check = {.flags = VALIDATE_TRUST_WEIGHT_HASHES | (fuse_mask ? VALIDATE_ALLOW_EXTENSION_OPS : 0)};
+    WebnnWriteOptions wopt = {.text = args_count(&r, "text") > 0, .check = check_written, .check_ctx = &check};
     diag_set_file(outdir);
     if (webnn_write(g, outdir, &wopt) != 0) {
         graph_free(g);
-        return cli_fail(outdir, WN_EXIT_BAD_INPUT);
+        return cli_fail(outdir, check.failed ? check.failed : WN_EXIT_BAD_INPUT);
     }
-    t = cli_stage_done(verbose, "write", t);
-    char checked[512];
-    /* the re-read check is spec-only; --fuse output holds extension ops (verified above) */
-    rc = fuse_mask ? WN_EXIT_OK : validate_graph_files(outdir, checked, sizeof checked);
-    if (rc != WN_EXIT_OK) {
-        graph_free(g);
-        return cli_fail(outdir, WN_EXIT_CHECK_FAILED);
-    }
-    t = cli_stage_done(verbose, "validate", t);
+    t = cli_stage_done(verbose, "write and validate", t);
 
     char size[32];
     printf("converted %s: %zu ONNX nodes -> %d WebNN nodes, %s weights -> %s\n", base_name(input), onnx_nodes,

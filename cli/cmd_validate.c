@@ -46,10 +46,11 @@ static int check_outputs(const Graph *g) {
     return 0;
 }
 
-int validate_graph_files(const char *path, char *summary, size_t len) {
-    Graph *g = webnn_read(path);
+int validate_graph_files(const char *path, unsigned flags, char *summary, size_t len) {
+    Graph *g = webnn_read_ex(path, flags & VALIDATE_TRUST_WEIGHT_HASHES ? WEBNN_READ_SKIP_HASH : 0);
     if (!g) return WN_EXIT_BAD_INPUT;
-    if (graph_verify(g, VERIFY_SPEC_ONLY | VERIFY_EXPORTABLE) != 0 || check_outputs(g) < 0 ||
+    unsigned verify = VERIFY_EXPORTABLE | (flags & VALIDATE_ALLOW_EXTENSION_OPS ? 0 : VERIFY_SPEC_ONLY);
+    if (graph_verify(g, verify) != 0 || check_outputs(g) < 0 ||
         check_symbols_bound(g) < 0) {
         graph_free(g);
         return WN_EXIT_CHECK_FAILED;
@@ -72,7 +73,7 @@ int cmd_validate(const CliCommand *self, int argc, char **argv) {
     const char *path = r.pos[0];
     char summary[512];
     diag_set_file(path);
-    rc = validate_graph_files(path, summary, sizeof summary);
+    rc = validate_graph_files(path, 0, summary, sizeof summary);
     if (rc != WN_EXIT_OK) return cli_fail(path, rc);
     printf("OK %s: %s\n", path, summary);
     return WN_EXIT_OK;

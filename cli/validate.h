@@ -10,7 +10,12 @@
  * (graph_verify VERIFY_SPEC_ONLY | VERIFY_EXPORTABLE), and what the reader leaves open: every
  * dynamic dim is bound by a graph input, outputs exist and are node results.  Returns WN_EXIT_OK
  * and a one-line summary in `summary`, WN_EXIT_BAD_INPUT when the files are malformed, or
- * WN_EXIT_CHECK_FAILED when a check fails (the diagnostic names the node or value). */
-int validate_graph_files(const char *path, char *summary, size_t len);
+ * WN_EXIT_CHECK_FAILED when a check fails (the diagnostic names the node or value).  flags:
+ * VALIDATE_* below. */
+enum {
+    VALIDATE_TRUST_WEIGHT_HASHES = 1 << 0, /* files this process just wrote: skip re-hashing */
+    VALIDATE_ALLOW_EXTENSION_OPS = 1 << 1, /* --fuse output: webnnc extension ops are expected */
+};
+int validate_graph_files(const char *path, unsigned flags, char *summary, size_t len);
 
 #endif

@@ -334,9 +334,10 @@ static int read_header(ReadCtx *c, const cJSON *root) {
     return 0;
 }
 
-Graph *graph_json_read(const char *json, size_t len, const char *src, const char *dir, const char *stem) {
+Graph *graph_json_read(const char *json, size_t len, const char *src, const char *dir, const char *stem,
+                       unsigned flags) {
     cJSON *root = cJSON_ParseWithLength(json, len);
-    ReadCtx c = {.src = src, .dir = dir, .stem = stem};
+    ReadCtx c = {.src = src, .dir = dir, .stem = stem, .flags = flags};
     if (!cJSON_IsObject(root)) {
         rd_error(&c, "not a JSON object (malformed or truncated JSON%s)", root ? "" : ", parse failed");
         cJSON_Delete(root);

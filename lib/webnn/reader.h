@@ -21,6 +21,7 @@ typedef struct {
     NameMap values;   /* JSON name -> Value* */
     NameMap node_ids; /* JSON node id -> (void *)1 */
     WeightsSource *weights; /* opened on the first weights ref */
+    unsigned flags;         /* WEBNN_READ_* */
 } ReadCtx;
 
 /* Largest constant a {"kind":"scalar"} may expand to in memory. */
@@ -28,8 +29,10 @@ typedef struct {
 /* Largest static dimension accepted (WebNN dims are uint32). */
 #define WN_MAX_DIM 0xFFFFFFFFll
 
-/* Reads graph JSON; `src` names it in errors, dir/stem locate the weights (dir NULL: none). */
-Graph *graph_json_read(const char *json, size_t len, const char *src, const char *dir, const char *stem);
+/* Reads graph JSON; `src` names it in errors, dir/stem locate the weights (dir NULL: none);
+ * flags are WEBNN_READ_*. */
+Graph *graph_json_read(const char *json, size_t len, const char *src, const char *dir, const char *stem,
+                       unsigned flags);
 
 void rd_error(const ReadCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

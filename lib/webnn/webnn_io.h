@@ -16,10 +16,15 @@
 
 typedef struct {
     bool text; /* also write OUTDIR/model.webnn */
+    /* Optional check of the finished files, run on the temporary folder before it is renamed into
+     * place; a non-zero result aborts the write (nothing is left behind) and is returned. */
+    int (*check)(const char *tmpdir, void *ctx);
+    void *check_ctx;
 } WebnnWriteOptions;
 
 /* Writes OUTDIR/model.webnn.json, model.weights, model.manifest.json (and model.webnn) through a
- * temporary folder renamed into place; nothing is left behind on failure.  0 or -1 + diagnostic. */
+ * temporary folder renamed into place; nothing is left behind on failure.  0 or -1 + diagnostic
+ * (or the check's non-zero result). */
 int webnn_write(Graph *g, const char *outdir, const WebnnWriteOptions *opt);
 
 /* The graph JSON as a string (malloc'ed); weights refs are assigned as webnn_write does. */
@@ -32,6 +37,14 @@ char *webnn_graph_text(Graph *g);
  * manifest are found beside it (model.weights / <stem>.weights, model.manifest.json /
  * <stem>.manifest.json); checksums and byte lengths are verified.  NULL + diagnostic on failure. */
 Graph *webnn_read(const char *path);
+
+enum {
+    /* Skip the xxhash64 comparison of every tensor (byte lengths and ranges are still checked):
+     * for files this process has just written and hashed itself. */
+    WEBNN_READ_SKIP_HASH = 1 << 0,
+};
+/* webnn_read with WEBNN_READ_* flags. */
+Graph *webnn_read_ex(const char *path, unsigned flags);
 
 /* Reads a graph from a JSON string; `dir` locates the weights (NULL: graph must have no weights). */
 Graph *webnn_read_json(const char *json, size_t len, const char *dir);

@@ -18,7 +18,7 @@ Graph *webnn_read_json(const char *json, size_t len, const char *dir) {
         diag_error("no graph JSON given");
         return NULL;
     }
-    return graph_json_read(json, len, dir ? dir : "graph JSON", dir, "model");
+    return graph_json_read(json, len, dir ? dir : "graph JSON", dir, "model", 0);
 }
 
 /* Splits path into folder and stem ("a/b/foo.webnn.json" -> "a/b", "foo"). */
@@ -41,7 +41,9 @@ static void split_path(const char *path, char *dir, size_t dlen, char *stem, siz
     snprintf(stem, slen, "%.*s", (int)n, base);
 }
 
-Graph *webnn_read(const char *path) {
+Graph *webnn_read(const char *path) { return webnn_read_ex(path, 0); }
+
+Graph *webnn_read_ex(const char *path, unsigned flags) {
     char file[4096], dir[4096], stem[512];
     struct stat st;
     if (!path || stat(path, &st) != 0) {
@@ -75,7 +77,7 @@ Graph *webnn_read(const char *path) {
         free(buf);
         return NULL;
     }
-    Graph *g = graph_json_read(buf, len, file, dir, stem);
+    Graph *g = graph_json_read(buf, len, file, dir, stem, flags);
     free(buf);
     return g;
 }

@@ -75,6 +75,7 @@ int webnn_write(Graph *g, const char *outdir, const WebnnWriteOptions *opt) {
     int rc = -1;
     if (tmp) {
         rc = write_files(g, &p, tmp, opt && opt->text);
+        if (!rc && opt && opt->check) rc = opt->check(tmp, opt->check_ctx);
         if (!rc) rc = outdir_commit(tmp, outdir, our_files);
         if (rc) outdir_remove(tmp);
         free(tmp);

@@ -20,6 +20,7 @@
 #include "file_map.h"
 #include "reader.h"
 #include "tensor_codec.h"
+#include "webnn_io.h"
 
 struct WeightsSource {
     char manifest_path[4096], weights_path[4096];
@@ -212,7 +213,8 @@ int weights_get(ReadCtx *c, WeightsSource *w, const char *name, const char *ref,
     const void *seen = name_map_get(&w->done, ref);
     uint64_t offset = 0, length = elements * file_elem_bytes(dt);
     *nbytes = dtype_storage_bytes(dt, elements);
-    const char *bad = check_entry(w, e, dt, rank, shape, length, !seen, &offset);
+    bool verify_hash = !seen && !(c->flags & WEBNN_READ_SKIP_HASH);
+    const char *bad = check_entry(w, e, dt, rank, shape, length, verify_hash, &offset);
     if (bad) {
         rd_error(c, "const '%s': manifest %s entry '%s': %s (weights %s)", name, w->manifest_path, ref, bad, w->weights_path);
         return -1;

@@ -57,6 +57,37 @@ START_TEST(replaces_previous_output) {
 }
 END_TEST
 
+/* The pre-commit check sees the finished files in the temporary folder; when it fails, the
+ * write fails and neither the output nor the temporary folder remains. */
+static int check_calls;
+static int check_sees_files(const char *dir, void *ctx) {
+    check_calls++;
+    ck_assert(tu_exists(tu_path(dir, WN_GRAPH_FILE)));
+    ck_assert(tu_exists(tu_path(dir, WN_WEIGHTS_FILE)));
+    ck_assert(tu_exists(tu_path(dir, WN_MANIFEST_FILE)));
+    return *(int *)ctx;
+}
+
+START_TEST(failed_check_leaves_nothing) {
+    char out[4096]; /* tu_path's buffer is reused by the check */
+    snprintf(out, sizeof out, "%s", tu_path(tmp, "out"));
+    Graph *g = graph_with_weights("checked", 8);
+    int verdict = -1;
+    WebnnWriteOptions opt = {.check = check_sees_files, .check_ctx = &verdict};
+    check_calls = 0;
+    ck_assert_int_ne(webnn_write(g, out, &opt), 0);
+    ck_assert_int_eq(check_calls, 1);
+    ck_assert_int_eq(entries(), 0);
+    verdict = 0;
+    diag_clear();
+    ck_assert_msg(webnn_write(g, out, &opt) == 0, "%s", diag_message());
+    ck_assert_int_eq(check_calls, 2);
+    ck_assert(tu_exists(tu_path(out, WN_GRAPH_FILE)));
+    ck_assert_int_eq(entries(), 1);
+    graph_free(g);
+}
+END_TEST
+
 START_TEST(refuses_foreign_folder) {
     char out[8192];
     snprintf(out, sizeof out, "%s/out", tmp);
@@ -110,6 +141,7 @@ int main(void) {
     TCase *tc = tcase_create("outdir");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, replaces_previous_output);
+    tcase_add_test(tc, failed_check_leaves_nothing);
     tcase_add_test(tc, refuses_foreign_folder);
     tcase_add_test(tc, file_in_the_way);
     tcase_add_test(tc, missing_parent);
