@@ -211,16 +211,19 @@ static Graph *load_graph(const CliCommand *self, const ArgResult *r, const char 
     return convert_onnx(path, &copt, &onnx_nodes, code);
 }
 
-static int generate(const CliCommand *self, const ArgResult *r, Decoder *d, int64_t *tokens, int n_prompt) {
-    long long max_new = 12;
-    if (args_value(r, "max-new")) {
-        char *end;
-        max_new = strtoll(args_value(r, "max-new"), &end, 10);
-        if (*end || end == args_value(r, "max-new") || max_new < 1 || max_new > MAX_TOKENS - n_prompt)
-            return cli_usage_error(self, "--max-new takes a count 1..%d", MAX_TOKENS - n_prompt);
-    }
-    int device;
-    if (args_device(self, r, &device) < 0) return WN_EXIT_BAD_INPUT;
+/* --max-new N (default 12) -> *max_new; 0 or -1 after a usage error. */
+static int parse_max_new(const CliCommand *self, const ArgResult *r, int n_prompt, long long *max_new) {
+    const char *s = args_value(r, "max-new");
+    *max_new = 12;
+    if (!s) return 0;
+    char *end;
+    *max_new = strtoll(s, &end, 10);
+    if (*end || end == s || *max_new < 1 || *max_new > MAX_TOKENS - n_prompt)
+        return cli_usage_error(self, "--max-new takes a count 1..%d", MAX_TOKENS - n_prompt), -1;
+    return 0;
+}
+
+static int generate(Decoder *d, int device, long long max_new, int64_t *tokens, int n_prompt) {
     if (decoder_inputs(d) < 0) return WN_EXIT_BAD_INPUT;
     int64_t longest = max_total(d), need = n_prompt + max_new - 1;
     if (need > longest) {
@@ -264,6 +267,9 @@ int cmd_generate(const CliCommand *self, int argc, char **argv) {
     static int64_t tokens[MAX_TOKENS];
     int n_prompt = parse_ids(self, args_value(&r, "prompt-ids"), tokens, MAX_TOKENS - 1);
     if (n_prompt < 0) return WN_EXIT_BAD_INPUT;
+    long long max_new;
+    int device;
+    if (parse_max_new(self, &r, n_prompt, &max_new) < 0 || args_device(self, &r, &device) < 0) return WN_EXIT_BAD_INPUT;
     unsigned fuse;
     if (fuse_parse(args_value(&r, "fuse"), &fuse) < 0) return cli_fail(NULL, WN_EXIT_BAD_INPUT);
     const char *path = r.pos[0];
@@ -271,7 +277,7 @@ int cmd_generate(const CliCommand *self, int argc, char **argv) {
     Decoder d = {0};
     d.g = load_graph(self, &r, path, fuse, &rc);
     if (!d.g) return rc < 0 ? WN_EXIT_BAD_INPUT : cli_fail(path, rc);
-    rc = generate(self, &r, &d, tokens, n_prompt);
+    rc = generate(&d, device, max_new, tokens, n_prompt);
     free(d.out);
     graph_free(d.g);
     if (rc == WN_EXIT_BAD_INPUT && diag_has_error()) return cli_fail(path, rc);

@@ -22,6 +22,9 @@ models with --dim sequence_length=64):
   and --max-new 12 must reproduce hf_greedy.npy exactly (KV models from the converted folder, and
   qwen2-fp32-cpu also straight from its ONNX folder, converted in memory).
 
+`webnnc generate` on bad input (ids, counts, lengths beyond the cache, device, not a model) must
+exit 2 with one error line.
+
 Writes genai_models.json and genai_models.md (model, ONNX nodes, emitted baseline nodes, max abs
 error per test set) into the build folder and prints the table.  Exit 1 on any failure.  Without
 ../shared: skip (77), or fail under CI=true.
@@ -223,6 +226,17 @@ def main():
                     fail(f"generate from the ONNX folder: {note2}")
             row["notes"].append(f"generate: {note}")
         print(f"{name}: {'FAIL' if any(f.startswith(name + ':') for f in failures) else 'ok'}", flush=True)
+
+    # generate on bad input: one clean error line, exit 2
+    qwen2 = os.path.join(out_root, "qwen2-fp32-cpu")
+    for bad in (["--prompt-ids", "1,x"], ["--prompt-ids", ""], ["--prompt-ids", "1,2", "--max-new", "0"],
+                ["--prompt-ids", "1,2", "--max-new", "600"], ["--prompt-ids", "1", "--device", "-3"]):
+        r = e2e.run_webnnc(["generate", qwen2] + bad)
+        if not r.is_clean_error():
+            failures.append(f"generate {' '.join(bad)}: expected one error line and exit 2, got {r.describe()}")
+    r = e2e.run_webnnc(["generate", os.path.join(models_dir, "README.md"), "--prompt-ids", "1"])
+    if not r.is_clean_error():
+        failures.append(f"generate on a non-model: expected one error line and exit 2, got {r.describe()}")
 
     def fmt(x):
         return "-" if x is None else f"{x:.3g}"
