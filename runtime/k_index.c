@@ -9,8 +9,8 @@
 
 typedef struct {
     uint32_t n, rank, axis, axis_dim;
-    uint32_t shape[6];
-    int32_t xst[6];
+    uint32_t shape[WN_MAX_RANK];
+    int32_t xst[WN_MAX_RANK];
     int32_t base_src, base_idx, base_dst;
 } ElemPush;
 _Static_assert(sizeof(ElemPush) <= K_PUSH_MAX, "index_elements push constants");
@@ -64,8 +64,8 @@ static int elements_check(KernelCtx *kc, const Node *n) {
     if (index_check_shader(kc, n, "index_elements") < 0) return -1;
     int r = n->inputs[0]->rank;
     int64_t axis = node_int(n, "axis", 0);
-    if (r > 6 || n->inputs[1]->rank != r || axis < 0 || axis >= r) {
-        diag_node_error(n, "needs indices of the input's rank (at most 6) and an axis inside it");
+    if (r > WN_MAX_RANK || n->inputs[1]->rank != r || axis < 0 || axis >= r) {
+        diag_node_error(n, "needs indices of the input's rank (at most %d) and an axis inside it", WN_MAX_RANK);
         return -1;
     }
     return 0;

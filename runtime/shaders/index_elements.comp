@@ -8,8 +8,8 @@
 layout(constant_id = 1) const uint SCATTER = 0;
 layout(push_constant) uniform PC {
     uint n, rank, axis, axis_dim;
-    uint shape[6];
-    int xst[6];
+    uint shape[8]; // WN_MAX_RANK
+    int xst[8];
     int base_src, base_idx, base_dst;
 } pc;
 #include "index_common.glsl"
