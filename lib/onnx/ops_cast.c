@@ -1,5 +1,5 @@
 /* ops_cast.c - ONNX Cast/CastLike (bool targets become notEqual(x, 0)), Clip -> clamp (bounds as
- * attributes before opset 11, constant inputs after), DequantizeLinear/QuantizeLinear. */
+ * attributes before opset 11, constant inputs after; run-time bounds -> max/min), DequantizeLinear/QuantizeLinear. */
 #include "import_internal.h"
 
 /* Cast to `to`; ONNX code 9 (bool) yields 0/1 as uint8. */
@@ -24,26 +24,44 @@ int onnx_CastLike(OnnxCtx *c) {
     return cast_to(c, in_req(c, 0), 0, like->dtype);
 }
 
+/* Clip = min(max(x, lo), hi).  Constant bounds become clamp options (one clamp node); a bound
+ * computed at run time (opset >= 11 inputs) becomes an element-wise max/min with the scalar. */
 int onnx_Clip(OnnxCtx *c) {
     Value *x = in_req(c, 0);
     if (!x) return -1;
-    Node *n = imp_node(c, OP_CLAMP);
-    node_add_input(c->g, n, x);
-    if (c->opset < 11) {
-        const Onnx__AttributeProto *lo = onnx_attr_find(c, "min"), *hi = onnx_attr_find(c, "max");
-        if (lo) node_set_float(c->g, n, "minValue", onnx_attr_float(c, "min", 0));
-        if (hi) node_set_float(c->g, n, "maxValue", onnx_attr_float(c, "max", 0));
-    } else {
-        const char *keys[2] = {"minValue", "maxValue"};
-        for (int i = 0; i < 2; i++) {
-            Value *b = in_opt(c, i + 1);
-            double d;
-            if (!b) continue;
-            if (imp_const_scalar(c, b, i ? "max" : "min", &d) < 0) return -1;
-            node_set_float(c->g, n, keys[i], d);
+    static const char *const keys[2] = {"minValue", "maxValue"}, *const what[2] = {"min", "max"};
+    static const OpId elementwise[2] = {OP_MAX, OP_MIN};
+    Value *run_time[2] = {NULL, NULL};
+    double k[2];
+    bool has_k[2] = {false, false};
+    for (int i = 0; i < 2; i++) {
+        if (c->opset < 11) {
+            if ((has_k[i] = onnx_attr_find(c, what[i]) != NULL)) k[i] = onnx_attr_float(c, what[i], 0);
+            continue;
+        }
+        Value *b = in_opt(c, i + 1);
+        if (!b) continue;
+        if (b->rank > 1 || value_max_elements(b) != 1) return imp_error(c, "'%s' must be a scalar", what[i]);
+        if (!(b->flags & VF_CONST)) {
+            if (!(run_time[i] = emit_reshape(c, b, 0, NULL))) return -1;
+        } else if (imp_const_scalar(c, b, what[i], &k[i]) < 0) {
+            return -1;
+        } else {
+            has_k[i] = true;
         }
     }
-    return imp_result(c, imp_finish(c, n));
+    Value *y = x;
+    if (run_time[0] && has_k[1]) y = emit_binary(c, OP_MAX, y, run_time[0]), run_time[0] = NULL;
+    if (y && (has_k[0] || has_k[1])) {
+        Node *n = imp_node(c, OP_CLAMP);
+        node_add_input(c->g, n, y);
+        for (int i = 0; i < 2; i++)
+            if (has_k[i]) node_set_float(c->g, n, keys[i], k[i]);
+        y = imp_finish(c, n);
+    }
+    for (int i = 0; i < 2; i++)
+        if (y && run_time[i]) y = emit_binary(c, elementwise[i], y, run_time[i]);
+    return imp_result(c, y);
 }
 
 /* Reshapes a per-axis scale/zero point of length C to broadcast against x along `axis`

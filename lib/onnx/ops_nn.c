@@ -1,6 +1,7 @@
 /* ops_nn.c - ONNX MatMul (1-D operands via reshape), Gemm (matmul + transposes + alpha/beta),
  * Softmax/LogSoftmax (opset < 13: 2-D coercion), LayerNormalization (portable form: normalization
- * without scale/bias followed by mul/add; Mean/InvStdDev outputs decomposed), BatchNormalization, InstanceNormalization. */
+ * without scale/bias followed by mul/add; Mean/InvStdDev outputs decomposed),
+ * BatchNormalization (training mode: batch statistics and running-statistics outputs), InstanceNormalization. */
 #include "import_internal.h"
 
 /* Shape of x with dimension `axis` removed. */
@@ -116,12 +117,43 @@ int onnx_LayerNormalization(OnnxCtx *c) {
     return imp_result(c, y);
 }
 
+/* Training mode (opset >= 14, training_mode = 1): Y normalizes with the batch statistics (mean and
+ * population variance over every axis but 1) and the optional outputs 1 and 2 are the running
+ * statistics input * momentum + batch * (1 - momentum).  Extra outputs are invalid otherwise. */
+static int batch_norm_training(OnnxCtx *c, Value *x, Value **mean, Value **var) {
+    int64_t axes[WN_MAX_RANK];
+    int n = 0;
+    for (int i = 0; i < x->rank; i++)
+        if (i != 1) axes[n++] = i;
+    Value *bmean = emit_reduce(c, OP_REDUCE_MEAN, x, n, axes, true);
+    Value *dev = emit_binary(c, OP_SUB, x, bmean);
+    Value *bvar = emit_reduce(c, OP_REDUCE_MEAN, emit_binary(c, OP_MUL, dev, dev), n, axes, true);
+    bmean = emit_reshape(c, bmean, 1, &x->shape[1]);
+    bvar = emit_reshape(c, bvar, 1, &x->shape[1]);
+    if (!bmean || !bvar) return -1;
+    double m = onnx_attr_float(c, "momentum", 0.9);
+    Value *stats[2] = {*mean, *var}, *batch[2] = {bmean, bvar};
+    for (int i = 0; i < 2; i++) {
+        if (!imp_wants_out(c, i + 1)) continue;
+        Value *run = emit_binary(c, OP_ADD, emit_binary(c, OP_MUL, stats[i], const_scalar(c, x->dtype, m)),
+                                 emit_binary(c, OP_MUL, batch[i], const_scalar(c, x->dtype, 1.0 - m)));
+        if (!run) return -1;
+        imp_set_out(c, i + 1, run);
+    }
+    *mean = bmean;
+    *var = bvar;
+    return 0;
+}
+
 int onnx_BatchNormalization(OnnxCtx *c) {
     Value *x = in_req(c, 0), *scale = in_req(c, 1), *bias = in_req(c, 2), *mean = in_req(c, 3), *var = in_req(c, 4);
     if (!x || !scale || !bias || !mean || !var) return -1;
-    if (onnx_attr_int(c, "training_mode", 0) || imp_wants_out(c, 1) || imp_wants_out(c, 2))
-        return imp_error(c, "training mode is not supported");
     if (x->rank < 2) return imp_error(c, "input must have rank >= 2");
+    bool training = c->opset >= 14 && onnx_attr_int(c, "training_mode", 0) != 0;
+    if (!training && (imp_wants_out(c, 1) || imp_wants_out(c, 2)))
+        return imp_error(c, c->opset >= 14 ? "outputs beyond Y need training_mode = 1"
+                                           : "training mode (outputs beyond Y) before opset 14 is not supported");
+    if (training && batch_norm_training(c, x, &mean, &var) < 0) return -1;
     Node *n = imp_node(c, OP_BATCH_NORMALIZATION);
     Value *ops[5] = {x, mean, var, scale, bias};
     for (int i = 0; i < 5; i++) node_add_input(c->g, n, ops[i]);

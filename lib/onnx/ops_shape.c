@@ -1,7 +1,7 @@
 /* ops_shape.c - ONNX shape manipulation lowered to WebNN reshape/transpose/concat/split/slice/
  * expand/tile/pad: Reshape (0 and -1, allowzero), Squeeze/Unsqueeze/Flatten (as reshape),
  * Slice (clamped starts/ends, negative steps via reverse), Split (sizes or num_outputs), Identity,
- * Dropout (inference), Pad (constant/edge/reflect).  Shape operands are constants or symbolic
+ * Dropout (inference: identity, mask all true), Pad (constant/edge/reflect).  Shape operands are constants or symbolic
  * shape values (shape_expr.c): Reshape/Expand/Slice take symbolic entries as Dims. */
 #include <string.h>
 
@@ -408,8 +408,17 @@ int onnx_Dropout(OnnxCtx *c) {
         if (imp_const_scalar(c, training, "training_mode", &t) < 0) return -1;
         if (t != 0) return imp_error(c, "training_mode=true is not supported");
     }
-    if (imp_wants_out(c, 1)) return imp_error(c, "the mask output is not supported");
-    return imp_result(c, in_req(c, 0));
+    Value *x = in_req(c, 0);
+    if (!x) return -1;
+    if (imp_wants_out(c, 1)) { /* inference keeps every element: mask = all true, x's shape */
+        Node *e = imp_node(c, OP_EXPAND);
+        node_add_input(c->g, e, const_scalar(c, DT_U8, 1));
+        node_set_dims(c->g, e, "newShape", x->rank, x->shape);
+        Value *mask = imp_finish(c, e);
+        if (!mask) return -1;
+        imp_set_out(c, 1, mask);
+    }
+    return imp_result(c, x);
 }
 
 int onnx_Pad(OnnxCtx *c) {
