@@ -117,6 +117,10 @@ Dim dims_product(OnnxCtx *c, const Value *x, int from, int to);
 /* Checked element count of a static shape; -1 (with error) if it overflows 2^31 elements. */
 int64_t imp_elements(const OnnxCtx *c, int rank, const int64_t *shape);
 
+/* ScatterND (nd) / ScatterElements with a reduction attribute (ops_scatter_reduce.c): 0 when the
+ * reduction is "none" (nothing emitted), 1 when lowered (outputs set), -1 on error. */
+int scatter_reduce(OnnxCtx *c, bool nd);
+
 /* ---- shape expressions (shape_expr.c) ---------------------------------------------------------
  * A *symbolic shape value* is a Value outside the graph (id -1, no producer, not constant) whose
  * `symval` holds its elements (rank 0 or 1) as Dims; Shape/Size of tensors with symbolic dims make

@@ -1,7 +1,6 @@
 /* ops_gather.c - ONNX indexing ops: Gather (negative constant indices normalized), GatherElements,
- * GatherND, ScatterND, ScatterElements, Where, Trilu -> triangular, CumSum -> cumulativeSum. */
-#include <string.h>
-
+ * GatherND (batch_dims via prepended batch coordinates), ScatterND, ScatterElements (reductions in
+ * ops_scatter_reduce.c), Where, Trilu -> triangular, CumSum -> cumulativeSum. */
 #include "import_internal.h"
 
 /* A node op(inputs...) with an optional "axis" option normalized against input 0's rank. */
@@ -64,24 +63,61 @@ int onnx_Gather(OnnxCtx *c) {
 
 int onnx_GatherElements(OnnxCtx *c) { return indexed(c, OP_GATHER_ELEMENTS, 2, true, NULL); }
 
-int onnx_GatherND(OnnxCtx *c) {
-    if (onnx_attr_int(c, "batch_dims", 0) != 0) return imp_error(c, "batch_dims != 0 is not supported");
-    return indexed(c, OP_GATHER_ND, 2, false, NULL);
+/* GatherND with batch_dims = nb > 0: the batch coordinates are prepended to every index tuple
+ * (a constant of shape indices[:-1] + [nb], concatenated on the last axis), which makes it a plain
+ * gatherND over the whole data tensor with the same output shape. */
+static Value *batch_indices(OnnxCtx *c, const Value *x, Value *idx, int64_t nb) {
+    int r = idx->rank;
+    if (nb < 0 || nb >= r || nb >= x->rank) {
+        imp_error(c, "batch_dims %lld must be below the ranks of data and indices", (long long)nb);
+        return NULL;
+    }
+    int64_t shape[WN_MAX_RANK];
+    for (int i = 0; i < r; i++) {
+        if (!dim_is_static(idx->shape[i]) || (i < nb && !dim_equal(idx->shape[i], x->shape[i]))) {
+            imp_error(c, "batch_dims needs static indices dims equal to the data's batch dims");
+            return NULL;
+        }
+        shape[i] = idx->shape[i].v;
+    }
+    shape[r - 1] = nb;
+    void *data;
+    Value *coords = const_new(c, idx->dtype, r, shape, &data);
+    if (!coords) return NULL;
+    uint64_t tuples = value_max_elements(coords) / (uint64_t)nb;
+    for (uint64_t t = 0; t < tuples; t++) { /* t in row-major order over indices[:-1] */
+        uint64_t rest = t;
+        for (int d = r - 2; d >= 0; d--) {
+            uint64_t coord = rest % (uint64_t)shape[d];
+            rest /= (uint64_t)shape[d];
+            if (d < nb) store_elem_f64(idx->dtype, data, t * (uint64_t)nb + (uint64_t)d, (double)coord);
+        }
+    }
+    Node *n = imp_node(c, OP_CONCAT);
+    node_add_input(c->g, n, coords);
+    node_add_input(c->g, n, idx);
+    node_set_uint(c->g, n, "axis", (uint64_t)(r - 1));
+    return imp_finish(c, n);
 }
 
-static int no_reduction(OnnxCtx *c) {
-    const char *r = onnx_attr_string(c, "reduction", "none");
-    return strcmp(r, "none") ? imp_error(c, "reduction '%s' is not supported", r) : 0;
+int onnx_GatherND(OnnxCtx *c) {
+    int64_t nb = onnx_attr_int(c, "batch_dims", 0);
+    if (nb == 0) return indexed(c, OP_GATHER_ND, 2, false, NULL);
+    Value *x = in_req(c, 0), *idx = in_req(c, 1);
+    if (!x || !idx) return -1;
+    if (idx->dtype != DT_I64 && idx->dtype != DT_I32) return imp_error(c, "indices must be int32 or int64");
+    idx = batch_indices(c, x, idx, nb);
+    return idx ? indexed(c, OP_GATHER_ND, 2, false, idx) : -1;
 }
 
 int onnx_ScatterND(OnnxCtx *c) {
-    if (no_reduction(c) < 0) return -1;
-    return indexed(c, OP_SCATTER_ND, 3, false, NULL);
+    int r = scatter_reduce(c, true);
+    return r ? (r < 0 ? -1 : 0) : indexed(c, OP_SCATTER_ND, 3, false, NULL);
 }
 
 int onnx_ScatterElements(OnnxCtx *c) {
-    if (no_reduction(c) < 0) return -1;
-    return indexed(c, OP_SCATTER_ELEMENTS, 3, true, NULL);
+    int r = scatter_reduce(c, false);
+    return r ? (r < 0 ? -1 : 0) : indexed(c, OP_SCATTER_ELEMENTS, 3, true, NULL);
 }
 
 int onnx_Where(OnnxCtx *c) { return indexed(c, OP_WHERE, 3, false, NULL); }
