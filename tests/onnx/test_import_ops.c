@@ -619,6 +619,202 @@ START_TEST(global_average_pool_is_reduce_mean) {
 }
 END_TEST
 
+/* ---- node-test coverage fixes (issue #3): run-time Clip bounds, Dropout mask, BatchNormalization
+ * training mode, GatherND batch_dims, scatter reductions ------------------------------------------ */
+
+/* The constant bytes behind graph output i (through identity nodes); fails the test otherwise. */
+static const Value *const_output(int i) {
+    const Value *v = g->outputs[i];
+    while (v->producer && v->producer->op == OP_IDENTITY) v = v->producer->inputs[0];
+    ck_assert_msg(v->flags & VF_CONST, "output %d is not a constant", i);
+    return v;
+}
+
+START_TEST(clip_run_time_bounds) {
+    b = mb_new(13);
+    mb_input(b, "x", TF32, "4");
+    mb_input(b, "lo", TF32, "");
+    mb_init_f32(b, "hi", "", 1, (const float[]){6.0f});
+    mb_node(b, "Clip", "c", "x,lo,hi", "y");
+    mb_output(b, "y");
+    expect_ok();
+    /* min(max(x, lo), 6): max with the run-time bound first, then the constant one as clamp */
+    Node *mx = nth_op(g, OP_MAX, 0), *cl = nth_op(g, OP_CLAMP, 0);
+    ck_assert_ptr_nonnull(mx);
+    ck_assert_ptr_nonnull(cl);
+    ck_assert_ptr_eq(cl->inputs[0], mx->outputs[0]);
+    ck_assert_ptr_null(node_attr(cl, "minValue"));
+    ck_assert(node_float(cl, "maxValue", 0) == 6.0);
+    ck_assert_str_eq(out_type(), "float32[4]");
+    teardown();
+    b = mb_new(13);
+    mb_input(b, "x", TI8, "3,4");
+    mb_input(b, "lo", TI8, "");
+    mb_input(b, "hi", TI8, "");
+    mb_node(b, "Clip", "c", "x,lo,hi", "y");
+    mb_output(b, "y");
+    expect_ok();
+    ck_assert_int_eq(count_op(g, OP_CLAMP), 0);
+    mx = nth_op(g, OP_MAX, 0);
+    Node *mn = nth_op(g, OP_MIN, 0);
+    ck_assert_ptr_nonnull(mx);
+    ck_assert_ptr_nonnull(mn);
+    ck_assert_ptr_eq(mn->inputs[0], mx->outputs[0]);
+    ck_assert_str_eq(out_type(), "int8[3, 4]");
+    teardown();
+    b = mb_new(13);
+    mb_input(b, "x", TF32, "4");
+    mb_input(b, "lo", TF32, "2");
+    mb_node(b, "Clip", "c", "x,lo", "y");
+    mb_output(b, "y");
+    expect_fail("'min' must be a scalar");
+}
+END_TEST
+
+START_TEST(dropout_mask_all_true) {
+    b = mb_new(13);
+    mb_input(b, "x", TF32, "3,4");
+    mb_input(b, "ratio", TF32, ""); /* ignored in inference */
+    mb_node(b, "Dropout", "d", "x,ratio", "y,mask");
+    mb_output(b, "y");
+    mb_output(b, "mask");
+    expect_ok();
+    ck_assert_str_eq(type_of(g, g->outputs[1]), "uint8[3, 4]");
+    const Value *m = const_output(1);
+    ck_assert_uint_eq(m->nbytes, 12);
+    for (int i = 0; i < 12; i++) ck_assert_uint_eq(((const uint8_t *)m->data)[i], 1);
+    teardown();
+    b = mb_new(13);
+    mb_input(b, "x", TF32, "3,4");
+    mb_init(b, "t", TBOOL, "", (const uint8_t[]){1}, 1);
+    mb_node(b, "Dropout", "d", "x,,t", "y");
+    mb_output(b, "y");
+    expect_fail("training_mode=true is not supported");
+}
+END_TEST
+
+START_TEST(batch_norm_training_mode) {
+    b = mb_new(15);
+    mb_input(b, "x", TF32, "2,3,4,5");
+    const char *params[] = {"s", "bias", "mean", "var"};
+    for (int i = 0; i < 4; i++) mb_input(b, params[i], TF32, "3");
+    Onnx__NodeProto *n = mb_node(b, "BatchNormalization", "bn", "x,s,bias,mean,var", "y,rm,rv");
+    mb_attr_i(b, n, "training_mode", 1);
+    mb_attr_f(b, n, "momentum", 0.75f);
+    mb_output(b, "y");
+    mb_output(b, "rm");
+    mb_output(b, "rv");
+    expect_ok();
+    /* batch mean and population variance over N, H, W; Y normalizes with them */
+    ck_assert_int_eq(count_op(g, OP_REDUCE_MEAN), 2);
+    ck_assert_str_eq(ints_of(nth_op(g, OP_REDUCE_MEAN, 0), "axes"), "0,2,3");
+    Node *bn = nth_op(g, OP_BATCH_NORMALIZATION, 0);
+    ck_assert_ptr_nonnull(bn);
+    ck_assert_ptr_nonnull(bn->inputs[1]->producer); /* the batch mean, not the running-mean input */
+    ck_assert_str_eq(type_of(g, bn->inputs[1]), "float32[3]");
+    ck_assert_str_eq(type_of(g, g->outputs[1]), "float32[3]");
+    ck_assert_str_eq(type_of(g, g->outputs[2]), "float32[3]");
+    /* running = input * momentum + batch * (1 - momentum): two scalings and one add per output */
+    ck_assert_int_eq(count_op(g, OP_ADD), 2);
+    teardown();
+    b = mb_new(15);
+    mb_input(b, "x", TF32, "2,3,4,5");
+    for (int i = 0; i < 4; i++) mb_input(b, params[i], TF32, "3");
+    mb_node(b, "BatchNormalization", "bn", "x,s,bias,mean,var", "y,rm");
+    mb_output(b, "y");
+    mb_output(b, "rm");
+    expect_fail("training_mode = 1");
+}
+END_TEST
+
+START_TEST(gather_nd_batch_dims) {
+    b = mb_new(13);
+    mb_input(b, "data", TI32, "2,2,2");
+    mb_input(b, "idx", TI64, "2,1");
+    mb_attr_i(b, mb_node(b, "GatherND", "g", "data,idx", "y"), "batch_dims", 1);
+    mb_output(b, "y");
+    expect_ok();
+    Node *cat = nth_op(g, OP_CONCAT, 0), *gn = nth_op(g, OP_GATHER_ND, 0);
+    ck_assert_ptr_nonnull(cat);
+    ck_assert_ptr_nonnull(gn);
+    ck_assert_ptr_eq(gn->inputs[1], cat->outputs[0]);
+    const Value *coords = cat->inputs[0];
+    ck_assert(coords->flags & VF_CONST);
+    ck_assert_str_eq(type_of(g, coords), "int64[2, 1]");
+    ck_assert_int_eq(((const int64_t *)coords->data)[0], 0); /* batch 0 */
+    ck_assert_int_eq(((const int64_t *)coords->data)[1], 1); /* batch 1 */
+    ck_assert_str_eq(out_type(), "int32[2, 2]"); /* ONNX: [batch, data dims after batch + 1] */
+    teardown();
+    b = mb_new(13);
+    mb_input(b, "data", TI32, "2,2,2");
+    mb_input(b, "idx", TI64, "3,1");
+    mb_attr_i(b, mb_node(b, "GatherND", "g", "data,idx", "y"), "batch_dims", 1);
+    mb_output(b, "y");
+    expect_fail("batch dims");
+}
+END_TEST
+
+/* ScatterElements' duplicate-index example of the ONNX operator docs, all constant: folds. */
+START_TEST(scatter_elements_add_duplicates) {
+    b = mb_new(16);
+    mb_init_f32(b, "data", "1,5", 5, (const float[]){1, 2, 3, 4, 5});
+    mb_init(b, "idx", TI64, "1,2", (const int64_t[]){1, 1}, 16);
+    mb_init_f32(b, "upd", "1,2", 2, (const float[]){1.1f, 2.1f});
+    Onnx__NodeProto *n = mb_node(b, "ScatterElements", "s", "data,idx,upd", "y");
+    mb_attr_i(b, n, "axis", 1);
+    mb_attr_s(b, n, "reduction", "add");
+    mb_output(b, "y");
+    expect_ok();
+    const Value *y = const_output(0);
+    ck_assert_str_eq(out_type(), "float32[1, 5]");
+    const float want[5] = {1, (2.0f + 1.1f) + 2.1f, 3, 4, 5}; /* applied in index order */
+    ck_assert_mem_eq(y->data, want, sizeof want);
+}
+END_TEST
+
+START_TEST(scatter_nd_mul_negative_and_duplicate) {
+    b = mb_new(16);
+    mb_init_f32(b, "data", "4", 4, (const float[]){1, 2, 3, 4});
+    mb_init(b, "idx", TI64, "3,1", (const int64_t[]){-1, 3, 0}, 24);
+    mb_init_f32(b, "upd", "3", 3, (const float[]){2, 3, 5});
+    mb_attr_s(b, mb_node(b, "ScatterND", "s", "data,idx,upd", "y"), "reduction", "mul");
+    mb_output(b, "y");
+    expect_ok();
+    const float want[4] = {5, 2, 3, 24}; /* -1 is index 3: 4 * 2 * 3 */
+    ck_assert_mem_eq(const_output(0)->data, want, sizeof want);
+}
+END_TEST
+
+START_TEST(scatter_nd_add_run_time_indices) {
+    b = mb_new(16);
+    mb_input(b, "data", TF32, "4,4,4");
+    mb_input(b, "idx", TI64, "2,1");
+    mb_input(b, "upd", TF32, "2,4,4");
+    mb_attr_s(b, mb_node(b, "ScatterND", "s", "data,idx,upd", "y"), "reduction", "add");
+    mb_output(b, "y");
+    expect_ok();
+    ck_assert_int_eq(count_op(g, OP_SCATTER_ND), 0);
+    ck_assert_int_eq(count_op(g, OP_WHERE), 1 + 2); /* negative wrap + one per update slice */
+    ck_assert_str_eq(out_type(), "float32[4, 4, 4]");
+    teardown();
+    b = mb_new(16);
+    mb_input(b, "data", TF32, "100");
+    mb_input(b, "idx", TI64, "65,1");
+    mb_input(b, "upd", TF32, "65");
+    mb_attr_s(b, mb_node(b, "ScatterND", "s", "data,idx,upd", "y"), "reduction", "add");
+    mb_output(b, "y");
+    expect_fail("more than 64");
+    teardown();
+    b = mb_new(18);
+    mb_input(b, "data", TF32, "4");
+    mb_input(b, "idx", TI64, "1,1");
+    mb_input(b, "upd", TF32, "1");
+    mb_attr_s(b, mb_node(b, "ScatterND", "s", "data,idx,upd", "y"), "reduction", "xor");
+    mb_output(b, "y");
+    expect_fail("reduction 'xor' is not supported");
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("onnx_import_ops");
     TCase *tc = tcase_create("ops");
@@ -657,6 +853,13 @@ static Suite *suite(void) {
     tcase_add_test(tc, average_pool_count_include_pad);
     tcase_add_test(tc, max_pool_ceil_mode);
     tcase_add_test(tc, global_average_pool_is_reduce_mean);
+    tcase_add_test(tc, clip_run_time_bounds);
+    tcase_add_test(tc, dropout_mask_all_true);
+    tcase_add_test(tc, batch_norm_training_mode);
+    tcase_add_test(tc, gather_nd_batch_dims);
+    tcase_add_test(tc, scatter_elements_add_duplicates);
+    tcase_add_test(tc, scatter_nd_mul_negative_and_duplicate);
+    tcase_add_test(tc, scatter_nd_add_run_time_indices);
     suite_add_tcase(s, tc);
     return s;
 }
