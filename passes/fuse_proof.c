@@ -17,12 +17,12 @@ int fp_begin(FuseProof *p, const Graph *g, OpId op) {
         return -1;
     }
     Graph *s = p->s;
-    if (g->n_exprs > 0) { /* same symbolic dims: copy the tables verbatim so Dim indices agree */
+    if (g->exprs && g->n_exprs > 0) { /* same symbolic dims: copy the tables verbatim so Dim indices agree */
         s->exprs = graph_alloc(s, sizeof *s->exprs * (size_t)g->n_exprs);
         memcpy(s->exprs, g->exprs, sizeof *s->exprs * (size_t)g->n_exprs);
         s->n_exprs = s->cap_exprs = g->n_exprs;
     }
-    if (g->n_symbols > 0) {
+    if (g->symbols && g->n_symbols > 0) {
         s->symbols = graph_alloc(s, sizeof *s->symbols * (size_t)g->n_symbols);
         memcpy(s->symbols, g->symbols, sizeof *s->symbols * (size_t)g->n_symbols);
         s->n_symbols = s->cap_symbols = g->n_symbols;
