@@ -46,13 +46,26 @@ static float step(WnrtModel *m, int32_t r, float a, float b) {
     return sum;
 }
 
-START_TEST(resident_cache_keeps_rows) {
-    Graph *g = cache_graph(false);
+/* Loads g; asserts how many caches the plan writes in place. */
+static WnrtModel *load(Graph *g, int want_aliased) {
     WnrtModel *m = wnrt_load(rt_ctx, g);
     ck_assert_msg(m != NULL, "%s", diag_message());
     WnrtStats st;
     wnrt_stats(m, &st);
-    ck_assert_int_eq(st.kv_aliased, 1);
+    ck_assert_int_eq(st.kv_aliased, want_aliased);
+    return m;
+}
+
+/* Output `index` ([1,1,4,2] float32) equals want. */
+static void expect_output(WnrtModel *m, int index, const float want[8]) {
+    float got[8];
+    ck_assert_msg(wnrt_read_output(m, index, got, sizeof got) == 0, "%s", diag_message());
+    for (int i = 0; i < 8; i++) ck_assert_float_eq(got[i], want[i]);
+}
+
+START_TEST(resident_cache_keeps_rows) {
+    Graph *g = cache_graph(false);
+    WnrtModel *m = load(g, 1);
     ck_assert_msg(wnrt_kv_resident(m) == 0, "%s", diag_message());
     /* rows 0..3 get (10, 11), (20, 21), (30, 31), (40, 41): running sums 21, 62, 123, 204 */
     ck_assert_float_eq(step(m, 0, 10, 11), 21);
@@ -78,16 +91,12 @@ END_TEST
 
 START_TEST(bound_cache_is_an_input_output_pair) {
     Graph *g = cache_graph(false);
-    WnrtModel *m = wnrt_load(rt_ctx, g);
-    ck_assert_msg(m != NULL, "%s", diag_message());
+    WnrtModel *m = load(g, 1);
     float past[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     for (int run = 0; run < 2; run++) { /* the bound past wins over the previous run's present */
         ck_assert_msg(wnrt_bind_input(m, "past", past, sizeof past, SH(1, 1, 4, 2)) == 0, "%s", diag_message());
         ck_assert_float_eq(step(m, 2, 100, 200), 1 + 2 + 3 + 4 + 100 + 200 + 7 + 8);
-        float present[8];
-        ck_assert_msg(wnrt_read_output(m, 1, present, sizeof present) == 0, "%s", diag_message());
-        const float want[8] = {1, 2, 3, 4, 100, 200, 7, 8};
-        for (int i = 0; i < 8; i++) ck_assert_float_eq(present[i], want[i]);
+        expect_output(m, 1, (const float[8]){1, 2, 3, 4, 100, 200, 7, 8});
     }
     wnrt_free(m);
     graph_free(g);
@@ -96,21 +105,13 @@ END_TEST
 
 START_TEST(late_reader_prevents_aliasing) {
     Graph *g = cache_graph(true);
-    WnrtModel *m = wnrt_load(rt_ctx, g);
-    ck_assert_msg(m != NULL, "%s", diag_message());
-    WnrtStats st;
-    wnrt_stats(m, &st);
-    ck_assert_int_eq(st.kv_aliased, 0);
+    WnrtModel *m = load(g, 0);
     float past[8] = {-1, 2, -3, 4, -5, 6, -7, 8};
     ck_assert_msg(wnrt_bind_input(m, "past", past, sizeof past, SH(1, 1, 4, 2)) == 0, "%s", diag_message());
     ck_assert_float_eq(step(m, 0, 10, 20), 10 + 20 - 3 + 4 - 5 + 6 - 7 + 8);
-    float relu[8];
-    ck_assert_msg(wnrt_read_output(m, 2, relu, sizeof relu) == 0, "%s", diag_message());
-    const float want[8] = {0, 2, 0, 4, 0, 6, 0, 8}; /* the past as bound, not the scattered cache */
-    for (int i = 0; i < 8; i++) ck_assert_float_eq(relu[i], want[i]);
+    expect_output(m, 2, (const float[8]){0, 2, 0, 4, 0, 6, 0, 8}); /* the past as bound, not the scattered cache */
     wnrt_free(m);
-    m = wnrt_load(rt_ctx, g);
-    ck_assert_msg(m != NULL, "%s", diag_message());
+    m = load(g, 0);
     diag_clear();
     ck_assert_int_eq(wnrt_kv_resident(m), -1);
     ck_assert_ptr_nonnull(strstr(diag_message(), "not written in place"));
