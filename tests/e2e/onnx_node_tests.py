@@ -4,10 +4,21 @@
 Generates ONNX's ~920 single-op backend test models from Debian's python3-onnx (with the numpy
 shim shown in ../shared/models/README.md) into the build folder, converts each with webnnc, and
 classifies it:
-  in-scope      every op type is in `webnnc ops --onnx`: must convert (exit 0), unless listed with a
-                reason in onnx_node_expected_failures.txt (then it must fail cleanly, and a listed case
-                that converts is reported so the list stays true)
-  out-of-scope  must exit 2 with exactly one stderr line `webnnc: error: ...`
+  in table      every op type is in `webnnc ops --onnx`; then either
+    inexpressible  the case needs something WebNN cannot hold (expressibility() below): a data type
+                   without a WebNN counterpart (double, string, int16, uint16, complex, sequences,
+                   optionals) in a graph input/output, initializer, constant or inferred value; a
+                   zero-size tensor; or an operand WebNN takes as a static option (shape, axes,
+                   pads, repeats, k, training_mode, ...) computed from graph inputs.  Must fail
+                   cleanly (a case that converts makes the suite fail: fix the classification).
+                   Also out of scope, converted but not run: test data that contradicts the
+                   model (an input_N.pb shape other than the input's declared static shape)
+    in scope       everything else: must convert (exit 0), unless listed with a reason in
+                   onnx_node_expected_failures.txt (then it must fail cleanly, and a listed case
+                   that converts is reported so the list stays true)
+  out of table  must exit 2 with exactly one stderr line `webnnc: error: ...`
+bfloat16 counts as expressible: the importer widens it to float32 (ONNX 1.12's generator stores
+bfloat16 test data as UINT16 tensors of the bits; the runner relabels them BFLOAT16 for webnnc run).
 Every in-scope case that converts is then run on the Vulkan runtime (lavapipe when no GPU) on each
 of its test_data_set_N folders (inputs and reference outputs from ONNX's own reference code, in the
 same folder) and compared with ONNX's backend-test tolerances (onnx/backend/test/loader: rtol 1e-3,
@@ -17,8 +28,9 @@ classified as missing kernel, numeric mismatch or runtime error and must be list
 and a reason in onnx_node_run_expected_failures.txt (a listed case that passes, or fails another
 way, is reported so the list stays true).
 Anything else (crash, sanitizer abort, timeout, exit 1 from convert, several error lines) fails.
-Symbolic input dims are frozen with --fix NAME=N from the test's input_N.pb shapes.  Counts and the
-failing list with reasons are printed and written to BUILD/onnx_node_tests.json.
+Symbolic input dims are frozen with --fix NAME=N from the test's input_N.pb shapes.  Counts (in
+table, inexpressible by reason, in scope, converted, passed) and the failing list with reasons are
+printed and written to BUILD/onnx_node_tests.json.
 """
 import concurrent.futures
 import json
@@ -46,7 +58,8 @@ RUN_CLASSES = ("missing kernel", "numeric mismatch", "runtime error")
 WEBNN_DTYPE = {onnx.TensorProto.FLOAT: "float32", onnx.TensorProto.FLOAT16: "float16",
                onnx.TensorProto.INT32: "int32", onnx.TensorProto.UINT32: "uint32",
                onnx.TensorProto.INT64: "int64", onnx.TensorProto.UINT64: "uint64",
-               onnx.TensorProto.INT8: "int8", onnx.TensorProto.UINT8: "uint8", onnx.TensorProto.BOOL: "uint8"}
+               onnx.TensorProto.INT8: "int8", onnx.TensorProto.UINT8: "uint8", onnx.TensorProto.BOOL: "uint8",
+               onnx.TensorProto.BFLOAT16: "float32"}  # the importer widens bfloat16 to float32
 
 
 def generate(out_dir):
@@ -93,6 +106,138 @@ def op_types(graph, out):
     return out
 
 
+# ---- expressibility in WebNN ----------------------------------------------------------------------
+# ONNX tensor element types with no WebNN data type (bool -> uint8 and bfloat16 -> float32 are mapped).
+NO_WEBNN_TYPE = {onnx.TensorProto.DOUBLE: "double", onnx.TensorProto.STRING: "string",
+                 onnx.TensorProto.INT16: "int16", onnx.TensorProto.UINT16: "uint16",
+                 onnx.TensorProto.COMPLEX64: "complex64", onnx.TensorProto.COMPLEX128: "complex128"}
+# Operands (input slot -> ONNX input name) that WebNN builders take as static options, so that they
+# must be known at conversion time: ONNX op semantics, not the importer's op table.
+_AXES = {1: "axes"}
+STATIC_OPERANDS = {
+    "Reshape": {1: "shape"}, "Expand": {1: "shape"}, "Tile": {1: "repeats"}, "Split": {1: "split"},
+    "Slice": {1: "starts", 2: "ends", 3: "axes", 4: "steps"}, "Squeeze": _AXES, "Unsqueeze": _AXES,
+    "Pad": {1: "pads", 2: "constant_value", 3: "axes"}, "ConstantOfShape": {0: "input"},
+    "Range": {0: "start", 1: "limit", 2: "delta"}, "Trilu": {1: "k"}, "CumSum": {1: "axis"},
+    "Dropout": {2: "training_mode"}, "TopK": {1: "K"}, "OneHot": {1: "depth"},
+    "Resize": {1: "roi", 2: "scales", 3: "sizes"}, "Upsample": {1: "scales"},
+    **{op: _AXES for op in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+                            "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare")},
+}
+# Exclusion kinds that WebNN cannot express, so that conversion must fail (cleanly).
+WEBNN_LIMITS = ("no WebNN type", "zero-size tensor", "static operand from graph inputs")
+# Ops whose outputs depend only on input shapes (static once --fix freezes the dims).
+SHAPE_ONLY = {"Shape", "Size"}
+
+
+def _type_problem(tp):
+    """Why an ONNX TypeProto has no WebNN counterpart, or None."""
+    if tp.HasField("tensor_type"):
+        return NO_WEBNN_TYPE.get(tp.tensor_type.elem_type)
+    if tp.WhichOneof("value") is None:
+        return None
+    return tp.WhichOneof("value").replace("_type", "")  # sequence, optional, map, sparse_tensor
+
+
+def _has_zero_dim(tp):
+    return tp.HasField("tensor_type") and tp.tensor_type.HasField("shape") and \
+        any(d.HasField("dim_value") and d.dim_value == 0 for d in tp.tensor_type.shape.dim)
+
+
+def _constants(graph):
+    """TensorProtos of the graph's initializers and Constant nodes."""
+    out = list(graph.initializer)
+    for node in graph.node:
+        if node.op_type == "Constant":
+            out += [a.t for a in node.attribute if a.HasField("t")]
+    return out
+
+
+def _data_tensors(case_dir):
+    """TensorProtos of every input_N.pb / output_N.pb of every test_data_set_N."""
+    out = []
+    for ds in sorted(d for d in os.listdir(case_dir) if d.startswith("test_data_set_")):
+        for f in sorted(os.listdir(os.path.join(case_dir, ds))):
+            if f.endswith(".pb"):
+                t = onnx.TensorProto()
+                with open(os.path.join(case_dir, ds, f), "rb") as fh:
+                    t.ParseFromString(fh.read())
+                out.append(t)
+    return out
+
+
+def data_contradicts_model(model, case_dir):
+    """Detail of an input_N.pb whose shape contradicts a static dim the model declares for that
+    input (ONNX Runtime rejects such inputs too), or None."""
+    declared = {vi.name: vi.type.tensor_type.shape.dim for vi in model.graph.input if vi.type.HasField("tensor_type")}
+    for ds in sorted(d for d in os.listdir(case_dir) if d.startswith("test_data_set_")):
+        for name, dims in e2e.test_data_shapes(os.path.join(case_dir, ds)).items():
+            want = declared.get(name)
+            if want is None:
+                continue
+            if len(want) != len(dims) or any(w.HasField("dim_value") and w.dim_value != d for w, d in zip(want, dims)):
+                return f"{ds}: {name} has shape {dims}, the model declares " + \
+                    str([w.dim_value if w.HasField("dim_value") else w.dim_param for w in want])
+    return None
+
+
+def expressibility(model, case_dir):
+    """None when the case is expressible in WebNN, else (kind, detail) with kind one of
+    "no WebNN type", "zero-size tensor", "static operand from graph inputs" (conversion must fail
+    cleanly: WEBNN_LIMITS) or "test data contradicts the model" (converts, but is not run)."""
+    graph = model.graph
+    bad_data = data_contradicts_model(model, case_dir)
+    if bad_data:
+        return "test data contradicts the model", bad_data
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model).graph.value_info
+    except Exception:  # noqa: BLE001 - inference is a best effort; the declared types still count
+        inferred = []
+    values = list(graph.input) + list(graph.output) + list(inferred)
+    for vi in values:
+        bad = _type_problem(vi.type)
+        if bad:
+            return "no WebNN type", f"{bad} value {vi.name}"
+    declared_bf16 = {vi.name for vi in list(graph.input) + list(graph.output)
+                     if vi.type.HasField("tensor_type") and vi.type.tensor_type.elem_type == onnx.TensorProto.BFLOAT16}
+    for t in _constants(graph) + _data_tensors(case_dir):
+        if t.data_type in NO_WEBNN_TYPE and not (t.name in declared_bf16 and t.data_type == onnx.TensorProto.UINT16):
+            return "no WebNN type", f"{NO_WEBNN_TYPE[t.data_type]} tensor {t.name}"
+        if 0 in t.dims:
+            return "zero-size tensor", f"tensor {t.name or '(constant)'} of shape {list(t.dims)}"
+    for vi in values:
+        if _has_zero_dim(vi.type):
+            return "zero-size tensor", f"value {vi.name}"
+    init = {t.name for t in graph.initializer}
+    dynamic = {vi.name for vi in graph.input if vi.name not in init}
+    for node in graph.node:
+        for slot, what in STATIC_OPERANDS.get(node.op_type, {}).items():
+            if slot < len(node.input) and node.input[slot] in dynamic:
+                return "static operand from graph inputs", f"{node.op_type} '{what}'"
+        if node.op_type not in SHAPE_ONLY and any(i in dynamic for i in node.input):
+            dynamic.update(o for o in node.output if o)
+    return None
+
+
+def bf16_relabeled(data_dir, model, tmp):
+    """data_dir, or a copy under tmp whose UINT16 tensors that the model declares BFLOAT16 are
+    relabeled BFLOAT16 (ONNX 1.12 writes bfloat16 test data as UINT16 tensors of the same bits)."""
+    bf16 = {vi.name for vi in list(model.graph.input) + list(model.graph.output)
+            if vi.type.HasField("tensor_type") and vi.type.tensor_type.elem_type == onnx.TensorProto.BFLOAT16}
+    if not bf16:
+        return data_dir
+    out = tempfile.mkdtemp(prefix="bf16-", dir=tmp)
+    for f in os.listdir(data_dir):
+        t = onnx.TensorProto()
+        with open(os.path.join(data_dir, f), "rb") as fh:
+            t.ParseFromString(fh.read())
+        if t.name in bf16 and t.data_type == onnx.TensorProto.UINT16:
+            t.data_type = onnx.TensorProto.BFLOAT16  # raw_data / int32_data hold the same 16-bit words
+        with open(os.path.join(out, f), "wb") as fh:
+            fh.write(t.SerializeToString())
+    return out
+
+
 def reference_dtypes(data_dir):
     """{output tensor name: WebNN data type (or the ONNX type number if none)} of output_N.pb files."""
     out = {}
@@ -105,7 +250,7 @@ def reference_dtypes(data_dir):
     return out
 
 
-def run_data_sets(case_dir, outdir, name):
+def run_data_sets(case_dir, outdir, name, model, tmp):
     """Runs every test_data_set_N of a converted case; returns (class, detail) of the first that
     does not pass, or ("passed", summary)."""
     atol, rtol = TOLERANCE.get(name, (ATOL, RTOL, None))[:2]
@@ -114,7 +259,7 @@ def run_data_sets(case_dir, outdir, name):
         return "runtime error", "no test_data_set folder"
     worst = 0.0
     for ds in sets:
-        data_dir = os.path.join(case_dir, ds)
+        data_dir = bf16_relabeled(os.path.join(case_dir, ds), model, tmp)
         r = e2e.run_graph(outdir, data_dir, data_dir, atol, rtol, timeout=120)
         cls = e2e.classify_run(r)
         rows = e2e.parity_lines(r.stdout)
@@ -139,15 +284,17 @@ def run_case(case_dir, supported, tmp, can_run):
     model_path = os.path.join(case_dir, "model.onnx")
     model = onnx.load(model_path, load_external_data=False)
     ops = op_types(model.graph, set())
-    in_scope = ops <= supported
+    in_table = ops <= supported
+    excluded = expressibility(model, case_dir) if in_table else None
+    in_scope = in_table and excluded is None
     shapes = e2e.test_data_shapes(os.path.join(case_dir, "test_data_set_0"))
     outdir = os.path.join(tmp, name)
     r = e2e.convert(model_path, outdir, e2e.dim_args(model.graph, shapes))
     run = None
     if in_scope and r.returncode == 0 and can_run:
-        run = run_data_sets(case_dir, outdir, name)
+        run = run_data_sets(case_dir, outdir, name, model, tmp)
         subprocess.run(["rm", "-rf", outdir], check=False)
-    return name, in_scope, sorted(ops - supported), r, run
+    return name, in_table, excluded, sorted(ops - supported), r, run
 
 
 def main():
@@ -164,20 +311,35 @@ def main():
     expected = load_list(os.path.join(HERE, "onnx_node_expected_failures.txt"))
     expected_run = load_list(os.path.join(HERE, "onnx_node_run_expected_failures.txt"), True)
     cases = sorted(os.path.join(node_dir, d) for d in os.listdir(node_dir))
-    counts = dict(total=len(cases), in_scope=0, in_scope_converted=0, in_scope_expected_failures=0,
+    counts = dict(total=len(cases), in_table=0, inexpressible=0, inexpressible_by_reason={}, in_scope=0,
+                  in_scope_converted=0, in_scope_expected_failures=0, expected_failures_by_reason={},
                   out_of_scope=0, out_of_scope_clean=0, ran=0, passed=0, failed=0,
                   run_failures={c: 0 for c in RUN_CLASSES}, run_expected_failures=0)
     failures, run_failures = [], []
     with tempfile.TemporaryDirectory(prefix="webnnc-node-") as tmp, \
             concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        for name, in_scope, missing, r, run in pool.map(lambda c: run_case(c, supported, tmp, device), cases):
+        for name, in_table, excluded, missing, r, run in pool.map(lambda c: run_case(c, supported, tmp, device), cases):
+            counts["in_table"] += in_table
             if r.crashed():
                 failures.append(f"{name}: convert crashed, {r.describe()}")
-            elif in_scope:
+            elif excluded:
+                counts["inexpressible"] += 1
+                by = counts["inexpressible_by_reason"]
+                by[excluded[0]] = by.get(excluded[0], 0) + 1
+                if name in expected:
+                    failures.append(f"{name}: inexpressible ({excluded[0]}: {excluded[1]}), so out of scope: "
+                                    "delete its line from onnx_node_expected_failures.txt")
+                elif excluded[0] in WEBNN_LIMITS and not r.is_clean_error():
+                    why = "converts" if r.returncode == 0 else r.describe()
+                    failures.append(f"{name}: classified inexpressible ({excluded[0]}: {excluded[1]}) but {why}")
+            elif in_table:
                 counts["in_scope"] += 1
                 if name in expected:
                     if r.is_clean_error():
                         counts["in_scope_expected_failures"] += 1
+                        by = counts["expected_failures_by_reason"]
+                        kind = expected[name].split(":", 1)[0]
+                        by[kind] = by.get(kind, 0) + 1
                         continue
                     why = "listed as expected failure but converted" if r.returncode == 0 else r.describe()
                     failures.append(f"{name} (expected failure: {expected[name]}): {why}")
@@ -226,12 +388,18 @@ def main():
     for f in failures:
         print("FAIL", f)
     pct = 100.0 * counts["passed"] / counts["in_scope"] if counts["in_scope"] else 0.0
+    pct_table = 100.0 * counts["passed"] / counts["in_table"] if counts["in_table"] else 0.0
     counts["passed_percent_of_in_scope"] = round(pct, 1)
+    counts["passed_percent_of_in_table"] = round(pct_table, 1)
     by_class = ", ".join(f"{n} {c}" for c, n in counts["run_failures"].items())
-    print(f"{counts['total']} node tests: {counts['in_scope']} in scope ({counts['in_scope_converted']} converted, "
-          f"{counts['in_scope_expected_failures']} expected conversion failures), {counts['out_of_scope']} out of scope "
-          f"({counts['out_of_scope_clean']} clean)")
-    print(f"run: {counts['ran']} ran, {counts['passed']} passed ({pct:.1f}% of in scope), {by_class} "
+    excl = ", ".join(f"{n} {k}" for k, n in sorted(counts["inexpressible_by_reason"].items()))
+    listed = ", ".join(f"{n} {k}" for k, n in sorted(counts["expected_failures_by_reason"].items()))
+    print(f"{counts['total']} node tests: {counts['in_table']} with every op in the importer table, "
+          f"{counts['out_of_scope']} not ({counts['out_of_scope_clean']} fail cleanly)")
+    print(f"in table: {counts['inexpressible']} out of scope ({excl or 'none'}), "
+          f"{counts['in_scope']} in scope ({counts['in_scope_converted']} converted, "
+          f"{counts['in_scope_expected_failures']} listed conversion failures: {listed or 'none'})")
+    print(f"run: {counts['ran']} ran, {counts['passed']} passed ({pct:.1f}% of in scope, {pct_table:.1f}% of in table), {by_class} "
           f"({counts['run_expected_failures']} of them listed); {counts['failed']} suite failures")
     with open(os.path.join(build, "onnx_node_tests.json"), "w") as f:
         json.dump(dict(counts=counts, rtol=RTOL, atol=ATOL, device=device,
