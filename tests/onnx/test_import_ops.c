@@ -785,32 +785,27 @@ START_TEST(scatter_nd_mul_negative_and_duplicate) {
 }
 END_TEST
 
-START_TEST(scatter_nd_add_run_time_indices) {
-    b = mb_new(16);
-    mb_input(b, "data", TF32, "4,4,4");
-    mb_input(b, "idx", TI64, "2,1");
-    mb_input(b, "upd", TF32, "2,4,4");
-    mb_attr_s(b, mb_node(b, "ScatterND", "s", "data,idx,upd", "y"), "reduction", "add");
+/* data/idx/upd graph inputs of the given shapes -> ScatterND with `reduction` -> y. */
+static void scatter_nd_inputs(int64_t opset, const char *data, const char *idx, const char *upd, const char *reduction) {
+    b = mb_new(opset);
+    mb_input(b, "data", TF32, data);
+    mb_input(b, "idx", TI64, idx);
+    mb_input(b, "upd", TF32, upd);
+    mb_attr_s(b, mb_node(b, "ScatterND", "s", "data,idx,upd", "y"), "reduction", reduction);
     mb_output(b, "y");
+}
+
+START_TEST(scatter_nd_add_run_time_indices) {
+    scatter_nd_inputs(16, "4,4,4", "2,1", "2,4,4", "add");
     expect_ok();
     ck_assert_int_eq(count_op(g, OP_SCATTER_ND), 0);
     ck_assert_int_eq(count_op(g, OP_WHERE), 1 + 2); /* negative wrap + one per update slice */
     ck_assert_str_eq(out_type(), "float32[4, 4, 4]");
     teardown();
-    b = mb_new(16);
-    mb_input(b, "data", TF32, "100");
-    mb_input(b, "idx", TI64, "65,1");
-    mb_input(b, "upd", TF32, "65");
-    mb_attr_s(b, mb_node(b, "ScatterND", "s", "data,idx,upd", "y"), "reduction", "add");
-    mb_output(b, "y");
+    scatter_nd_inputs(16, "100", "65,1", "65", "add");
     expect_fail("more than 64");
     teardown();
-    b = mb_new(18);
-    mb_input(b, "data", TF32, "4");
-    mb_input(b, "idx", TI64, "1,1");
-    mb_input(b, "upd", TF32, "1");
-    mb_attr_s(b, mb_node(b, "ScatterND", "s", "data,idx,upd", "y"), "reduction", "xor");
-    mb_output(b, "y");
+    scatter_nd_inputs(18, "4", "1,1", "1", "xor");
     expect_fail("reduction 'xor' is not supported");
 }
 END_TEST
