@@ -75,15 +75,17 @@ Graph *convert_onnx(const char *input, const ConvertOptions *opt, size_t *onnx_n
     PassOptions popt = {.verbose = opt->verbose, .kv_capacity = kv_capacity};
     const char *run[sizeof pipeline / sizeof pipeline[0]];
     int n_run = 0;
-    int n_decompose = 0; /* the passes before fold_constants; --fuse runs after them (before folding) */
+    int n_decompose = 0; /* the passes before fold_constants */
     for (size_t i = 0; i < sizeof pipeline / sizeof pipeline[0]; i++) {
         if (strcmp(pipeline[i], "fold_constants") == 0) n_decompose = n_run;
         if (pass_find(pipeline[i])) run[n_run++] = pipeline[i];
     }
-    static const char *const tidy[] = {"identity", "dce"};
+    /* Spec-only baseline first (decompose, then fold/identity/DCE: folding never grows constants,
+     * so int4 weights stay behind their dequantizeLinear), then the fusions of --fuse on that
+     * baseline, as `webnnc ladder` and `webnnc run --fuse` do, then tidy up again. */
     unsigned fuse = opt->fuse_mask;
-    if (pass_run_list(g, run, n_decompose, &popt) != 0 || (fuse && pass_run_list(g, tidy, 2, &popt) != 0) ||
-        fuse_run(g, fuse, &popt) != 0 || pass_run_list(g, run + n_decompose, n_run - n_decompose, &popt) != 0) {
+    if (pass_run_list(g, run, n_run, &popt) != 0 ||
+        (fuse && (fuse_run(g, fuse, &popt) != 0 || pass_run_list(g, run + n_decompose, n_run - n_decompose, &popt) != 0))) {
         graph_free(g);
         return NULL;
     }

@@ -7,9 +7,12 @@
 #include "eval.h"
 #include "eval_internal.h"
 
-/* Folding limit: results up to this size are always folded; larger ones only when they are no
- * bigger than the largest constant operand (so e.g. an Expand never blows up the weights). */
-#define FOLD_ALWAYS_BYTES (1u << 20)
+/* Folding limit: results up to this size are always folded (shape arithmetic, small masks and
+ * tables); larger ones only when they are no bigger than the largest constant operand, so folding
+ * never grows the weights: an Expand is not materialized, and a dequantizeLinear of int4 weights
+ * stays a dequantizeLinear (8x smaller than its float result, and what the matmulNBits fusion and
+ * kernels consume). */
+#define FOLD_ALWAYS_BYTES (16u << 10)
 
 double *eval_scratch(Graph *g, int64_t count) {
     return graph_alloc(g, sizeof(double) * (size_t)(count > 0 ? count : 1));

@@ -90,7 +90,7 @@ START_TEST(fold_skips_non_constant) {
 }
 END_TEST
 
-/* Expand of one float to n*1024 floats: folded up to 1 MiB, refused beyond (the operand is only
+/* Expand of one float to n*1024 floats: folded up to 16 KiB, refused beyond (the operand is only
  * 4 bytes); a 2 MiB transpose is folded because its operand is as large. */
 static int fold_expand(int64_t rows) {
     Graph *g = graph_new("t");
@@ -115,8 +115,8 @@ static int fold_expand(int64_t rows) {
 
 START_TEST(fold_size_limit) {
     diag_clear();
-    ck_assert_int_eq(fold_expand(256), 1);  /* exactly 1 MiB */
-    ck_assert_int_eq(fold_expand(257), 0);  /* just over */
+    ck_assert_int_eq(fold_expand(4), 1);    /* exactly 16 KiB */
+    ck_assert_int_eq(fold_expand(5), 0);    /* just over */
     ck_assert_int_eq(fold_expand(1024), 0); /* 4 MiB */
 
     Graph *g = graph_new("t");
