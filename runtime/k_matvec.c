@@ -13,13 +13,14 @@ typedef struct {
     uint32_t kshift; /* log2(block_k) for a power of two, else 32 */
 } MatvecRowsPush;
 
-/* Workgroup size and rows per workgroup (swept on an H200, 4096x4096: f16 128 x 2 rows, int4
- * 64 x 4 rows were best); CPU devices: 64 x 4.  Rows with fewer units than invocations get a
- * smaller workgroup (down to one subgroup, at least 32). */
+/* Workgroup size and rows per workgroup, swept on an H200 (driver 580, 4096x4096,
+ * bench/matvec_sweep.sh): float16 64 x 4 rows (8.65 us), int4 32 x 2 rows (4.66 us) were best;
+ * CPU devices: 64 x 4.  Rows with fewer units than invocations get a smaller workgroup (down to
+ * one subgroup, at least 32). */
 static void work_split(const WnrtDeviceInfo *d, int bits, uint64_t units, uint32_t *wg, uint32_t *rows) {
     bool cpu = d->type == WNRT_DEV_CPU;
-    *wg = cpu || bits <= 8 ? 64 : 128;
-    *rows = cpu || bits <= 8 ? 4 : 2;
+    *wg = cpu || bits > 8 ? 64 : 32;
+    *rows = cpu || bits > 8 ? 4 : 2;
     uint32_t min_wg = d->subgroup_size > 32 ? d->subgroup_size : 32;
     while (*wg / 2 >= min_wg && *wg / 2 >= units) *wg /= 2;
     /* tuning overrides (bench sweeps): WEBNNC_MATVEC_WG = 32..1024, WEBNNC_MATVEC_ROWS = 1..8 */
@@ -102,8 +103,11 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
     uint64_t ku = unit_k(p);
     uint32_t wg, rows;
     work_split(d, p->bits, K / ku, &wg, &rows);
-    /* QLAYOUT: bit 0 = 8-byte units, bit 1 = a block boundary may fall inside a unit */
-    uint32_t qlayout = (half_units(p) ? 1u : 0u) | (quant && (uint64_t)p->block_k % ku ? 2u : 0u);
+    /* QLAYOUT: bit 0 = 8-byte units, bit 1 = a block boundary may fall inside a unit, bit 2 =
+     * software-pipelined loads (experimental, WEBNNC_MATVEC_PREFETCH=1: not measured yet) */
+    const char *pf = getenv("WEBNNC_MATVEC_PREFETCH");
+    uint32_t qlayout = (half_units(p) ? 1u : 0u) | (quant && (uint64_t)p->block_k % ku ? 2u : 0u) |
+                       (quant && pf && strcmp(pf, "1") == 0 ? 4u : 0u);
     uint32_t spec[8] = {wg, rows, (uint32_t)p->bits, p->is_signed, p->has_zp, d->subgroup_arithmetic, wg, qlayout};
 
     MatvecRowsPush pc;

@@ -3,7 +3,8 @@
  * (weights of the activation dtype) or 4/8-bit integers dequantized in registers with blockwise
  * scale and optional zero point.  Used by plan-level rewrites of matmul with a constant B
  * (fuse_dequant_matmul.c) and meant for the matmulNBits extension op as well.  Work split per
- * device type; WEBNNC_MATVEC_WG (32..1024) and WEBNNC_MATVEC_ROWS (1..8) override it for tuning. */
+ * device type; WEBNNC_MATVEC_WG (32..1024) and WEBNNC_MATVEC_ROWS (1..8) override it for tuning,
+ * WEBNNC_MATVEC_PREFETCH=1 selects the software-pipelined quantized loop (experimental). */
 #ifndef WEBNNC_K_MATVEC_H
 #define WEBNNC_K_MATVEC_H
 

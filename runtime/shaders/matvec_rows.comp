@@ -18,7 +18,8 @@
 // (below 2^24, so exact), and fma(that, 2^-(j*WBITS), -(2^(23 - j*WBITS) + zp)) = q - zp exactly.
 // Signed values are offset to unsigned by flipping their sign bits (q ^ 8 = q + 8 for int4), which
 // the zero-point term takes back.  f32 accumulation; the unit's sum is scaled once.  Two units per
-// loop iteration keep more loads in flight.  The workgroup reduces with subgroupAdd then shared
+// loop iteration keep more loads in flight, or (QLAYOUT bit 2) a software pipeline loads the next
+// unit's weights and activations before computing the current one.  The workgroup reduces with subgroupAdd then shared
 // memory (or shared memory only without subgroup arithmetic).
 // Grid: x/y fold the row groups of this dispatch (flat_group), z = activation row m.
 #include "common.glsl"
@@ -31,7 +32,8 @@ layout(constant_id = 3) const bool WSIGNED = false; // quantized values are sign
 layout(constant_id = 4) const bool HAS_ZP = false;
 layout(constant_id = 5) const bool SG_REDUCE = true; // subgroupAdd available
 layout(constant_id = 6) const uint SLOTS = 64;       // shared slots per row (>= subgroups or invocations)
-layout(constant_id = 7) const uint QLAYOUT = 0u;     // quantized: bit 0 uvec2 units, bit 1 blocks split units
+layout(constant_id = 7) const uint QLAYOUT = 0u;     // quantized: bit 0 uvec2 units, bit 1 blocks split units,
+                                                     // bit 2 prefetch the next unit (software pipeline)
 
 layout(push_constant) uniform PC {
     uint rows;      // rows of this dispatch
@@ -60,6 +62,7 @@ shared float red[8 * SLOTS];
 const bool QUANT = WBITS <= 8u;
 const uint QWORDS = (QLAYOUT & 1u) != 0u ? 2u : 4u; // 32-bit words per quantized unit
 const bool SPLIT = (QLAYOUT & 2u) != 0u;
+const bool PREFETCH = (QLAYOUT & 4u) != 0u;
 const uint KPU = QUANT ? QWORDS * 32u / WBITS : 16u; // k per unit
 const uint SUBS = KPU / 16u;                         // 16-k sub-units per unit (1 or 2)
 const uint VPH = QUANT ? 16u / WBITS : 1u;           // quantized values per 16-bit half-word
@@ -68,6 +71,8 @@ const uint SIGNFLIP = WSIGNED ? (WBITS == 4u ? 0x88888888u : 0x80808080u) : 0u;
 
 float xv[32];  // activations of the current unit
 uvec4 qw[8];   // quantized weight units of the ROWS rows
+uvec4 qn[8];   // PREFETCH: the next unit's weights
+uvec4 xn[8];   // PREFETCH: the next unit's activations, as stored
 
 // Activations [16 * h, 16 * h + 16) of the unit starting at k = k0, into xv.
 void load_x16(uint m, uint k0, uint h) {
@@ -144,15 +149,45 @@ float block_terms(uint bi, out float nb[4]) {
     return float(s_in[pc.s_base + bi]);
 }
 
-// Unit u (k from u * KPU) of rows first .. first + ROWS - 1 (clamped) into acc.
-void quant_unit(uint m, uint u, uint first, uint rbase[8], inout float acc[8]) {
+// Weights of unit u of rows first .. first + ROWS - 1 (clamped) into q.
+void load_units(uint u, uint first, out uvec4 q[8]) {
     for (uint r = 0u; r < ROWS; r++) {
         uint row = min(first + r, pc.rows - 1u);
-        if (QWORDS == 4u) qw[r] = w4[pc.w_base + row * pc.units + u];
-        else qw[r] = uvec4(w2[pc.w_base + row * pc.units + u], 0u, 0u);
+        if (QWORDS == 4u) q[r] = w4[pc.w_base + row * pc.units + u];
+        else q[r] = uvec4(w2[pc.w_base + row * pc.units + u], 0u, 0u);
     }
+}
+
+// PREFETCH: the activations of the unit starting at k0, as stored (KPU * A_BITS / 128 uvec4).
+void load_x_raw(uint m, uint k0) {
+    uint i = pc.x_base + m * pc.x_stride + k0 * A_BITS / 128u;
+    for (uint c = 0u; c < KPU * A_BITS / 128u; c++) xn[c] = x4[i + c];
+}
+
+// PREFETCH: xv from the stored activations xn.
+void unpack_x_raw() {
+    for (uint c = 0u; c < KPU * A_BITS / 128u; c++) {
+#if A_BITS == 16
+        for (uint j = 0u; j < 4u; j++) {
+            vec2 f = unpackHalf2x16(xn[c][j]);
+            xv[c * 8u + j * 2u] = f.x;
+            xv[c * 8u + j * 2u + 1u] = f.y;
+        }
+#else
+        vec4 f = uintBitsToFloat(xn[c]);
+        xv[c * 4u] = f.x; xv[c * 4u + 1u] = f.y; xv[c * 4u + 2u] = f.z; xv[c * 4u + 3u] = f.w;
+#endif
+    }
+}
+
+// Unit u (k from u * KPU) of rows first .. first + ROWS - 1 (clamped) into acc; the weights in qw
+// and the activations in xv already when `loaded`.
+void quant_unit(uint m, uint u, uint first, uint rbase[8], bool loaded, inout float acc[8]) {
     uint k0 = u * KPU;
-    for (uint h = 0u; h < SUBS; h++) load_x16(m, k0, h);
+    if (!loaded) {
+        load_units(u, first, qw);
+        for (uint h = 0u; h < SUBS; h++) load_x16(m, k0, h);
+    }
     uint kb0 = kblock(k0) * pc.s_k, kb1 = SPLIT && SUBS > 1u ? kblock(k0 + 16u) * pc.s_k : kb0;
     for (uint r = 0u; r < ROWS; r++) {
         uvec4 w = qw[r] ^ uvec4(SIGNFLIP);
@@ -189,17 +224,32 @@ void main() {
     uint rbase[8];
     for (uint r = 0u; r < ROWS; r++) rbase[r] = QUANT ? ((pc.row0 + min(first + r, pc.rows - 1u)) / pc.block_n) * pc.s_n : 0u;
     uint wgs = gl_WorkGroupSize.x, u = tid;
+    if (QUANT && PREFETCH) {
+        // software pipeline: the next unit's weights and activations load while this one computes
+        if (u < pc.units) {
+            load_units(u, first, qn);
+            load_x_raw(m, u * KPU);
+        }
+        for (; u < pc.units; u += wgs) {
+            for (uint r = 0u; r < ROWS; r++) qw[r] = qn[r];
+            unpack_x_raw();
+            uint un = min(u + wgs, pc.units - 1u); // past the end: reload the last unit (unused)
+            load_units(un, first, qn);
+            load_x_raw(m, un * KPU);
+            quant_unit(m, u, first, rbase, true, acc);
+        }
+    }
     for (; u + wgs < pc.units; u += 2u * wgs) {
         if (QUANT) {
-            quant_unit(m, u, first, rbase, acc);
-            quant_unit(m, u + wgs, first, rbase, acc);
+            quant_unit(m, u, first, rbase, false, acc);
+            quant_unit(m, u + wgs, first, rbase, false, acc);
         } else {
             float_unit(m, u, first, acc);
             float_unit(m, u + wgs, first, acc);
         }
     }
     if (u < pc.units) {
-        if (QUANT) quant_unit(m, u, first, rbase, acc);
+        if (QUANT) quant_unit(m, u, first, rbase, false, acc);
         else float_unit(m, u, first, acc);
     }
     uint slot;

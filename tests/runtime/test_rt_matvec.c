@@ -243,6 +243,17 @@ END_TEST
 START_TEST(i4_half_units) { check_quant(&(QCase){DT_I4, true, 1, 80, 21, 16, false}); }
 END_TEST
 
+/* the software-pipelined variant (WEBNNC_MATVEC_PREFETCH=1) over the layouts above */
+START_TEST(prefetch_variants) {
+    setenv("WEBNNC_MATVEC_PREFETCH", "1", 1);
+    check_quant(&(QCase){DT_U4, true, 1, 2080, 19, 32, false});
+    check_quant(&(QCase){DT_I4, false, 1, 160, 11, 16, false, true});
+    check_quant(&(QCase){DT_I4, true, 1, 80, 21, 16, false});
+    check_quant(&(QCase){DT_U8, true, 2, 80, 9, 80, false, true});
+    unsetenv("WEBNNC_MATVEC_PREFETCH");
+}
+END_TEST
+
 /* ---- not rewritten: K % 16 != 0 runs the generic kernels ------------------------------------ */
 START_TEST(k_not_multiple_of_16) {
     float bs[20 * 3], xs[20], out[3];
@@ -338,6 +349,7 @@ int main(void) {
     tcase_add_test(tc, u4_long_rows);
     tcase_add_test(tc, i8_f32_k208);
     tcase_add_test(tc, i4_half_units);
+    tcase_add_test(tc, prefetch_variants);
     tcase_add_test(tc, k_not_multiple_of_16);
     tcase_add_test(tc, copy_vectors_exact);
     tcase_add_test(tc, copy_vectors_tail);
