@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """bench/torch_matvec.py - PyTorch (CUDA) baseline for `webnnc bench`: a buffer copy of the same
-size (read + write bytes) and the float16 S x S mat-vec y = x @ W over R weight sets (so that the
-weights cannot stay in L2, as `webnnc bench matvec` does), timed with CUDA events (median of
---iters runs after warm-up).  Prints one JSON object.  Needs python3 with torch and a CUDA GPU."""
+size (read + write bytes), the float16 S x S mat-vec y = x @ W over R weight sets (so that the
+weights cannot stay in L2, as `webnnc bench matvec` does) and, where this torch has it, its int4
+mat-vec (torch._weight_int4pack_mm: bfloat16 activations, groups of 32 along K with scales and
+zero points, R weight sets as `webnnc bench matvec-int4`), timed with CUDA events (median of
+--iters runs after warm-up).  The R products of a run are replayed as one CUDA graph (as webnnc
+replays one command buffer), so Python's launch cost does not count; "graph": false in the output
+when capture failed and the loop ran eagerly.  Prints one JSON object.  Needs python3 with torch and a CUDA GPU."""
 import argparse
 import json
 import statistics
@@ -22,6 +26,53 @@ def timed(fn, iters):
         end[i].record()
     torch.cuda.synchronize()
     return statistics.median(s.elapsed_time(e) * 1e3 for s, e in zip(start, end))  # us
+
+
+def graphed(fn):
+    """(callable replaying fn as a CUDA graph, True), or (fn, False) when capture fails."""
+    try:
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(3):
+                fn()
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            fn()
+        return g.replay, True
+    except Exception:  # noqa: BLE001 - fall back to eager launches
+        torch.cuda.synchronize()
+        return fn, False
+
+
+def int4_matvec(S, iters, copy_bpus):
+    """tinygemm int4 mat-vec (group 32, scales + zero points) over enough weight sets to defeat L2;
+    None when this torch build lacks the packed-int4 ops."""
+    try:
+        dev = torch.device("cuda")
+        group = 32
+        wbytes = S * S // 2 + (S // group) * S * 2 * 2  # packed weights + bf16 (scale, zero) pairs
+        R = max(1, -(-(256 << 20) // (S * S // 2)))
+        x = torch.randn(1, S, dtype=torch.bfloat16, device=dev)
+        packs = []
+        for _ in range(R):
+            q = torch.randint(0, 256, (S, S // 2), dtype=torch.uint8, device=dev)
+            w = torch._convert_weight_to_int4pack(q, 8)
+            sz = torch.rand(S // group, S, 2, dtype=torch.bfloat16, device=dev) * 0.01
+            packs.append((w, sz))
+
+        def run():
+            for w, sz in packs:
+                torch._weight_int4pack_mm(x, w, group, sz)
+
+        run, graph = graphed(run)
+        us = timed(run, iters)
+        b = R * (wbytes + 4 * S)
+        return {"size": S, "repeat": R, "graph": graph, "run_us": us, "per_item_us": us / R, "bytes": b, "gbps": b / us / 1e3,
+                "pct_of_copy": 100.0 * (b / us) / copy_bpus, "op": "torch._weight_int4pack_mm (tinygemm, bf16)"}
+    except Exception as e:  # noqa: BLE001 - any failure means "no baseline on this torch"
+        return {"error": f"{type(e).__name__}: {e}"[:300]}
 
 
 def main():
@@ -46,16 +97,19 @@ def main():
         for w in ws:
             torch.matmul(x, w)
 
+    matvecs, mv_graph = graphed(matvecs)
     mv_us = timed(matvecs, a.iters)
     mv_bytes = R * (wbytes + 4 * S)
+    int4 = int4_matvec(S, a.iters, copy_bytes / copy_us)
     res = {
         "device": torch.cuda.get_device_name(dev),
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
         "timing": "cuda-events",
         "copy": {"run_us": copy_us, "bytes": copy_bytes, "gbps": copy_bytes / copy_us / 1e3},
-        "matvec_f16": {"size": S, "repeat": R, "run_us": mv_us, "per_item_us": mv_us / R, "bytes": mv_bytes,
+        "matvec_f16": {"size": S, "repeat": R, "graph": mv_graph, "run_us": mv_us, "per_item_us": mv_us / R, "bytes": mv_bytes,
                        "gbps": mv_bytes / mv_us / 1e3, "pct_of_copy": 100.0 * (mv_bytes / mv_us) / (copy_bytes / copy_us)},
+        "matvec_int4": int4,
     }
     print(json.dumps(res, indent=1))
 

@@ -1,4 +1,4 @@
-/* cmd_bench.c - `webnnc bench [copy|matvec|matvec-int4|dispatch|all] [--device N] [--size N]
+/* cmd_bench.c - `webnnc bench [copy|matvec|matvec-int4|matvec-int4-nozp|dispatch|all] [--device N] [--size N]
  * [--nodes N] [--iters N] [--copy-mib N] [--json] [--no-fuse]`: runtime benchmarks (not tests).
  *
  * Each benchmark builds its IR graph in code, loads it with the public runtime API (the path of
@@ -8,7 +8,10 @@
  * the wall clock of wnrt_run (submit + wait).  Wall-clock figures are printed as well.
  *
  *   copy         a buffer copy kernel (expand to the same shape, int64 elements) over --copy-mib
- *                MiB (default 256, 64 on CPU devices); bytes = read + write.
+ *                MiB (default 256, 64 on CPU devices); bytes = read + write.  The runtime copies
+ *                dense runs with 16-byte vector loads and stores (k_strided.c), so this is the
+ *                device's copy bandwidth as our kernels see it; WEBNNC_NO_VEC_COPY=1 measures the
+ *                element-by-element strided path instead.
  *   matvec       y = x . W with x float16 [1, S], W a constant float16 [S, S] (S = --size, 4096);
  *                R independent products with their own weights so that R * |W| >= 256 MiB
  *                (64 MiB on CPU devices) and the weights cannot stay in the GPU's L2; time per
@@ -16,6 +19,8 @@
  *   matvec-int4  the same with W = transpose(dequantizeLinear(uint4 [S, S], float16 scale and uint4
  *                zero point per block of 32 along K)); bytes = packed weights + scales + zero points
  *                + x + y.
+ *   matvec-int4-nozp  the same without zero points (all-zero zero points, which the rewrite
+ *                drops); bytes = packed weights + scales + x + y.
  *   dispatch     a chain of --nodes (300) dependent add ops on float32 [64]; per-dispatch cost
  *                = run / nodes (every node waits on the previous one: dispatch + barrier).
  *
@@ -40,8 +45,8 @@ static const ArgSpec specs[] = {
     {"no-fuse", 0, ARG_FLAG, NULL, "disable the plan-level mat-vec rewrites (generic kernels)"},
 };
 
-enum { B_COPY, B_MATVEC, B_MATVEC_INT4, B_DISPATCH, B_COUNT };
-static const char *const bench_names[B_COUNT] = {"copy", "matvec", "matvec-int4", "dispatch"};
+enum { B_COPY, B_MATVEC, B_MATVEC_INT4, B_MATVEC_INT4_NOZP, B_DISPATCH, B_COUNT };
+static const char *const bench_names[B_COUNT] = {"copy", "matvec", "matvec-int4", "matvec-int4-nozp", "dispatch"};
 
 typedef struct {
     int64_t size, nodes, iters, copy_mib;
@@ -180,15 +185,17 @@ static int bench_copy(WnrtContext *ctx, const BenchConfig *cfg, bool *ts, BenchR
     }
     r->bytes = 2.0 * (double)bytes;
     r->repeat = 1;
-    snprintf(r->detail, sizeof r->detail, "%lld MiB int64, read + write", (long long)cfg->copy_mib);
+    snprintf(r->detail, sizeof r->detail, "%lld MiB int64, read + write%s", (long long)cfg->copy_mib,
+             getenv("WEBNNC_NO_VEC_COPY") ? " (element-wise path)" : "");
     graph_free(g);
     free(data);
     return rc;
 }
 
 /* R independent products y_r = x . W_r, W_r = constant float16 [S, S] or
- * transpose(dequantizeLinear(uint4 [S, S], scale, zero point; blocks of 32 along K)). */
-static int bench_matvec(WnrtContext *ctx, const BenchConfig *cfg, bool int4, bool *ts, BenchResult *r) {
+ * transpose(dequantizeLinear(uint4 [S, S], scale, zero point; blocks of 32 along K)); with
+ * zp == false the zero points are all 0 (dropped by the rewrite, not counted as bytes moved). */
+static int bench_matvec(WnrtContext *ctx, const BenchConfig *cfg, bool int4, bool zp_used, bool *ts, BenchResult *r) {
     int64_t S = cfg->size, nb = S / 32;
     uint64_t wbytes = int4 ? (uint64_t)(S * S) / 2 : (uint64_t)(S * S) * 2;
     uint64_t sbytes = int4 ? (uint64_t)(S * nb) * 2 : 0, zbytes = int4 ? (uint64_t)(S * nb) / 2 : 0;
@@ -205,7 +212,8 @@ static int bench_matvec(WnrtContext *ctx, const BenchConfig *cfg, bool int4, boo
     if (int4) {
         fill_bytes(w, wbytes);
         fill_f16(sc, sbytes / 2, 0x1c00);
-        fill_bytes(zp, zbytes);
+        if (zp_used) fill_bytes(zp, zbytes);
+        else memset(zp, 0, zbytes);
     } else {
         fill_f16(w, wbytes / 2, 0x2c00);
     }
@@ -235,8 +243,9 @@ static int bench_matvec(WnrtContext *ctx, const BenchConfig *cfg, bool int4, boo
     }
     if (x) rc = time_graph(ctx, g, cfg, ts, r);
     r->repeat = R;
-    r->bytes = (double)R * (double)(wbytes + sbytes + zbytes + (uint64_t)S * 4);
-    snprintf(r->detail, sizeof r->detail, "%s %lldx%lld, %lld weight sets", int4 ? "uint4 (block 32, zero points)" : "float16",
+    r->bytes = (double)R * (double)(wbytes + sbytes + (zp_used ? zbytes : 0) + (uint64_t)S * 4);
+    snprintf(r->detail, sizeof r->detail, "%s %lldx%lld, %lld weight sets",
+             !int4 ? "float16" : zp_used ? "uint4 (block 32, zero points)" : "uint4 (block 32, no zero points)",
              (long long)S, (long long)S, (long long)R);
 done:
     graph_free(g);
@@ -349,8 +358,11 @@ int cmd_bench(const CliCommand *self, int argc, char **argv) {
     bool want[B_COUNT] = {false};
     bool all = strcmp(which, "all") == 0;
     for (int b = 0; b < B_COUNT; b++) want[b] = all || strcmp(which, bench_names[b]) == 0;
-    if (!all && !want[0] && !want[1] && !want[2] && !want[3])
-        return cli_usage_error(self, "unknown benchmark '%s' (copy, matvec, matvec-int4, dispatch or all)", which);
+    bool any = false;
+    for (int b = 0; b < B_COUNT; b++) any = any || want[b];
+    if (!any)
+        return cli_usage_error(self, "unknown benchmark '%s' (copy, matvec, matvec-int4, matvec-int4-nozp, dispatch or all)",
+                               which);
     BenchConfig cfg;
     int64_t dev;
     if (parse_int(self, &a, "device", -1, -1, 1024, &dev) < 0 || parse_int(self, &a, "size", 4096, 32, 16384, &cfg.size) < 0 ||
@@ -364,7 +376,7 @@ int cmd_bench(const CliCommand *self, int argc, char **argv) {
     const WnrtDeviceInfo *d = wnrt_context_device(ctx);
     cfg.cpu = d->type == WNRT_DEV_CPU;
     if (!cfg.copy_mib) cfg.copy_mib = cfg.cpu ? 64 : 256;
-    if (want[B_MATVEC] || want[B_MATVEC_INT4]) want[B_COPY] = true; /* the reference bandwidth */
+    if (want[B_MATVEC] || want[B_MATVEC_INT4] || want[B_MATVEC_INT4_NOZP]) want[B_COPY] = true; /* the reference bandwidth */
     BenchResult res[B_COUNT];
     memset(res, 0, sizeof res);
     bool ts = true;
@@ -373,7 +385,7 @@ int cmd_bench(const CliCommand *self, int argc, char **argv) {
         if (!want[b]) continue;
         if (b == B_COPY) err = bench_copy(ctx, &cfg, &ts, &res[b]);
         else if (b == B_DISPATCH) err = bench_dispatch(ctx, &cfg, &ts, &res[b]);
-        else err = bench_matvec(ctx, &cfg, b == B_MATVEC_INT4, &ts, &res[b]);
+        else err = bench_matvec(ctx, &cfg, b != B_MATVEC, b == B_MATVEC_INT4, &ts, &res[b]);
     }
     if (err) {
         wnrt_destroy(ctx);
