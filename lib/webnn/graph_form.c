@@ -30,26 +30,26 @@ int node_form(const Node *n, NodeForm *f) {
         diag_node_error(n, "has %d operands, the op takes at most %d", n->n_inputs, info->n_inputs);
         return -1;
     }
-    int gap = -1; /* first absent positional slot */
+    /* Positional until the first absent slot; every present operand after it (optional or
+     * required) is written as an option by its slot name, as `?@` slots always are. */
+    bool gap = false;
     for (int i = 0; i < n->n_inputs; i++) {
         const OpInputSlot *s = &info->inputs[i];
         const Value *v = n->inputs[i];
-        if (s->as_option) {
-            if (v) {
-                f->opt_key[f->n_opt] = s->name;
-                f->opt_val[f->n_opt++] = v;
-            }
-            continue;
-        }
-        if (!v) {
-            if (gap < 0) gap = i;
-            continue;
-        }
-        if (gap >= 0) {
-            diag_node_error(n, "operand '%s' is present but '%s' before it is absent", s->name, info->inputs[gap].name);
+        if (!v && !s->optional) {
+            diag_node_error(n, "required operand '%s' is absent", s->name);
             return -1;
         }
-        f->pos_buf[f->n_pos++] = v;
+        if (!v) {
+            gap |= !s->as_option;
+            continue;
+        }
+        if (s->as_option || gap) {
+            f->opt_key[f->n_opt] = s->name;
+            f->opt_val[f->n_opt++] = v;
+        } else {
+            f->pos_buf[f->n_pos++] = v;
+        }
     }
     f->pos = f->pos_buf;
     return 0;

@@ -145,10 +145,11 @@ static int read_typed(ReadCtx *c, Node *n, const char *id, const OpOptionSlot *s
     return 1;
 }
 
-/* Index of the optional operand slot named `key`, or -1. */
+/* Index of the operand slot named `key`, or -1.  Any non-variadic operand may be given as an
+ * option by name (the writers do so for every operand after an absent one, graph_form.h). */
 static int operand_slot(const OpInfo *info, const char *key) {
     for (int i = 0; i < info->n_inputs; i++)
-        if (info->inputs[i].optional && !info->inputs[i].variadic && strcmp(info->inputs[i].name, key) == 0) return i;
+        if (!info->inputs[i].variadic && strcmp(info->inputs[i].name, key) == 0) return i;
     return -1;
 }
 

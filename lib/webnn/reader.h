@@ -45,7 +45,7 @@ int read_dim(ReadCtx *c, const cJSON *j, bool allow_dynamic, const char *what, D
 int64_t shape_elements(ReadCtx *c, int rank, const Dim *shape, const char *what);
 
 /* Parses a node's "options" into attributes and operand-valued options.  `slots` holds the
- * operands given positionally (npos of them); options naming an optional operand slot fill it.
+ * operands given positionally (npos of them); an option named after an operand slot fills it.
  * 0 or -1 + diagnostic naming the node and key. */
 int read_node_options(ReadCtx *c, Node *n, const char *id, const cJSON *options, Value **slots, int npos);
 

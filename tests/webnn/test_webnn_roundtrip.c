@@ -3,7 +3,8 @@
  * logical, activations, cast, quantization, reductions, linear algebra, normalization (operand
  * options), convolution and pooling (positional bias), resample, recurrent (multi-output with
  * operand options), data movement (split, concat, reshape with dynamic dims, slice, pad...), and
- * the KV-cache bindings (top-level "webnnc": {"kvCache": [...]}, restored into Graph.kv; bindings
+ * operands after an absent optional one (written as options by slot name), the KV-cache bindings
+ * (top-level "webnnc": {"kvCache": [...]}, restored into Graph.kv; bindings
  * that do not fit the graph are rejected naming the entry). */
 #include <stdlib.h>
 #include <string.h>
@@ -338,6 +339,67 @@ START_TEST(kv_cache_bindings_rejected) {
 }
 END_TEST
 
+/* Operands after an absent optional one: qkvProjection without skip (normScale and weight, both
+ * required, follow the absent skip) and the bias after absent scales/zeroPoints; they are written as
+ * options by slot name, and the reader puts each back into its slot. */
+START_TEST(operands_after_absent_optional) {
+    Value *x = tu_input(g, "x", DT_F32, SHAPE(1, 2, 8));
+    Value *ns = tu_const_f32(g, "norm_scale", SHAPE(8), 0.5f, 1.0f);
+    Value *w = tu_const_f32(g, "w", SHAPE(8, 12), 0.25f, -1.0f);
+    Value *bias = tu_const_f32(g, "bias", SHAPE(12), 0.125f, 0.0f);
+    Node *n = tu_node(g, OP_QKV_PROJECTION, 8, x, NULL, NULL, ns, w, NULL, NULL, bias);
+    node_set_uint(g, n, "k", 8);
+    node_set_uint(g, n, "n", 12);
+    node_set_ints(g, n, "splits", 3, (int64_t[]){4, 4, 4});
+    node_set_float(g, n, "epsilon", 1e-6);
+    tu_finish(g, n);
+    for (int i = 0; i < n->n_outputs; i++) graph_add_output(g, n->outputs[i]);
+    char *j = tu_assert_roundtrip(g);
+    ck_assert_msg(strstr(j, "\"inputs\": [\"x\"], \"options\": {\"normScale\": \"norm_scale\", \"weight\": \"w\", "
+                            "\"bias\": \"bias\", \"epsilon\"") != NULL, "%s", j);
+    char *tmp = tu_tmpdir();
+    ck_assert_msg(webnn_write(g, tmp, NULL) == 0, "%s", diag_message());
+    Graph *g2 = webnn_read(tmp);
+    ck_assert_msg(g2 != NULL, "%s", diag_message());
+    Node *r = g2->nodes[0];
+    ck_assert_int_eq(r->op, OP_QKV_PROJECTION);
+    ck_assert_int_eq(r->n_inputs, 8);
+    const char *want[8] = {"x", NULL, NULL, "norm_scale", "w", NULL, NULL, "bias"};
+    for (int i = 0; i < 8; i++) {
+        if (want[i]) ck_assert_str_eq(r->inputs[i]->name, want[i]);
+        else ck_assert_ptr_null(r->inputs[i]);
+    }
+    graph_free(g2);
+    /* a required operand given only by name, and twice (positionally and by name) */
+    const char *dup = strstr(j, "[\"x\"]");
+    ck_assert_ptr_nonnull(dup);
+    char *v = malloc(strlen(j) + 16);
+    memcpy(v, j, (size_t)(dup - j));
+    strcpy(v + (dup - j), "[\"x\", \"x\", \"x\", \"x\"]");
+    strcat(v, dup + strlen("[\"x\"]"));
+    diag_clear();
+    ck_assert_ptr_null(webnn_read_json(v, strlen(v), tmp));
+    ck_assert_msg(strstr(diag_message(), "'normScale' is given both positionally and as an option") != NULL, "%s",
+                  diag_message());
+    free(v);
+    tu_rmtree(tmp);
+    free(tmp);
+    free(j);
+}
+END_TEST
+
+/* No op has an option key equal to one of its operand slot names: an operand written by name is
+ * never mistaken for an option (and the reverse). */
+START_TEST(operand_names_are_not_option_keys) {
+    for (int op = 0; op < OP_COUNT; op++) {
+        const OpInfo *info = op_info((OpId)op);
+        for (int i = 0; i < info->n_inputs; i++)
+            ck_assert_msg(op_option_index(info, info->inputs[i].name) < 0, "%s: operand '%s' is also an option", info->name,
+                          info->inputs[i].name);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("webnn-roundtrip");
     TCase *tc = tcase_create("roundtrip");
@@ -351,6 +413,8 @@ int main(void) {
     tcase_add_test(tc, quantized_int4_and_dedup);
     tcase_add_test(tc, kv_cache_bindings);
     tcase_add_test(tc, kv_cache_bindings_rejected);
+    tcase_add_test(tc, operands_after_absent_optional);
+    tcase_add_test(tc, operand_names_are_not_option_keys);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
