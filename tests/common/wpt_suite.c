@@ -19,6 +19,19 @@ static const WptXfail *xf_list;
 static size_t xf_count;
 static int total_pass, total_fail, total_xfail;
 
+/* Cases of the corpus itself that no backend can pass: the JS -> JSON conversion of these clamp
+ * cases turned Infinity/-Infinity/NaN into null, so the inputs, the bounds and the expected values
+ * are lost (the case cannot be built, or two input elements are null). */
+static const WptXfail corpus_xfails[] = {
+    {"clamp", "minValue as -Infinity", "Infinity lost in the JSON conversion"},
+    {"clamp", "minValue as Infinity", "Infinity lost in the JSON conversion"},
+    {"clamp", "maxValue as -Infinity", "Infinity lost in the JSON conversion"},
+    {"clamp", "maxValue as Infinity", "Infinity lost in the JSON conversion"},
+    {"clamp", "minValue as NaN", "NaN lost in the JSON conversion"},
+    {"clamp", "maxValue as NaN", "NaN lost in the JSON conversion"},
+    {"clamp", "minValue == maxValue", "Infinity lost in the JSON conversion"},
+};
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static bool find_files(void) {
@@ -36,10 +49,15 @@ static bool find_files(void) {
     return n_files > 0;
 }
 
-static const char *expected_failure(const char *file, const char *name) {
-    for (size_t i = 0; i < xf_count; i++)
-        if (!strcmp(xf_list[i].file, file) && !strcmp(xf_list[i].name, name)) return xf_list[i].reason;
+static const char *find_xfail(const WptXfail *list, size_t count, const char *file, const char *name) {
+    for (size_t i = 0; i < count; i++)
+        if (!strcmp(list[i].file, file) && !strcmp(list[i].name, name)) return list[i].reason;
     return NULL;
+}
+
+static const char *expected_failure(const char *file, const char *name) {
+    const char *why = find_xfail(corpus_xfails, sizeof corpus_xfails / sizeof *corpus_xfails, file, name);
+    return why ? why : find_xfail(xf_list, xf_count, file, name);
 }
 
 START_TEST(wpt_file) {

@@ -1,7 +1,8 @@
 /* wpt_suite.h - the driver shared by the suites that run every WPT conformance case
  * (../shared/wpt-webnn (*.json files)) through one backend: finds and sorts the files, builds each
  * case with wpt_case_build, calls the backend, applies an explicit expected-failure list (a listed
- * case that passes is a failure too, so the list cannot go stale), prints per-file pass counts and
+ * case that passes is a failure too, so the list cannot go stale; the corpus's own broken cases,
+ * whose Infinity/NaN values the JSON conversion lost, are always on it), prints per-file pass counts and
  * every failure with its reason, and registers one Check test per file.
  *
  *   static const char *run_case(WptCase *c, char *why, size_t len);   // NULL = pass
@@ -24,6 +25,7 @@ typedef struct {
  * into why). */
 typedef const char *(*WptRunFn)(WptCase *c, char *why, size_t why_len);
 
+/* xfails: the backend's own expected failures (NULL, 0 when none), in addition to the corpus's. */
 int wpt_suite_main(const char *suite_name, WptRunFn run, const WptXfail *xfails, size_t n_xfails);
 
 #endif

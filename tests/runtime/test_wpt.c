@@ -1,8 +1,9 @@
 /* test_wpt.c - runs every WebNN WPT conformance case (../shared/wpt-webnn (*.json files)) on the
  * Vulkan runtime (lavapipe when there is no GPU) with one runtime context for all cases: load the
  * case graph, bind its inputs, run, read every output and compare it with wpt_compare (WPT's
- * tolerances).  Prints per-file pass counts and each failure with its reason; fails on any failure
- * that is not in the expected-failure list below (and on listed cases that pass). */
+ * tolerances).  The shared driver (tests/common/wpt_suite.c) prints per-file pass counts and each
+ * failure with its reason; fails on any failure that is not an expected failure of the corpus
+ * (and on listed cases that pass). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,19 +11,6 @@
 #include "diag.h"
 #include "webnnc_runtime.h"
 #include "wpt_suite.h"
-
-/* Cases that cannot pass, with the reason.  Keep this list as short as possible. */
-static const WptXfail expected_failures[] = {
-    /* The JS -> JSON conversion of these clamp cases turned Infinity/-Infinity/NaN into null, so
-     * the inputs, the bounds and the expected values are lost (the case cannot be built). */
-    {"clamp", "minValue as -Infinity", "Infinity lost in the JSON conversion"},
-    {"clamp", "minValue as Infinity", "Infinity lost in the JSON conversion"},
-    {"clamp", "maxValue as -Infinity", "Infinity lost in the JSON conversion"},
-    {"clamp", "maxValue as Infinity", "Infinity lost in the JSON conversion"},
-    {"clamp", "minValue as NaN", "NaN lost in the JSON conversion"},
-    {"clamp", "maxValue as NaN", "NaN lost in the JSON conversion"},
-    {"clamp", "minValue == maxValue", "Infinity lost in the JSON conversion"},
-};
 
 static WnrtContext *ctx;
 
@@ -72,7 +60,7 @@ int main(void) {
         fprintf(stderr, "test_wpt: no Vulkan device: %s\n", diag_message());
         return 1; /* a missing device is a failure, never a skip */
     }
-    int rc = wpt_suite_main("runtime_wpt", run_case, expected_failures, sizeof expected_failures / sizeof *expected_failures);
+    int rc = wpt_suite_main("runtime_wpt", run_case, NULL, 0);
     wnrt_destroy(ctx);
     return rc;
 }
