@@ -1,10 +1,15 @@
 /* k_ext_fused.c - kernel family `ext_fused`: the fusion-only normalized projections qkvProjection
- * and gatedMlp (lib/core/fused_ops.h) with matmulNBits weights, float32/float16, fully fused in
- * shaders/ext_norm_proj.comp: per-row RMS of input (+ skip (+ skipBias)) recomputed in each
- * workgroup, normalized activations fed straight into the in-register dequantizing mat-vec, bias,
- * split outputs (one dispatch per split) or silu(gate) * up.  With outputSum a pre-pass writes the
- * sum, which the projection then reads as its input.  Not handled (reported as no kernel): float
- * weights (bits 0), and skip without outputSum together with a projection bias (one binding short). */
+ * and gatedMlp (lib/core/fused_ops.h), float32/float16 activations, f32 accumulation.
+ *  - matmulNBits weights (bits > 0): shaders/ext_norm_proj.comp, per-row RMS of input (+ skip
+ *    (+ skipBias)) recomputed in each workgroup, normalized activations fed straight into the
+ *    in-register dequantizing mat-vec, bias, split outputs (one dispatch per split) or
+ *    silu(gate) * up.  With outputSum a pre-pass writes the sum, which the projection then reads as
+ *    its input.  Not handled (reported as no kernel): skip without outputSum together with a
+ *    projection bias (one binding short).
+ *  - float weights (bits 0: W [k, n] of the activation dtype): shaders/ext_fused_matvec.comp (a
+ *    column mat-vec, up to FF_MATVEC_MAX_M activation rows) or ext_fused_tiled.comp (tiled GEMM),
+ *    both normalizing in the workgroup (ext_fused.glsl); the sum output is written by the first
+ *    split's dispatch from the values it reads anyway (no pre-pass). */
 #include <string.h>
 
 #include "ext_ops.h"
@@ -23,11 +28,11 @@ _Static_assert(sizeof(FusedPush) <= K_PUSH_MAX, "fused projection push constants
 
 enum { F_SKIP = 1, F_SKIP_BIAS = 2, F_GATED = 4, F_SUM_ONLY = 8 };
 
-static int fused_check(KernelCtx *kc, const Node *n) {
+static int nbits_fused_check(KernelCtx *kc, const Node *n) {
     NBitsGeom geo;
     const Value *x = ext_opt(n, FP_INPUT), *w = ext_opt(n, FP_WEIGHT);
     if (!x || !w || !ext_opt(n, FP_NORM_SCALE) || ext_float(n, x) < 0) return -1;
-    if (node_int(n, "bits", 0) == 0 || w->dtype != DT_U8 || !ext_opt(n, FP_SCALES)) return ext_no_kernel(n, w->dtype);
+    if (w->dtype != DT_U8 || !ext_opt(n, FP_SCALES)) return ext_no_kernel(n, w->dtype);
     if (nbits_geometry(n, &geo) < 0) return -1;
     bool sum = node_bool(n, "outputSum", false);
     if (ext_opt(n, FP_SKIP) && !sum && ext_opt(n, FP_BIAS)) return ext_no_kernel(n, x->dtype);
@@ -42,10 +47,10 @@ typedef struct {
     uint32_t flags, bits, zp_mode, has_bias;
 } FusedRun;
 
-static int dispatch(KernelCtx *kc, const Node *n, int sh, FusedRun *r, uint64_t groups, uint64_t gz) {
+/* One dispatch over `groups` workgroups folded into x/y (flat_group() in the shaders), z = gz. */
+static int grid_dispatch(KernelCtx *kc, const Node *n, int sh, const uint32_t *spec, int n_spec, const void *pc,
+                         uint32_t pc_size, const KBind *b, uint64_t groups, uint64_t gz) {
     const WnrtDeviceInfo *d = kc_device(kc);
-    uint32_t rows = r->flags & F_GATED ? 2 : 4;
-    uint32_t spec[8] = {FUSED_WG, r->bits, r->zp_mode, r->has_bias, rows, FUSED_MT, ext_sg_reduce(kc), r->flags};
     uint64_t gmax = d->max_workgroup_count[0] < 65535 ? d->max_workgroup_count[0] : 65535;
     uint64_t gx = groups < gmax ? groups : gmax, gy = (groups + gx - 1) / gx;
     if (groups == 0) return 0;
@@ -53,10 +58,45 @@ static int dispatch(KernelCtx *kc, const Node *n, int sh, FusedRun *r, uint64_t 
         diag_node_error(n, "fused projection needs too many workgroups");
         return -1;
     }
-    return kc_dispatch(kc, n, sh, spec, 8, &r->pc, sizeof r->pc, r->b, 8, (uint32_t)gx, (uint32_t)gy, (uint32_t)gz);
+    return kc_dispatch(kc, n, sh, spec, n_spec, pc, pc_size, b, 8, (uint32_t)gx, (uint32_t)gy, (uint32_t)gz);
 }
 
-static int fused_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
+static int dispatch(KernelCtx *kc, const Node *n, int sh, FusedRun *r, uint64_t groups, uint64_t gz) {
+    uint32_t rows = r->flags & F_GATED ? 2 : 4;
+    uint32_t spec[8] = {FUSED_WG, r->bits, r->zp_mode, r->has_bias, rows, FUSED_MT, ext_sg_reduce(kc), r->flags};
+    return grid_dispatch(kc, n, sh, spec, 8, &r->pc, sizeof r->pc, r->b, groups, gz);
+}
+
+/* Output column counts: qkvProjection's splits (1..FP_MAX_SPLITS, adding up to n), gatedMlp's n / 2.
+ * Returns the number of splits, or -1. */
+static int fused_splits(const Node *n, int64_t n_total, int64_t *splits) {
+    if (n->op == OP_GATED_MLP) {
+        splits[0] = n_total / 2;
+        return 1;
+    }
+    const int64_t *sp;
+    int count = node_ints(n, "splits", &sp);
+    if (count < 1 || count > FP_MAX_SPLITS) {
+        diag_node_error(n, "splits must have 1 to %d entries", FP_MAX_SPLITS);
+        return -1;
+    }
+    int64_t total = 0;
+    for (int i = 0; i < count; i++) {
+        if (sp[i] < 0 || sp[i] > n_total - total) {
+            diag_node_error(n, "splits do not add up to n %lld", (long long)n_total);
+            return -1;
+        }
+        splits[i] = sp[i];
+        total += sp[i];
+    }
+    if (total != n_total) {
+        diag_node_error(n, "splits do not add up to n %lld", (long long)n_total);
+        return -1;
+    }
+    return count;
+}
+
+static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
     NBitsGeom geo;
     if (nbits_geometry(n, &geo) < 0) return -1;
     const KTensor *x = &in[FP_INPUT];
@@ -65,17 +105,9 @@ static int fused_record(KernelCtx *kc, const Node *n, const KTensor *in, const K
     bool gated = n->op == OP_GATED_MLP, skip = ext_opt(n, FP_SKIP), sum = node_bool(n, "outputSum", false);
     const Value *zp = ext_opt(n, FP_ZERO_POINTS);
     bool bias = ext_opt(n, FP_BIAS), zp_u8 = zp && zp->dtype == DT_U8;
-    int64_t splits[FP_MAX_SPLITS] = {gated ? geo.n / 2 : geo.n};
-    int n_splits = 1;
-    if (!gated) {
-        const int64_t *sp;
-        n_splits = node_ints(n, "splits", &sp);
-        if (n_splits < 1 || n_splits > FP_MAX_SPLITS) {
-            diag_node_error(n, "splits must have 1 to %d entries", FP_MAX_SPLITS);
-            return -1;
-        }
-        memcpy(splits, sp, sizeof splits[0] * (size_t)n_splits);
-    }
+    int64_t splits[FP_MAX_SPLITS];
+    int n_splits = fused_splits(n, geo.n, splits);
+    if (n_splits < 0) return -1;
     uint64_t K = (uint64_t)geo.k, M = x->numel / K, row_bytes = (uint64_t)(geo.k_blocks * geo.blob);
     uint64_t zp_row = zp_u8 ? (uint64_t)geo.zp_row_bytes * 8 / (uint64_t)geo.bits : (uint64_t)geo.k_blocks;
     int sum_out = gated ? 1 : n_splits;
@@ -145,6 +177,145 @@ static int fused_record(KernelCtx *kc, const Node *n, const KTensor *in, const K
         col += (uint64_t)splits[i];
     }
     return 0;
+}
+
+
+/* ---- float weights (bits 0): W [k, n] of the activation dtype --------------------------------- */
+
+#define FF_WG 256          /* both float shaders (ext_fused_tiled.comp: 16 x 16 invocations) */
+#define FF_COLS 64         /* output columns per workgroup (matvec: 16 x 4; tiled: BN) */
+#define FF_MT 4            /* matvec: activation rows per workgroup */
+#define FF_MATVEC_MAX_M 16 /* activation rows up to which the mat-vec runs */
+#define FF_TILE_M 64       /* tiled: rows per workgroup (BM) */
+
+typedef struct {
+    uint32_t M, K, N, col0, cols, half_n;
+    float eps;
+    uint32_t base_x, base_skip, base_sb, base_scale, base_w, base_bias, base_y, base_sum;
+} FloatPush;
+_Static_assert(sizeof(FloatPush) <= K_PUSH_MAX, "float projection push constants");
+
+enum { FF_SKIP = 1, FF_SKIP_BIAS = 2, FF_GATED = 4, FF_BIAS = 8, FF_SUM = 16 }; /* ext_fused.glsl FLAGS */
+
+static int float_check(KernelCtx *kc, const Node *n, const Value *x) {
+    static const int same_dtype[] = {FP_SKIP, FP_SKIP_BIAS, FP_NORM_SCALE, FP_WEIGHT, FP_BIAS};
+    for (size_t i = 0; i < sizeof same_dtype / sizeof same_dtype[0]; i++) {
+        const Value *v = ext_opt(n, same_dtype[i]);
+        if (v && v->dtype != x->dtype) return ext_no_kernel(n, v->dtype);
+    }
+    if (ext_opt(n, FP_SCALES) || ext_opt(n, FP_ZERO_POINTS)) {
+        diag_node_error(n, "float weights (bits 0) take no scales or zero points");
+        return -1;
+    }
+    if (kc_device(kc)->max_workgroup_invocations < FF_WG) return ext_no_kernel(n, x->dtype);
+    if (kcheck_shader(kc, n, "ext_fused_matvec", x->dtype, x->dtype) < 0) return -1;
+    return kcheck_shader(kc, n, "ext_fused_tiled", x->dtype, x->dtype);
+}
+
+/* Operand sizes of the float path against k, n and the splits; 0 or -1. */
+static int float_sizes(const Node *n, const KTensor *in, const KTensor *out, uint64_t K, uint64_t N, const int64_t *splits,
+                       int n_splits, uint64_t *M) {
+    const KTensor *x = &in[FP_INPUT];
+    bool sum = node_bool(n, "outputSum", false);
+    int sum_out = n->op == OP_GATED_MLP ? 1 : n_splits;
+    if (K == 0 || N == 0 || K > INT32_MAX || N > INT32_MAX || x->numel % K || in[FP_NORM_SCALE].numel != K ||
+        (ext_opt(n, FP_SKIP) && in[FP_SKIP].numel != x->numel) || (ext_opt(n, FP_SKIP_BIAS) && in[FP_SKIP_BIAS].numel != K) ||
+        in[FP_WEIGHT].numel != K * N || (ext_opt(n, FP_BIAS) && in[FP_BIAS].numel != N) ||
+        (sum && out[sum_out].numel != x->numel) || (n->op == OP_GATED_MLP && N % 2)) {
+        diag_node_error(n, "operand sizes do not match the fused projection (k %llu, n %llu)", (unsigned long long)K,
+                        (unsigned long long)N);
+        return -1;
+    }
+    *M = x->numel / K;
+    for (int i = 0; i < n_splits; i++)
+        if (out[i].numel != *M * (uint64_t)splits[i]) {
+            diag_node_error(n, "output %d does not match its split", i);
+            return -1;
+        }
+    return ext_fits(n, x->numel, "input") < 0 || ext_fits(n, K * N, "weight") < 0 ? -1 : 0;
+}
+
+/* Binds the operands (absent ones: the input again, never read) and sets the flags; b[6] (output)
+ * is bound per split. */
+static int float_bind(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out, int sum_out, KBind *b,
+                      FloatPush *pc, uint32_t *flags) {
+    static const struct { int slot, bind, flag; } opt[] = {
+        {FP_SKIP, 1, FF_SKIP}, {FP_SKIP_BIAS, 2, FF_SKIP_BIAS}, {FP_BIAS, 5, FF_BIAS}};
+    uint32_t *base[] = {&pc->base_skip, &pc->base_sb, &pc->base_bias};
+    if (ext_bind(kc, n, &in[FP_INPUT], false, &b[0], &pc->base_x) < 0 ||
+        ext_bind(kc, n, &in[FP_NORM_SCALE], false, &b[3], &pc->base_scale) < 0 ||
+        ext_bind(kc, n, &in[FP_WEIGHT], false, &b[4], &pc->base_w) < 0)
+        return -1;
+    b[1] = b[2] = b[5] = b[6] = b[7] = b[0];
+    *flags = n->op == OP_GATED_MLP ? FF_GATED : 0;
+    for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++) {
+        if (!ext_opt(n, opt[i].slot)) continue;
+        *flags |= (uint32_t)opt[i].flag;
+        if (ext_bind(kc, n, &in[opt[i].slot], false, &b[opt[i].bind], base[i]) < 0) return -1;
+    }
+    return sum_out >= 0 ? ext_bind(kc, n, &out[sum_out], true, &b[7], &pc->base_sum) : 0;
+}
+
+static int float_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
+    uint64_t K = (uint64_t)node_int(n, "k", 0), N = (uint64_t)node_int(n, "n", 0), M;
+    int64_t splits[FP_MAX_SPLITS];
+    int n_splits = fused_splits(n, (int64_t)N, splits);
+    if (n_splits < 0 || float_sizes(n, in, out, K, N, splits, n_splits, &M) < 0) return -1;
+    if (M == 0) return 0;
+    bool gated = n->op == OP_GATED_MLP, matvec = M <= FF_MATVEC_MAX_M;
+    DType dt = in[FP_INPUT].dtype;
+    int sh = kc_find_shader(kc, n, matvec ? "ext_fused_matvec" : "ext_fused_tiled", dt, dt);
+    if (sh < 0) return -1;
+    FloatPush pc;
+    memset(&pc, 0, sizeof pc);
+    pc.M = (uint32_t)M, pc.K = (uint32_t)K, pc.N = (uint32_t)N, pc.half_n = gated ? (uint32_t)(N / 2) : 0;
+    pc.eps = (float)node_float(n, "epsilon", 1e-6);
+    KBind b[8];
+    uint32_t flags;
+    int sum_out = node_bool(n, "outputSum", false) ? (gated ? 1 : n_splits) : -1;
+    if (float_bind(kc, n, in, out, sum_out, b, &pc, &flags) < 0) return -1;
+    KBind sum_bind = b[7];
+    /* 4-wide weight loads when every weight offset the shader forms is a multiple of 4 */
+    bool vec = matvec && N % 4 == 0 && pc.half_n % 4 == 0 && pc.base_w % 4 == 0;
+    for (int i = 0; i < n_splits; i++) vec = vec && splits[i] % 4 == 0 && splits[i] > 0;
+    uint32_t mt = M < FF_MT ? (uint32_t)M : FF_MT;
+    const WnrtDeviceInfo *d = kc_device(kc);
+    uint64_t col = 0;
+    for (int i = 0; i < n_splits; i++) {
+        pc.col0 = (uint32_t)col;
+        pc.cols = (uint32_t)splits[i];
+        col += (uint64_t)splits[i];
+        if (splits[i] == 0) continue;
+        if (ext_bind(kc, n, &out[i], true, &b[6], &pc.base_y) < 0) return -1;
+        bool write_sum = sum_out >= 0; /* the first dispatch writes the sum */
+        b[7] = write_sum ? sum_bind : b[0];
+        sum_out = -1;
+        uint32_t spec[5] = {FF_WG, flags | (write_sum ? FF_SUM : 0u), mt, vec, ext_sg_reduce(kc)};
+        uint64_t groups = (uint64_t)(splits[i] + FF_COLS - 1) / FF_COLS;
+        if (matvec) {
+            if (grid_dispatch(kc, n, sh, spec, 5, &pc, sizeof pc, b, groups, (M + mt - 1) / mt) < 0) return -1;
+            continue;
+        }
+        uint64_t gy = (M + FF_TILE_M - 1) / FF_TILE_M;
+        if (groups > d->max_workgroup_count[0] || gy > d->max_workgroup_count[1]) {
+            diag_node_error(n, "fused projection needs too many workgroups");
+            return -1;
+        }
+        if (kc_dispatch(kc, n, sh, spec, 2, &pc, sizeof pc, b, 8, (uint32_t)groups, (uint32_t)gy, 1) < 0) return -1;
+    }
+    return 0;
+}
+
+/* ---- the family ------------------------------------------------------------------------------ */
+
+static int fused_check(KernelCtx *kc, const Node *n) {
+    const Value *x = ext_opt(n, FP_INPUT), *w = ext_opt(n, FP_WEIGHT);
+    if (!x || !w || !ext_opt(n, FP_NORM_SCALE) || ext_float(n, x) < 0) return -1;
+    return node_int(n, "bits", 0) == 0 ? float_check(kc, n, x) : nbits_fused_check(kc, n);
+}
+
+static int fused_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
+    return node_int(n, "bits", 0) == 0 ? float_record(kc, n, in, out) : nbits_fused_record(kc, n, in, out);
 }
 
 const KernelFamily kfam_ext_fused = {fused_check, fused_record, 0};

@@ -2,7 +2,10 @@
  * reference (lib/eval/eval_fused.c, which composes the component ops' references): silu, and the
  * fully fused normalized projections qkvProjection (1-3 splits) and gatedMlp (silu(gate) * up) with
  * matmulNBits weights: rmsNorm or skip (+ skipBias) with the sum output, zero points absent / uint8 /
- * float, bias, decode and several activation rows, float32 and float16. */
+ * float, bias, decode and several activation rows, float32 and float16; and with float weights
+ * (bits 0, W [k, n]): the mat-vec (vector and scalar weight loads, k over several staged chunks, 1-16
+ * rows) and the tiled path (partial row and column tiles), skip / skipBias / sum / bias. */
+#include <math.h>
 #include <stdio.h>
 
 #include "fused_ops.h"
@@ -37,15 +40,20 @@ typedef struct {
 static void check_fused(FusedCase c) {
     Graph *g = graph_new("t");
     unsigned s = 41 + (unsigned)c.K;
-    int64_t kb = (c.K + c.block - 1) / c.block, blob = c.block * c.bits / 8, zrow = (kb * c.bits + 7) / 8;
+    int64_t kb = c.block ? (c.K + c.block - 1) / c.block : 0, blob = c.block * c.bits / 8, zrow = (kb * c.bits + 7) / 8;
     Value *in[FP_SLOTS] = {0};
     int64_t xs[3] = {1, c.M, c.K};
     in[FP_INPUT] = ext_rand(g, "x", c.dt, 3, xs, &s, -2, 2);
     if (c.skip) in[FP_SKIP] = ext_rand(g, "skip", c.dt, 3, xs, &s, -2, 2);
     if (c.skip_bias) in[FP_SKIP_BIAS] = ext_rand(g, "skip_bias", c.dt, 1, &c.K, &s, -0.5, 0.5);
     in[FP_NORM_SCALE] = ext_rand(g, "gamma", c.dt, 1, &c.K, &s, 0.5, 1.5);
-    in[FP_WEIGHT] = ext_rand(g, "w", DT_U8, 3, (int64_t[]){c.N, kb, blob}, &s, 0, 0);
-    in[FP_SCALES] = ext_rand(g, "scales", c.dt, 1, (int64_t[]){c.N * kb}, &s, 0.005, 0.04);
+    if (c.bits == 0) { /* float weights [k, n], std about 1 / sqrt(k) */
+        double r = 1.7 / sqrt((double)c.K);
+        in[FP_WEIGHT] = ext_rand(g, "w", c.dt, 2, (int64_t[]){c.K, c.N}, &s, -r, r);
+    } else {
+        in[FP_WEIGHT] = ext_rand(g, "w", DT_U8, 3, (int64_t[]){c.N, kb, blob}, &s, 0, 0);
+        in[FP_SCALES] = ext_rand(g, "scales", c.dt, 1, (int64_t[]){c.N * kb}, &s, 0.005, 0.04);
+    }
     if (c.zp == 1) in[FP_ZERO_POINTS] = ext_rand(g, "zp", DT_U8, 1, (int64_t[]){c.N * zrow}, &s, 0, 0);
     if (c.zp == 2) in[FP_ZERO_POINTS] = ext_rand(g, "zp", c.dt, 1, (int64_t[]){c.N * kb}, &s, 0, (1 << c.bits) - 1);
     if (c.bias) in[FP_BIAS] = ext_rand(g, "bias", c.dt, 1, &c.N, &s, -0.5, 0.5);
@@ -56,8 +64,10 @@ static void check_fused(FusedCase c) {
     node_set_float(g, n, "epsilon", 1e-6);
     node_set_uint(g, n, "k", c.K);
     node_set_uint(g, n, "n", c.N);
-    node_set_uint(g, n, "bits", c.bits);
-    node_set_uint(g, n, "blockSize", c.block);
+    if (c.bits) {
+        node_set_uint(g, n, "bits", c.bits);
+        node_set_uint(g, n, "blockSize", c.block);
+    }
     if (c.sum) node_set_bool(g, n, "outputSum", true);
     if (c.op == OP_QKV_PROJECTION) node_set_ints(g, n, "splits", c.n_splits, c.splits);
     ck_assert_msg(graph_insert_node(g, n) == 0, "%s", diag_message());
@@ -86,6 +96,34 @@ START_TEST(gated_mlp) {
 }
 END_TEST
 
+/* Float weights (bits 0).  The mat-vec takes up to 16 rows (4 per workgroup), 64 columns per
+ * workgroup, 4-wide weight loads when every split is a multiple of 4, k staged 512 at a time; the
+ * tiled path takes more rows in 64 x 64 tiles. */
+START_TEST(qkv_projection_float) {
+    const OpId q = OP_QKV_PROJECTION;
+    check_fused((FusedCase){q, DT_F32, 0, 0, 1, 128, 96, 0, false, false, false, true, 3, {64, 16, 16}});
+    check_fused((FusedCase){q, DT_F32, 0, 0, 3, 200, 40, 0, true, true, true, true, 2, {24, 16}});
+    check_fused((FusedCase){q, DT_F32, 0, 0, 6, 64, 30, 0, true, false, false, true, 1, {30}}); /* scalar loads */
+    check_fused((FusedCase){q, DT_F32, 0, 0, 16, 48, 136, 0, true, false, true, false, 3, {72, 32, 32}});
+    check_fused((FusedCase){q, DT_F16, 0, 0, 1, 1100, 72, 0, true, false, true, true, 3, {40, 16, 16}}); /* 3 chunks */
+    check_fused((FusedCase){q, DT_F16, 0, 0, 2, 96, 27, 0, false, false, false, true, 3, {9, 9, 9}});
+    check_fused((FusedCase){q, DT_F32, 0, 0, 17, 96, 100, 0, true, true, true, true, 3, {60, 20, 20}}); /* tiled */
+    check_fused((FusedCase){q, DT_F16, 0, 0, 70, 80, 130, 0, true, false, true, true, 2, {98, 32}});
+    check_fused((FusedCase){q, DT_F32, 0, 0, 65, 33, 5, 0, false, false, false, false, 1, {5}});
+}
+END_TEST
+
+START_TEST(gated_mlp_float) {
+    const OpId gm = OP_GATED_MLP;
+    check_fused((FusedCase){gm, DT_F32, 0, 0, 1, 128, 80, 0, false, false, false, false, 0, {0}});
+    check_fused((FusedCase){gm, DT_F32, 0, 0, 5, 96, 42, 0, true, true, true, true, 0, {0}}); /* scalar loads */
+    check_fused((FusedCase){gm, DT_F16, 0, 0, 1, 600, 256, 0, true, false, true, false, 0, {0}});
+    check_fused((FusedCase){gm, DT_F16, 0, 0, 4, 64, 200, 0, true, false, false, true, 0, {0}});
+    check_fused((FusedCase){gm, DT_F32, 0, 0, 33, 80, 136, 0, true, false, true, true, 0, {0}}); /* tiled */
+    check_fused((FusedCase){gm, DT_F16, 0, 0, 20, 64, 130, 0, false, false, false, false, 0, {0}});
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("runtime-ext-fused");
     TCase *tc = tcase_create("fused");
@@ -94,6 +132,8 @@ int main(void) {
     tcase_add_test(tc, silu);
     tcase_add_test(tc, qkv_projection);
     tcase_add_test(tc, gated_mlp);
+    tcase_add_test(tc, qkv_projection_float);
+    tcase_add_test(tc, gated_mlp_float);
     suite_add_tcase(s, tc);
     return rt_main(s);
 }
