@@ -17,19 +17,14 @@ void tg_teardown(void) {
     diag_clear();
 }
 
-Value *t_in(DType dt, int rank, const int64_t *shape) {
-    Dim d[WN_MAX_RANK];
-    for (int i = 0; i < rank; i++) d[i] = dim_static(shape[i]);
-    return graph_add_input(tg, "x", dt, rank, d);
-}
+Value *t_in(DType dt, int rank, const int64_t *shape) { return tu_input(tg, "x", dt, rank, shape); }
 
 Value *t_in_dims(DType dt, int rank, const Dim *shape) { return graph_add_input(tg, "x", dt, rank, shape); }
 
 Node *t_node(OpId op, int n_in, ...) {
-    Node *n = graph_new_node(tg, op, NULL);
     va_list ap;
     va_start(ap, n_in);
-    for (int i = 0; i < n_in; i++) node_add_input(tg, n, va_arg(ap, Value *));
+    Node *n = tu_node_va(tg, op, n_in, ap);
     va_end(ap);
     return n;
 }
@@ -58,14 +53,6 @@ void t_err(Node *n, const char *needle) {
     ck_assert_msg(diag_has_error(), "no diagnostic recorded");
     ck_assert_msg(strstr(diag_message(), needle) != NULL, "diagnostic '%s' lacks '%s'", diag_message(), needle);
     diag_clear();
-}
-
-int t_run_suite(Suite *s) {
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? 1 : 0;
 }
 
 TCase *t_case(const char *name) {

@@ -8,6 +8,7 @@
 
 #include "diag.h"
 #include "ir.h"
+#include "test_util.h"
 
 /* Literal shape argument: S(2, 3, 4) expands to a count and an int64_t array. */
 #define S(...) (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__}
@@ -28,8 +29,7 @@ void t_out_is(Node *n, int i, DType dt, int rank, const int64_t *shape);
 /* Inserts n; asserts failure with a diagnostic containing `needle`. */
 void t_err(Node *n, const char *needle);
 
-/* A test case with the tg fixture; runs a suite and returns the process exit code. */
+/* A test case with the tg fixture (suites run with tu_run_suite, test_util.h). */
 TCase *t_case(const char *name);
-int t_run_suite(Suite *s);
 
 #endif

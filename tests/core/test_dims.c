@@ -74,5 +74,5 @@ int main(void) {
     tcase_add_test(tc, identities);
     tcase_add_test(tc, format_and_eval);
     suite_add_tcase(s, tc);
-    return t_run_suite(s);
+    return tu_run_suite(s);
 }

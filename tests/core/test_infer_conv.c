@@ -183,5 +183,5 @@ int main(void) {
     tcase_add_test(tc, pool_sizes);
     tcase_add_test(tc, resample2d_sizes);
     suite_add_tcase(s, tc);
-    return t_run_suite(s);
+    return tu_run_suite(s);
 }

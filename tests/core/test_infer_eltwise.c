@@ -125,5 +125,5 @@ int main(void) {
     tcase_add_test(tc, quantization_blockwise);
     tcase_add_test(tc, operand_and_option_validation);
     suite_add_tcase(s, tc);
-    return t_run_suite(s);
+    return tu_run_suite(s);
 }

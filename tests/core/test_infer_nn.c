@@ -218,5 +218,5 @@ int main(void) {
     tcase_add_test(tc, gather_scatter);
     tcase_add_test(tc, recurrent);
     suite_add_tcase(s, tc);
-    return t_run_suite(s);
+    return tu_run_suite(s);
 }

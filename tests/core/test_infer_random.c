@@ -125,5 +125,5 @@ int main(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, random_nodes_never_crash);
     suite_add_tcase(s, tc);
-    return t_run_suite(s);
+    return tu_run_suite(s);
 }

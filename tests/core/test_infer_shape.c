@@ -205,5 +205,5 @@ int main(void) {
     tcase_add_test(tc, symbolic);
     tcase_add_test(tc, symbolic_broadcast);
     suite_add_tcase(s, tc);
-    return t_run_suite(s);
+    return tu_run_suite(s);
 }

@@ -50,5 +50,5 @@ int main(void) {
     tcase_add_test(tc, long_names_truncated);
     tcase_add_test(tc, values_get_unique_names);
     suite_add_tcase(s, tc);
-    return t_run_suite(s);
+    return tu_run_suite(s);
 }

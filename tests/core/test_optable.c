@@ -81,5 +81,5 @@ int main(void) {
     tcase_add_test(tc, schemas);
     tcase_add_test(tc, every_op_has_an_inference_rule);
     suite_add_tcase(s, tc);
-    return t_run_suite(s);
+    return tu_run_suite(s);
 }

@@ -155,5 +155,5 @@ int main(void) {
     tcase_add_test(tc, exportable_dims);
     tcase_add_test(tc, spec_only);
     suite_add_tcase(s, tc);
-    return t_run_suite(s);
+    return tu_run_suite(s);
 }

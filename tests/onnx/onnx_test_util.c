@@ -1,22 +1,9 @@
 /* onnx_test_util.c - helpers shared by the ONNX loader tests (see onnx_test_util.h). */
-#define _XOPEN_SOURCE 700
 #include "onnx_test_util.h"
 
-#include <check.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-int tu_run(Suite *s, TCase *tc) {
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
 
 static void die(const char *what) {
     perror(what);
@@ -52,32 +39,6 @@ uint8_t *tu_pack(const Onnx__ModelProto *m, size_t *len) {
     if (!buf) die("malloc");
     if (onnx__model_proto__pack(m, buf) != *len) abort();
     return buf;
-}
-
-char *tu_tempdir(void) {
-    const char *base = getenv("TMPDIR");
-    char tmpl[512];
-    snprintf(tmpl, sizeof tmpl, "%s/webnnc-onnx-test-XXXXXX", base && base[0] ? base : "/tmp");
-    if (!mkdtemp(tmpl)) die("mkdtemp");
-    char *d = strdup(tmpl);
-    if (!d) die("strdup");
-    return d;
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-    (void)sb, (void)flag, (void)ftw;
-    return remove(path);
-}
-
-void tu_rmtree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
-
-void tu_write(const char *dir, const char *name, const void *data, size_t len) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f) die(path);
-    if (len && fwrite(data, 1, len, f) != len) die(path);
-    if (fclose(f) != 0) die(path);
 }
 
 void tu_tensor_init(TuTensor *x, const char *name, int onnx_type, int rank, const int64_t *dims) {

@@ -1,5 +1,6 @@
-/* onnx_test_util.h - helpers shared by the ONNX loader tests: temporary folders, writing files,
- * a minimal valid ModelProto to add tensors to, packing, and protobuf wire-byte builders. */
+/* onnx_test_util.h - helpers shared by the ONNX loader tests: a minimal valid ModelProto to add
+ * tensors to, packing, and protobuf wire-byte builders (suite runner, scratch folders and files:
+ * test_util.h). */
 #ifndef WEBNNC_ONNX_TEST_UTIL_H
 #define WEBNNC_ONNX_TEST_UTIL_H
 
@@ -7,11 +8,7 @@
 #include <stdint.h>
 
 #include "onnx_model.h"
-
-struct Suite;
-struct TCase;
-/* Adds `tc` to `s`, runs the suite and returns the process exit status (0 when all passed). */
-int tu_run(struct Suite *s, struct TCase *tc);
+#include "test_util.h"
 
 #define TU_MAX_INITS 8
 
@@ -28,12 +25,6 @@ void tu_model_init(TuModel *t);
 void tu_model_add_init(TuModel *t, Onnx__TensorProto *tensor);
 /* Packs a model into malloc'd bytes. */
 uint8_t *tu_pack(const Onnx__ModelProto *m, size_t *len);
-
-/* Fresh folder under $TMPDIR (or /tmp); removed with tu_rmtree. */
-char *tu_tempdir(void);
-void tu_rmtree(const char *dir);
-/* Writes dir/name (creating nothing else); aborts the test on failure. */
-void tu_write(const char *dir, const char *name, const void *data, size_t len);
 
 /* A tensor with name, ONNX data type and dims (dims copied into inline storage). */
 typedef struct {

@@ -48,5 +48,7 @@ END_TEST
 int main(void) {
     TCase *tc = tcase_create("fuzz_regressions");
     tcase_add_test(tc, regressions_import_cleanly);
-    return tu_run(suite_create("onnx_fuzz_regressions"), tc);
+    Suite *s = suite_create("onnx_fuzz_regressions");
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
 }

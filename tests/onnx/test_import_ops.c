@@ -6,6 +6,7 @@
 
 #include "diag.h"
 #include "test_import_builder.h"
+#include "test_util.h"
 
 static MB *b;
 static Graph *g;
@@ -859,10 +860,4 @@ static Suite *suite(void) {
     return s;
 }
 
-int main(void) {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+int main(void) { return tu_run_suite(suite()); }

@@ -19,11 +19,11 @@ static const float payload[3] = {1.25f, -3.0f, 4096.0f};
 /* data.bin: 16 bytes of 0xAA, then the three floats of `payload` (28 bytes). */
 static void setup(void) {
     diag_clear();
-    dir = tu_tempdir();
+    dir = tu_tmpdir();
     uint8_t data[28];
     memset(data, 0xAA, 16);
     memcpy(data + 16, payload, 12);
-    tu_write(dir, "data.bin", data, sizeof data);
+    tu_write_bytes(tu_path(dir, "data.bin"), data, sizeof data);
     graph = graph_new("t");
 }
 
@@ -88,7 +88,7 @@ START_TEST(subfolder_and_dot) {
     ck_assert_int_eq(mkdir(sub, 0700), 0);
     uint8_t data[12];
     memcpy(data, payload, 12);
-    tu_write(sub, "w.bin", data, 12);
+    tu_write_bytes(tu_path(sub, "w.bin"), data, 12);
     OnnxTensorData d;
     ck_assert_msg(read_external("sub/w.bin", NULL, NULL, &d) == 0, "%s", diag_message());
     ck_assert_msg(read_external("./sub/./w.bin", "0", "12", &d) == 0, "%s", diag_message());
@@ -137,10 +137,10 @@ START_TEST(refuse_dotdot) {
 END_TEST
 
 START_TEST(refuse_symlink_outside) {
-    char *other = tu_tempdir();
+    char *other = tu_tmpdir();
     uint8_t data[28];
     memcpy(data + 16, payload, 12);
-    tu_write(other, "secret.bin", data, sizeof data);
+    tu_write_bytes(tu_path(other, "secret.bin"), data, sizeof data);
     char target[1024], link[1024];
     snprintf(target, sizeof target, "%s/secret.bin", other);
     snprintf(link, sizeof link, "%s/link.bin", dir);
@@ -214,7 +214,7 @@ START_TEST(folder_load_with_config) {
     tu_model_add_init(&tm, &x.t);
     size_t len;
     uint8_t *buf = tu_pack(&tm.model, &len);
-    tu_write(dir, "model.onnx", buf, len);
+    tu_write_bytes(tu_path(dir, "model.onnx"), buf, len);
     free(buf);
     OnnxModel *m = onnx_model_load(dir);
     ck_assert_msg(m != NULL, "%s", diag_message());
@@ -227,7 +227,7 @@ START_TEST(folder_load_with_config) {
     ck_assert_int_eq(onnx_model_opset(m, "com.microsoft"), 0);
     onnx_model_attach(graph, m); /* freed (and unmapped) by graph_free */
 
-    tu_write(dir, "genai_config.json", "{}", 2);
+    tu_write_bytes(tu_path(dir, "genai_config.json"), "{}", 2);
     char file[1024];
     snprintf(file, sizeof file, "%s/model.onnx", dir);
     m = onnx_model_load(file);
@@ -287,5 +287,6 @@ int main(void) {
     tcase_add_test(tc, folder_load_with_config);
     tcase_add_test(tc, folder_without_model);
     tcase_add_test(tc, data_file_over_2gib);
-    return tu_run(s, tc);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
 }

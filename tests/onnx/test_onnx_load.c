@@ -288,5 +288,6 @@ int main(void) {
     tcase_add_test(tc, deep_nesting_refused);
     tcase_add_test(tc, nesting_limit_boundary);
     tcase_add_test(tc, wire_check_direct);
-    return tu_run(s, tc);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
 }

@@ -335,5 +335,6 @@ int main(void) {
     tcase_add_test(tc, wrong_raw_length);
     tcase_add_test(tc, bad_dims);
     tcase_add_test(tc, raw_and_typed_conflict);
-    return tu_run(s, tc);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
 }

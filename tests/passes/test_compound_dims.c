@@ -16,6 +16,7 @@
 #include "eval.h"
 #include "eval_internal.h"
 #include "pass.h"
+#include "test_util.h"
 
 enum {
     CASE_QWEN,        /* reshape [B,S,N*H] -> [B,N*S,H], rmsNorm, reshape [B,S,N*H] */
@@ -360,10 +361,4 @@ static Suite *suite(void) {
     return s;
 }
 
-int main(void) {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+int main(void) { return tu_run_suite(suite()); }

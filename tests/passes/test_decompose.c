@@ -16,6 +16,7 @@
 #include "eval.h"
 #include "eval_internal.h"
 #include "pass.h"
+#include "test_util.h"
 
 static Graph *g;
 
@@ -447,9 +448,5 @@ int main(void) {
     tcase_add_test(tc, quick_gelu_hand_computed);
     tcase_add_test(tc, splice_keeps_order_and_names);
     suite_add_tcase(s, tc);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? 1 : 0;
+    return tu_run_suite(s);
 }

@@ -23,6 +23,7 @@
 #include "onnx_import.h"
 #include "onnx_model.h"
 #include "pass.h"
+#include "test_util.h"
 
 /* ---- building GQA graphs ----------------------------------------------------------------------- */
 
@@ -557,10 +558,4 @@ static Suite *gqa_suite(void) {
     return s;
 }
 
-int main(void) {
-    SRunner *sr = srunner_create(gqa_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+int main(void) { return tu_run_suite(gqa_suite()); }

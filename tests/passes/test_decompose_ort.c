@@ -15,6 +15,7 @@
 #include "onnx_import.h"
 #include "pass.h"
 #include "tensor_file.h"
+#include "test_util.h"
 
 static const char *const decompose[] = {"decompose_matmul_nbits", "decompose_rms_norm", "decompose_rotary",
                                         "decompose_gather_block_quantized", "decompose_quick_gelu"};
@@ -117,9 +118,5 @@ int main(void) {
     TCase *tc = tcase_create("ort");
     tcase_add_test(tc, contrib_models_match_onnx_runtime);
     suite_add_tcase(s, tc);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? 1 : 0;
+    return tu_run_suite(s);
 }

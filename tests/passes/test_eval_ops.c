@@ -9,6 +9,7 @@
 
 #include "diag.h"
 #include "eval.h"
+#include "test_util.h"
 
 #define SHAPE(...) (const int64_t[]){__VA_ARGS__}
 #define LEN(a) ((int)(sizeof(a) / sizeof *(a)))
@@ -336,9 +337,5 @@ int main(void) {
     tcase_add_test(tc, recurrent_zero_weights);
     tcase_add_test(tc, unsupported_is_not_error);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(s);
 }

@@ -6,6 +6,7 @@
 #include "diag.h"
 #include "eval.h"
 #include "pass.h"
+#include "test_util.h"
 
 static Value *input(Graph *g, const char *name, DType dt, int rank, const int64_t *shape) {
     Dim d[WN_MAX_RANK];
@@ -235,9 +236,5 @@ int main(void) {
     tcase_add_test(tc, identity_removal);
     tcase_add_test(tc, pipeline_runs_and_rejects);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(s);
 }

@@ -1,10 +1,8 @@
 /* rt_test_util.c - shared fixtures of the runtime tests (rt_test_util.h). */
 #include "rt_test_util.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 WnrtContext *rt_ctx;
 
@@ -21,24 +19,7 @@ void rt_setup(void) {
 
 void rt_teardown(void) { diag_clear(); }
 
-Value *rt_input(Graph *g, const char *name, DType dt, int rank, const int64_t *shape) {
-    Dim d[WN_MAX_RANK];
-    for (int i = 0; i < rank; i++) d[i] = dim_static(shape[i]);
-    return graph_add_input(g, name, dt, rank, d);
-}
-
-Node *rt_node(Graph *g, OpId op, int n_in, ...) {
-    Node *n = graph_new_node(g, op, NULL);
-    va_list ap;
-    va_start(ap, n_in);
-    for (int i = 0; i < n_in; i++) node_add_input(g, n, va_arg(ap, Value *));
-    va_end(ap);
-    return n;
-}
-
-int rt_run(Graph *g, const void *const *inputs, void *out, uint64_t out_bytes) {
-    WnrtModel *m = wnrt_load(rt_ctx, g);
-    if (!m) return -1;
+int rt_bind_inputs(WnrtModel *m, const Graph *g, const void *const *inputs) {
     int rc = 0;
     for (int i = 0; i < g->n_inputs && rc == 0; i++) {
         const Value *v = g->inputs[i];
@@ -47,6 +28,13 @@ int rt_run(Graph *g, const void *const *inputs, void *out, uint64_t out_bytes) {
         for (int d = 0; d < v->rank; d++) n *= (uint64_t)(shape[d] = v->shape[d].v);
         rc = wnrt_bind_input(m, v->name, inputs[i], dtype_storage_bytes(v->dtype, n), v->rank, shape);
     }
+    return rc;
+}
+
+int rt_run(Graph *g, const void *const *inputs, void *out, uint64_t out_bytes) {
+    WnrtModel *m = wnrt_load(rt_ctx, g);
+    if (!m) return -1;
+    int rc = rt_bind_inputs(m, g, inputs);
     if (rc == 0) rc = wnrt_run(m);
     if (rc == 0) rc = wnrt_read_output(m, 0, out, out_bytes);
     wnrt_free(m);
@@ -54,10 +42,7 @@ int rt_run(Graph *g, const void *const *inputs, void *out, uint64_t out_bytes) {
 }
 
 int rt_main(Suite *s) {
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int rc = tu_run_suite(s);
     if (rt_ctx) wnrt_destroy(rt_ctx);
-    return failed ? 1 : 0;
+    return rc;
 }

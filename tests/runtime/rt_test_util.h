@@ -1,5 +1,5 @@
 /* rt_test_util.h - fixtures for the runtime tests: one shared Vulkan context (lavapipe in CI),
- * graph building shortcuts and a run-one-graph helper. */
+ * a run-one-graph helper; graphs are built with tu_input/tu_node (test_util.h). */
 #ifndef RT_TEST_UTIL_H
 #define RT_TEST_UTIL_H
 
@@ -7,14 +7,15 @@
 
 #include "diag.h"
 #include "ir.h"
+#include "test_util.h"
 #include "webnnc_runtime.h"
 
 extern WnrtContext *rt_ctx;
 void rt_setup(void);    /* creates rt_ctx once, clears diagnostics */
 void rt_teardown(void);
 
-Value *rt_input(Graph *g, const char *name, DType dt, int rank, const int64_t *shape);
-Node *rt_node(Graph *g, OpId op, int n_in, ...);
+/* Binds inputs[i] to graph input i of m (static shapes).  Returns 0 or -1 (diag message). */
+int rt_bind_inputs(WnrtModel *m, const Graph *g, const void *const *inputs);
 /* Loads g, binds inputs[i] (graph input order, static shapes), runs, reads output 0 into out.
  * Returns 0 or -1 (diag message available). */
 int rt_run(Graph *g, const void *const *inputs, void *out, uint64_t out_bytes);

@@ -17,9 +17,9 @@ static void assert_close(float got, double want, double rel, double abs_tol, int
 
 START_TEST(add_broadcast_f32) {
     Graph *g = graph_new("t");
-    Value *a = rt_input(g, "a", DT_F32, 2, (int64_t[]){2, 3});
-    Value *b = rt_input(g, "b", DT_F32, 1, (int64_t[]){3});
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_ADD, 2, a, b)));
+    Value *a = tu_input(g, "a", DT_F32, 2, (int64_t[]){2, 3});
+    Value *b = tu_input(g, "b", DT_F32, 1, (int64_t[]){3});
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_ADD, 2, a, b)));
     float av[6] = {1, 2, 3, 4, 5, 6}, bv[3] = {10, 20, 30}, out[6];
     ck_assert_msg(rt_run(g, (const void *[]){av, bv}, out, sizeof out) == 0, "%s", diag_message());
     float want[6] = {11, 22, 33, 14, 25, 36};
@@ -30,9 +30,9 @@ END_TEST
 
 START_TEST(int_div_truncates) {
     Graph *g = graph_new("t");
-    Value *a = rt_input(g, "a", DT_I32, 1, (int64_t[]){6});
-    Value *b = rt_input(g, "b", DT_I32, 1, (int64_t[]){6});
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_DIV, 2, a, b)));
+    Value *a = tu_input(g, "a", DT_I32, 1, (int64_t[]){6});
+    Value *b = tu_input(g, "b", DT_I32, 1, (int64_t[]){6});
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_DIV, 2, a, b)));
     int32_t av[6] = {-7, 7, -7, 7, 9, -1}, bv[6] = {2, -2, -2, 2, 3, 5}, out[6];
     ck_assert_msg(rt_run(g, (const void *[]){av, bv}, out, sizeof out) == 0, "%s", diag_message());
     int32_t want[6] = {-3, -3, 3, 3, 3, 0};
@@ -43,12 +43,12 @@ END_TEST
 
 START_TEST(compare_and_logical) {
     Graph *g = graph_new("t");
-    Value *a = rt_input(g, "a", DT_F32, 1, (int64_t[]){4});
-    Value *b = rt_input(g, "b", DT_F32, 1, (int64_t[]){1});
-    Value *gt = graph_finish(g, rt_node(g, OP_GREATER, 2, a, b));
-    Value *eq = graph_finish(g, rt_node(g, OP_EQUAL, 2, a, b));
-    Value *or = graph_finish(g, rt_node(g, OP_LOGICAL_OR, 2, gt, eq));
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_LOGICAL_NOT, 1, or)));
+    Value *a = tu_input(g, "a", DT_F32, 1, (int64_t[]){4});
+    Value *b = tu_input(g, "b", DT_F32, 1, (int64_t[]){1});
+    Value *gt = graph_finish(g, tu_node(g, OP_GREATER, 2, a, b));
+    Value *eq = graph_finish(g, tu_node(g, OP_EQUAL, 2, a, b));
+    Value *or = graph_finish(g, tu_node(g, OP_LOGICAL_OR, 2, gt, eq));
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_LOGICAL_NOT, 1, or)));
     float av[4] = {1, 2, 3, -5}, bv[1] = {2};
     uint8_t out[4];
     ck_assert_msg(rt_run(g, (const void *[]){av, bv}, out, sizeof out) == 0, "%s", diag_message());
@@ -69,8 +69,8 @@ static double ref_hswish(double x) { return x * fmin(6, fmax(0, x + 3)) / 6; }
 static void check_unary(OpId op, RefFn ref, double rel, double abs_tol) {
     enum { N = 200 };
     Graph *g = graph_new("t");
-    Value *a = rt_input(g, "a", DT_F32, 1, (int64_t[]){N});
-    graph_add_output(g, graph_finish(g, rt_node(g, op, 1, a)));
+    Value *a = tu_input(g, "a", DT_F32, 1, (int64_t[]){N});
+    graph_add_output(g, graph_finish(g, tu_node(g, op, 1, a)));
     float in[N], out[N];
     for (int i = 0; i < N; i++) in[i] = -6.0f + 12.0f * (float)i / (N - 1) + 0.001f * (float)(i % 7);
     ck_assert_msg(rt_run(g, (const void *[]){in}, out, sizeof out) == 0, "%s", diag_message());
@@ -97,10 +97,10 @@ END_TEST
 
 START_TEST(where_broadcast) {
     Graph *g = graph_new("t");
-    Value *c = rt_input(g, "c", DT_U8, 2, (int64_t[]){2, 1});
-    Value *a = rt_input(g, "a", DT_I32, 1, (int64_t[]){3});
-    Value *b = rt_input(g, "b", DT_I32, 2, (int64_t[]){2, 3});
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_WHERE, 3, c, a, b)));
+    Value *c = tu_input(g, "c", DT_U8, 2, (int64_t[]){2, 1});
+    Value *a = tu_input(g, "a", DT_I32, 1, (int64_t[]){3});
+    Value *b = tu_input(g, "b", DT_I32, 2, (int64_t[]){2, 3});
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_WHERE, 3, c, a, b)));
     uint8_t cv[2] = {1, 0};
     int32_t av[3] = {1, 2, 3}, bv[6] = {10, 20, 30, 40, 50, 60}, out[6];
     ck_assert_msg(rt_run(g, (const void *[]){cv, av, bv}, out, sizeof out) == 0, "%s", diag_message());
@@ -111,14 +111,14 @@ START_TEST(where_broadcast) {
 END_TEST
 
 static Value *cast_to(Graph *g, Value *v, DType to) {
-    Node *n = rt_node(g, OP_CAST, 1, v);
+    Node *n = tu_node(g, OP_CAST, 1, v);
     node_set_dtype(g, n, "to", to);
     return graph_finish(g, n);
 }
 
 START_TEST(cast_rules) {
     Graph *g = graph_new("t");
-    Value *a = rt_input(g, "a", DT_F32, 1, (int64_t[]){4});
+    Value *a = tu_input(g, "a", DT_F32, 1, (int64_t[]){4});
     graph_add_output(g, cast_to(g, a, DT_I32));
     float av[4] = {1.9f, -1.9f, 2.5f, -0.4f};
     int32_t out[4];
@@ -128,7 +128,7 @@ START_TEST(cast_rules) {
     graph_free(g);
 
     g = graph_new("t");
-    Value *b = rt_input(g, "b", DT_I32, 1, (int64_t[]){3});
+    Value *b = tu_input(g, "b", DT_I32, 1, (int64_t[]){3});
     graph_add_output(g, cast_to(g, b, DT_U8));
     int32_t bv[3] = {300, -1, 7};
     uint8_t o8[3];
@@ -142,8 +142,8 @@ END_TEST
 
 START_TEST(float16_and_int64) {
     Graph *g = graph_new("t");
-    Value *a = rt_input(g, "a", DT_F16, 1, (int64_t[]){3});
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_ADD, 2, a, a)));
+    Value *a = tu_input(g, "a", DT_F16, 1, (int64_t[]){3});
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_ADD, 2, a, a)));
     /* f16 bits: 1.0 = 0x3c00, 1.5 = 0x3e00, -2.0 = 0xc000 -> doubled: 0x4000, 0x4200, 0xc400 */
     uint16_t av[3] = {0x3c00, 0x3e00, 0xc000}, out[3];
     ck_assert_msg(rt_run(g, (const void *[]){av}, out, sizeof out) == 0, "%s", diag_message());
@@ -153,8 +153,8 @@ START_TEST(float16_and_int64) {
     graph_free(g);
 
     g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_I64, 1, (int64_t[]){2});
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_MUL, 2, x, x)));
+    Value *x = tu_input(g, "x", DT_I64, 1, (int64_t[]){2});
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_MUL, 2, x, x)));
     int64_t xv[2] = {3000000000ll, -5}, o64[2];
     ck_assert_msg(rt_run(g, (const void *[]){xv}, o64, sizeof o64) == 0, "%s", diag_message());
     ck_assert(o64[0] == 9000000000000000000ll);
@@ -167,9 +167,9 @@ END_TEST
 START_TEST(add_beyond_binding_range) {
     const int64_t n = 40ll << 20; /* 40 Mi floats = 160 MiB */
     Graph *g = graph_new("t");
-    Value *a = rt_input(g, "a", DT_F32, 1, &n);
-    Value *b = rt_input(g, "b", DT_F32, 1, &n);
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_ADD, 2, a, b)));
+    Value *a = tu_input(g, "a", DT_F32, 1, &n);
+    Value *b = tu_input(g, "b", DT_F32, 1, &n);
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_ADD, 2, a, b)));
     float *av = malloc((size_t)n * 4), *bv = malloc((size_t)n * 4), *out = malloc((size_t)n * 4);
     ck_assert(av && bv && out);
     for (int64_t i = 0; i < n; i++) av[i] = (float)(i & 1023), bv[i] = (float)(i >> 20);

@@ -15,19 +15,19 @@
  * scatter, which forbids the aliasing. */
 static Graph *cache_graph(bool late_reader) {
     Graph *g = graph_new("kv");
-    Value *past = rt_input(g, "past", DT_F32, SH(1, 1, 4, 2));
-    Value *rows = rt_input(g, "rows", DT_I32, SH(1, 1, 1, 2));
-    Value *upd = rt_input(g, "upd", DT_F32, SH(1, 1, 1, 2));
-    Node *n = rt_node(g, OP_SCATTER_ELEMENTS, 3, past, rows, upd);
+    Value *past = tu_input(g, "past", DT_F32, SH(1, 1, 4, 2));
+    Value *rows = tu_input(g, "rows", DT_I32, SH(1, 1, 1, 2));
+    Value *upd = tu_input(g, "upd", DT_F32, SH(1, 1, 1, 2));
+    Node *n = tu_node(g, OP_SCATTER_ELEMENTS, 3, past, rows, upd);
     node_set_uint(g, n, "axis", 2);
     node_set_output_names(g, n, 1, (const char *[]){"present"});
     Value *present = graph_finish(g, n);
     ck_assert_ptr_nonnull(present);
-    Value *sum = graph_finish(g, rt_node(g, OP_REDUCE_SUM, 1, present));
+    Value *sum = graph_finish(g, tu_node(g, OP_REDUCE_SUM, 1, present));
     ck_assert_ptr_nonnull(sum);
     graph_add_output(g, sum);
     graph_add_output(g, present);
-    if (late_reader) graph_add_output(g, graph_finish(g, rt_node(g, OP_RELU, 1, past)));
+    if (late_reader) graph_add_output(g, graph_finish(g, tu_node(g, OP_RELU, 1, past)));
     g->kv = graph_alloc(g, sizeof *g->kv);
     g->kv[0] = (KvBinding){past->name, present->name, 2, 4, NULL};
     g->n_kv = 1;

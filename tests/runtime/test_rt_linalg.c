@@ -12,9 +12,9 @@ static float frand(unsigned *s) {
 
 static void check_matmul(int64_t batch_a, int64_t batch_b, int64_t M, int64_t K, int64_t N) {
     Graph *g = graph_new("t");
-    Value *a = rt_input(g, "a", DT_F32, 3, (int64_t[]){batch_a, M, K});
-    Value *b = rt_input(g, "b", DT_F32, 3, (int64_t[]){batch_b, K, N});
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_MATMUL, 2, a, b)));
+    Value *a = tu_input(g, "a", DT_F32, 3, (int64_t[]){batch_a, M, K});
+    Value *b = tu_input(g, "b", DT_F32, 3, (int64_t[]){batch_b, K, N});
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_MATMUL, 2, a, b)));
     int64_t B = batch_a > batch_b ? batch_a : batch_b;
     float *av = malloc(sizeof(float) * (size_t)(batch_a * M * K)), *bv = malloc(sizeof(float) * (size_t)(batch_b * K * N));
     float *out = malloc(sizeof(float) * (size_t)(B * M * N));
@@ -48,7 +48,7 @@ START_TEST(matvec) { check_matmul(2, 1, 1, 300, 130); }
 END_TEST
 
 static Value *reduce(Graph *g, OpId op, Value *x, int n_axes, const int64_t *axes, bool keep) {
-    Node *n = rt_node(g, op, 1, x);
+    Node *n = tu_node(g, op, 1, x);
     node_set_ints(g, n, "axes", n_axes, axes);
     node_set_bool(g, n, "keepDimensions", keep);
     return graph_finish(g, n);
@@ -62,7 +62,7 @@ START_TEST(reductions) {
                                              {OP_REDUCE_LOG_SUM_EXP, 4}, {OP_REDUCE_MIN, 5}, {OP_REDUCE_L1, 6}};
     for (unsigned c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         Graph *g = graph_new("t");
-        Value *x = rt_input(g, "x", DT_F32, 3, (int64_t[]){2, 3, 4});
+        Value *x = tu_input(g, "x", DT_F32, 3, (int64_t[]){2, 3, 4});
         graph_add_output(g, reduce(g, cases[c].op, x, 2, (int64_t[]){0, 2}, false));
         float out[3];
         ck_assert_msg(rt_run(g, (const void *[]){xv}, out, sizeof out) == 0, "%s", diag_message());
@@ -88,7 +88,7 @@ END_TEST
 START_TEST(reduce_int_long) {
     /* int32 sum over 1000 elements (workgroup path), keepDimensions */
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_I32, 2, (int64_t[]){2, 1000});
+    Value *x = tu_input(g, "x", DT_I32, 2, (int64_t[]){2, 1000});
     graph_add_output(g, reduce(g, OP_REDUCE_SUM, x, 1, (int64_t[]){1}, true));
     int32_t *xv = malloc(sizeof(int32_t) * 2000), out[2];
     for (int i = 0; i < 2000; i++) xv[i] = i % 2 ? -i : i;
@@ -105,8 +105,8 @@ START_TEST(softmax_axis) {
     for (int i = 0; i < 24; i++) xv[i] = (float)((i * 5) % 7) * 30.0f - 60.0f; /* large: needs stability */
     for (int axis = 0; axis < 3; axis++) {
         Graph *g = graph_new("t");
-        Value *x = rt_input(g, "x", DT_F32, 3, (int64_t[]){2, 3, 4});
-        Node *n = rt_node(g, OP_SOFTMAX, 1, x);
+        Value *x = tu_input(g, "x", DT_F32, 3, (int64_t[]){2, 3, 4});
+        Node *n = tu_node(g, OP_SOFTMAX, 1, x);
         node_set_uint(g, n, "axis", axis);
         graph_add_output(g, graph_finish(g, n));
         float out[24];
@@ -128,8 +128,8 @@ END_TEST
 
 START_TEST(argmax_first_tie) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){2, 5});
-    Node *n = rt_node(g, OP_ARG_MAX, 1, x);
+    Value *x = tu_input(g, "x", DT_F32, 2, (int64_t[]){2, 5});
+    Node *n = tu_node(g, OP_ARG_MAX, 1, x);
     node_set_uint(g, n, "axis", 1);
     graph_add_output(g, graph_finish(g, n));
     float xv[10] = {1, 7, 3, 7, 0, -1, -2, -3, -1, -5};

@@ -45,14 +45,7 @@ static int run(Graph *g, bool fuse, const void *const *inputs, void *out, uint64
     WnrtModel *m = wnrt_load(rt_ctx, g);
     unsetenv("WEBNNC_NO_FUSE");
     if (!m) return -1;
-    int rc = 0;
-    for (int i = 0; i < g->n_inputs && rc == 0; i++) {
-        const Value *v = g->inputs[i];
-        int64_t shape[WN_MAX_RANK];
-        uint64_t n = 1;
-        for (int d = 0; d < v->rank; d++) n *= (uint64_t)(shape[d] = v->shape[d].v);
-        rc = wnrt_bind_input(m, v->name, inputs[i], dtype_storage_bytes(v->dtype, n), v->rank, shape);
-    }
+    int rc = rt_bind_inputs(m, g, inputs);
     if (rc == 0) rc = wnrt_run(m);
     if (rc == 0) rc = wnrt_read_output(m, 0, out, out_bytes);
     WnrtStats st;
@@ -103,14 +96,14 @@ static void check_float(DType dt, int64_t M, int64_t K, int64_t N, bool bt) {
     void *out = malloc(es * (size_t)(M * N));
     for (int fuse = 1; fuse >= 0; fuse--) {
         Graph *g = graph_new("t");
-        Value *x = rt_input(g, "x", dt, 2, (int64_t[]){M, K});
+        Value *x = tu_input(g, "x", dt, 2, (int64_t[]){M, K});
         Value *b = graph_add_const(g, "b", dt, 2, bt ? (int64_t[]){N, K} : (int64_t[]){K, N}, bs, es * (uint64_t)(K * N));
         if (bt) {
-            Node *t = rt_node(g, OP_TRANSPOSE, 1, b);
+            Node *t = tu_node(g, OP_TRANSPOSE, 1, b);
             node_set_ints(g, t, "permutation", 2, (int64_t[]){1, 0});
             b = graph_finish(g, t);
         }
-        graph_add_output(g, graph_finish(g, rt_node(g, OP_MATMUL, 2, x, b)));
+        graph_add_output(g, graph_finish(g, tu_node(g, OP_MATMUL, 2, x, b)));
         int disp = 0;
         ck_assert_msg(run(g, fuse, (const void *[]){xs}, out, es * (uint64_t)(M * N), &disp) == 0, "%s", diag_message());
         if (fuse) ck_assert_msg(disp == 1, "rewritten mat-vec should be one dispatch, got %d", disp);
@@ -192,18 +185,18 @@ static void check_quant(const QCase *c) {
     int64_t qshape[2] = {c->nk ? N : K, c->nk ? K : N}, sshape[2] = {c->nk ? N : nb, c->nk ? nb : N};
     for (int fuse = 1; fuse >= 0; fuse--) {
         Graph *g = graph_new("t");
-        Value *x = rt_input(g, "x", dt, 3, (int64_t[]){1, M, K});
+        Value *x = tu_input(g, "x", dt, 3, (int64_t[]){1, M, K});
         Value *q = graph_add_const(g, "q", c->qt, 2, qshape, qs, qbytes);
         Value *s = graph_add_const(g, "s", dt, 2, sshape, ss, es * (uint64_t)(N * nb));
         Value *z = graph_add_const(g, "z", c->qt, 2, sshape, zs, zbytes);
-        Value *w = graph_finish(g, rt_node(g, OP_DEQUANTIZE_LINEAR, 3, q, s, z));
+        Value *w = graph_finish(g, tu_node(g, OP_DEQUANTIZE_LINEAR, 3, q, s, z));
         if (c->nk) {
-            Node *t = rt_node(g, OP_TRANSPOSE, 1, w);
+            Node *t = tu_node(g, OP_TRANSPOSE, 1, w);
             node_set_ints(g, t, "permutation", 2, (int64_t[]){1, 0});
             w = graph_finish(g, t);
         }
         ck_assert_msg(w != NULL, "%s", diag_message());
-        graph_add_output(g, graph_finish(g, rt_node(g, OP_MATMUL, 2, x, w)));
+        graph_add_output(g, graph_finish(g, tu_node(g, OP_MATMUL, 2, x, w)));
         int disp = 0;
         ck_assert_msg(run(g, fuse, (const void *[]){xs}, out, es * (uint64_t)(M * N), &disp) == 0, "%s", diag_message());
         if (fuse) ck_assert_msg(disp == 1, "fused dequantize + matmul should be one dispatch, got %d", disp);
@@ -260,9 +253,9 @@ START_TEST(k_not_multiple_of_16) {
     for (int i = 0; i < 60; i++) bs[i] = frand();
     for (int i = 0; i < 20; i++) xs[i] = frand();
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){1, 20});
+    Value *x = tu_input(g, "x", DT_F32, 2, (int64_t[]){1, 20});
     Value *b = graph_add_const(g, "b", DT_F32, 2, (int64_t[]){20, 3}, bs, sizeof bs);
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_MATMUL, 2, x, b)));
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_MATMUL, 2, x, b)));
     int disp;
     ck_assert_msg(run(g, true, (const void *[]){xs}, out, sizeof out, &disp) == 0, "%s", diag_message());
     for (int n = 0; n < 3; n++) {
@@ -284,8 +277,8 @@ static void check_dense_copy(DType dt, int64_t count, int64_t start, int want_di
     for (uint64_t i = 0; i < total * es; i++) in[i] = (uint8_t)irand(256);
     memset(out, 0, (uint64_t)count * es);
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", dt, 1, (int64_t[]){(int64_t)total});
-    Node *n = rt_node(g, OP_SLICE, 1, x);
+    Value *x = tu_input(g, "x", dt, 1, (int64_t[]){(int64_t)total});
+    Node *n = tu_node(g, OP_SLICE, 1, x);
     node_set_ints(g, n, "starts", 1, (int64_t[]){start});
     node_set_dims(g, n, "sizes", 1, (Dim[]){dim_static(count)});
     graph_add_output(g, graph_finish(g, n));

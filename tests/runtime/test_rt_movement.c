@@ -15,8 +15,8 @@ static void run_f32(Graph *g, const void *const *ins, float *out, int n, const f
 
 START_TEST(transpose_2d) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){2, 3});
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_TRANSPOSE, 1, x)));
+    Value *x = tu_input(g, "x", DT_F32, 2, (int64_t[]){2, 3});
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_TRANSPOSE, 1, x)));
     float out[6];
     run_f32(g, (const void *[]){X6}, out, 6, (float[]){0, 3, 1, 4, 2, 5});
 }
@@ -24,13 +24,13 @@ END_TEST
 
 START_TEST(slice_steps_and_reverse) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){2, 3});
-    Node *n = rt_node(g, OP_SLICE, 1, x);
+    Value *x = tu_input(g, "x", DT_F32, 2, (int64_t[]){2, 3});
+    Node *n = tu_node(g, OP_SLICE, 1, x);
     node_set_ints(g, n, "starts", 2, (int64_t[]){0, 0});
     node_set_dims(g, n, "sizes", 2, (Dim[]){dim_static(2), dim_static(3)}); /* output ceil(size/stride) */
     node_set_ints(g, n, "strides", 2, (int64_t[]){1, 2});
     Value *s = graph_finish(g, n);
-    Node *r = rt_node(g, OP_REVERSE, 1, s);
+    Node *r = tu_node(g, OP_REVERSE, 1, s);
     node_set_ints(g, r, "axes", 1, (int64_t[]){0});
     graph_add_output(g, graph_finish(g, r));
     float out[4];
@@ -40,11 +40,11 @@ END_TEST
 
 START_TEST(expand_and_tile) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){2, 1});
-    Node *e = rt_node(g, OP_EXPAND, 1, x);
+    Value *x = tu_input(g, "x", DT_F32, 2, (int64_t[]){2, 1});
+    Node *e = tu_node(g, OP_EXPAND, 1, x);
     node_set_dims(g, e, "newShape", 2, (Dim[]){dim_static(2), dim_static(3)});
     Value *ex = graph_finish(g, e);
-    Node *t = rt_node(g, OP_TILE, 1, ex);
+    Node *t = tu_node(g, OP_TILE, 1, ex);
     node_set_ints(g, t, "repetitions", 2, (int64_t[]){2, 1});
     graph_add_output(g, graph_finish(g, t));
     float out[12], xv[2] = {7, 8};
@@ -54,12 +54,12 @@ END_TEST
 
 START_TEST(concat_split) {
     Graph *g = graph_new("t");
-    Value *a = rt_input(g, "a", DT_F32, 2, (int64_t[]){2, 3});
-    Value *b = rt_input(g, "b", DT_F32, 2, (int64_t[]){2, 1});
-    Node *c = rt_node(g, OP_CONCAT, 2, a, b);
+    Value *a = tu_input(g, "a", DT_F32, 2, (int64_t[]){2, 3});
+    Value *b = tu_input(g, "b", DT_F32, 2, (int64_t[]){2, 1});
+    Node *c = tu_node(g, OP_CONCAT, 2, a, b);
     node_set_uint(g, c, "axis", 1);
     Value *cat = graph_finish(g, c);
-    Node *sp = rt_node(g, OP_SPLIT, 1, cat);
+    Node *sp = tu_node(g, OP_SPLIT, 1, cat);
     node_set_ints(g, sp, "splits", 2, (int64_t[]){1, 3});
     node_set_uint(g, sp, "axis", 1);
     ck_assert_msg(graph_insert_node(g, sp) == 0, "%s", diag_message());
@@ -71,8 +71,8 @@ END_TEST
 
 static void check_pad(const char *mode, const float *want) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 1, (int64_t[]){3});
-    Node *n = rt_node(g, OP_PAD, 1, x);
+    Value *x = tu_input(g, "x", DT_F32, 1, (int64_t[]){3});
+    Node *n = tu_node(g, OP_PAD, 1, x);
     node_set_ints(g, n, "beginningPadding", 1, (int64_t[]){2});
     node_set_ints(g, n, "endingPadding", 1, (int64_t[]){2});
     node_set_string(g, n, "mode", mode);
@@ -91,9 +91,9 @@ END_TEST
 
 START_TEST(gather_clamped) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){2, 3});
-    Value *idx = rt_input(g, "i", DT_I64, 1, (int64_t[]){4});
-    Node *n = rt_node(g, OP_GATHER, 2, x, idx);
+    Value *x = tu_input(g, "x", DT_F32, 2, (int64_t[]){2, 3});
+    Value *idx = tu_input(g, "i", DT_I64, 1, (int64_t[]){4});
+    Node *n = tu_node(g, OP_GATHER, 2, x, idx);
     node_set_uint(g, n, "axis", 1);
     graph_add_output(g, graph_finish(g, n));
     int64_t iv[4] = {-1, 0, 7, -9};
@@ -107,9 +107,9 @@ END_TEST
  * lookup of a decomposed gatherBlockQuantized does. */
 START_TEST(gather_uint4_rows) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_U4, 2, (int64_t[]){3, 4});
-    Value *idx = rt_input(g, "i", DT_I32, 1, (int64_t[]){2});
-    Node *n = rt_node(g, OP_GATHER, 2, x, idx);
+    Value *x = tu_input(g, "x", DT_U4, 2, (int64_t[]){3, 4});
+    Value *idx = tu_input(g, "i", DT_I32, 1, (int64_t[]){2});
+    Node *n = tu_node(g, OP_GATHER, 2, x, idx);
     node_set_uint(g, n, "axis", 0);
     graph_add_output(g, graph_finish(g, n));
     /* rows: [1 2 3 4], [5 6 7 8], [9 10 11 12] */

@@ -10,8 +10,8 @@ static Graph *relu_chain(void) {
     Dim shape[2] = {dim_symbol(g, "sequence_length", 16), dim_static(4)};
     Value *x = graph_add_input(g, "x", DT_F32, 2, shape);
     Value *y = graph_add_input(g, "y", DT_F32, 2, shape);
-    Value *v = graph_finish(g, rt_node(g, OP_ADD, 2, x, y));
-    for (int i = 0; i < 4; i++) v = graph_finish(g, rt_node(g, OP_RELU, 1, v));
+    Value *v = graph_finish(g, tu_node(g, OP_ADD, 2, x, y));
+    for (int i = 0; i < 4; i++) v = graph_finish(g, tu_node(g, OP_RELU, 1, v));
     graph_add_output(g, v);
     return g;
 }
@@ -64,11 +64,11 @@ END_TEST
 
 START_TEST(reshape_is_a_view) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){2, 3});
-    Node *r = rt_node(g, OP_RESHAPE, 1, x);
+    Value *x = tu_input(g, "x", DT_F32, 2, (int64_t[]){2, 3});
+    Node *r = tu_node(g, OP_RESHAPE, 1, x);
     node_set_dims(g, r, "newShape", 1, (Dim[]){dim_static(6)});
     Value *flat = graph_finish(g, r);
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_NEG, 1, flat)));
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_NEG, 1, flat)));
     WnrtModel *m = wnrt_load(rt_ctx, g);
     ck_assert_msg(m != NULL, "%s", diag_message());
     float xv[6] = {1, 2, 3, 4, 5, 6}, out[6];
@@ -85,8 +85,8 @@ END_TEST
 
 START_TEST(missing_kernel_and_inputs) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 1, (int64_t[]){4});
-    Node *n = rt_node(g, OP_CAST, 1, x); /* a dtype pair without a kernel: cast to int4 */
+    Value *x = tu_input(g, "x", DT_F32, 1, (int64_t[]){4});
+    Node *n = tu_node(g, OP_CAST, 1, x); /* a dtype pair without a kernel: cast to int4 */
     node_set_dtype(g, n, "to", DT_I4);
     Value *y = graph_finish(g, n);
     ck_assert_msg(y != NULL, "%s", diag_message());
@@ -97,8 +97,8 @@ START_TEST(missing_kernel_and_inputs) {
     diag_clear();
 
     g = graph_new("t");
-    x = rt_input(g, "x", DT_F32, 1, (int64_t[]){4});
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_RELU, 1, x)));
+    x = tu_input(g, "x", DT_F32, 1, (int64_t[]){4});
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_RELU, 1, x)));
     WnrtModel *m = wnrt_load(rt_ctx, g);
     ck_assert(m != NULL);
     ck_assert_int_eq(wnrt_run(m), -1); /* x not bound */

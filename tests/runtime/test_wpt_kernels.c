@@ -20,10 +20,10 @@ static Value *const_f32(Graph *g, const char *name, int rank, const int64_t *sha
 
 START_TEST(gemm_transpose_alpha_beta_c) {
     Graph *g = graph_new("t");
-    Value *a = rt_input(g, "a", DT_F32, 2, (int64_t[]){2, 2});
-    Value *b = rt_input(g, "b", DT_F32, 2, (int64_t[]){2, 2});
-    Value *c = rt_input(g, "c", DT_F32, 1, (int64_t[]){2});
-    Node *n = rt_node(g, OP_GEMM, 3, a, b, c);
+    Value *a = tu_input(g, "a", DT_F32, 2, (int64_t[]){2, 2});
+    Value *b = tu_input(g, "b", DT_F32, 2, (int64_t[]){2, 2});
+    Value *c = tu_input(g, "c", DT_F32, 1, (int64_t[]){2});
+    Node *n = tu_node(g, OP_GEMM, 3, a, b, c);
     node_set_bool(g, n, "aTranspose", true);
     node_set_float(g, n, "alpha", 2.0);
     node_set_float(g, n, "beta", 0.5);
@@ -38,10 +38,10 @@ END_TEST
 
 START_TEST(gemm_b_transpose_scalar_c) {
     Graph *g = graph_new("t");
-    Value *a = rt_input(g, "a", DT_F32, 2, (int64_t[]){1, 3});
-    Value *b = rt_input(g, "b", DT_F32, 2, (int64_t[]){2, 3});
+    Value *a = tu_input(g, "a", DT_F32, 2, (int64_t[]){1, 3});
+    Value *b = tu_input(g, "b", DT_F32, 2, (int64_t[]){2, 3});
     Value *c = const_f32(g, "c", 0, NULL, (float[]){10}, 1);
-    Node *n = rt_node(g, OP_GEMM, 3, a, b, c);
+    Node *n = tu_node(g, OP_GEMM, 3, a, b, c);
     node_set_bool(g, n, "bTranspose", true);
     graph_add_output(g, graph_finish(g, n));
     float av[3] = {1, 2, 3}, bv[6] = {1, 0, 1, 0, 1, 0}, out[2];
@@ -53,9 +53,9 @@ END_TEST
 
 START_TEST(gather_elements_clamps) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){3, 2});
-    Value *i = rt_input(g, "i", DT_I32, 2, (int64_t[]){2, 2});
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_GATHER_ELEMENTS, 2, x, i)));
+    Value *x = tu_input(g, "x", DT_F32, 2, (int64_t[]){3, 2});
+    Value *i = tu_input(g, "i", DT_I32, 2, (int64_t[]){2, 2});
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_GATHER_ELEMENTS, 2, x, i)));
     float xv[6] = {1, 2, 3, 4, 5, 6}, out[4];
     int32_t iv[4] = {2, 0, 7, -1};
     ck_assert_msg(rt_run(g, (const void *[]){xv, iv}, out, sizeof out) == 0, "%s", diag_message());
@@ -66,9 +66,9 @@ END_TEST
 
 START_TEST(gather_elements_axis1_int64) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_I32, 2, (int64_t[]){2, 3});
-    Value *i = rt_input(g, "i", DT_I64, 2, (int64_t[]){2, 2});
-    Node *n = rt_node(g, OP_GATHER_ELEMENTS, 2, x, i);
+    Value *x = tu_input(g, "x", DT_I32, 2, (int64_t[]){2, 3});
+    Value *i = tu_input(g, "i", DT_I64, 2, (int64_t[]){2, 2});
+    Node *n = tu_node(g, OP_GATHER_ELEMENTS, 2, x, i);
     node_set_uint(g, n, "axis", 1);
     graph_add_output(g, graph_finish(g, n));
     int32_t xv[6] = {1, 2, 3, 4, 5, 6}, out[4];
@@ -82,9 +82,9 @@ END_TEST
 
 START_TEST(gather_nd_slices_and_elements) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){2, 2});
-    Value *i = rt_input(g, "i", DT_I64, 2, (int64_t[]){2, 1});
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_GATHER_ND, 2, x, i)));
+    Value *x = tu_input(g, "x", DT_F32, 2, (int64_t[]){2, 2});
+    Value *i = tu_input(g, "i", DT_I64, 2, (int64_t[]){2, 1});
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_GATHER_ND, 2, x, i)));
     float xv[4] = {1, 2, 3, 4}, out[4];
     int64_t iv[2] = {1, 0};
     ck_assert_msg(rt_run(g, (const void *[]){xv, iv}, out, sizeof out) == 0, "%s", diag_message());
@@ -92,9 +92,9 @@ START_TEST(gather_nd_slices_and_elements) {
     graph_free(g);
 
     g = graph_new("t");
-    x = rt_input(g, "x", DT_F32, 2, (int64_t[]){2, 2});
-    i = rt_input(g, "i", DT_U32, 2, (int64_t[]){2, 2});
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_GATHER_ND, 2, x, i)));
+    x = tu_input(g, "x", DT_F32, 2, (int64_t[]){2, 2});
+    i = tu_input(g, "i", DT_U32, 2, (int64_t[]){2, 2});
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_GATHER_ND, 2, x, i)));
     uint32_t uv[4] = {0, 1, 1, 9};
     ck_assert_msg(rt_run(g, (const void *[]){xv, uv}, out, 2 * sizeof *out) == 0, "%s", diag_message());
     expect_f32(out, (float[]){2, 4}, 2, 0); /* 9 clamps to 1 */
@@ -104,10 +104,10 @@ END_TEST
 
 START_TEST(scatter_elements_axis0) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){3, 3});
-    Value *i = rt_input(g, "i", DT_I32, 2, (int64_t[]){2, 3});
-    Value *u = rt_input(g, "u", DT_F32, 2, (int64_t[]){2, 3});
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_SCATTER_ELEMENTS, 3, x, i, u)));
+    Value *x = tu_input(g, "x", DT_F32, 2, (int64_t[]){3, 3});
+    Value *i = tu_input(g, "i", DT_I32, 2, (int64_t[]){2, 3});
+    Value *u = tu_input(g, "u", DT_F32, 2, (int64_t[]){2, 3});
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_SCATTER_ELEMENTS, 3, x, i, u)));
     float xv[9] = {0}, uv[6] = {1, 1.1f, 1.2f, 2, 2.1f, 2.2f}, out[9];
     int32_t iv[6] = {1, 0, 2, 0, 2, 1};
     ck_assert_msg(rt_run(g, (const void *[]){xv, iv, uv}, out, sizeof out) == 0, "%s", diag_message());
@@ -118,10 +118,10 @@ END_TEST
 
 START_TEST(scatter_nd_elements) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 1, (int64_t[]){8});
-    Value *i = rt_input(g, "i", DT_I64, 2, (int64_t[]){4, 1});
-    Value *u = rt_input(g, "u", DT_F32, 1, (int64_t[]){4});
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_SCATTER_ND, 3, x, i, u)));
+    Value *x = tu_input(g, "x", DT_F32, 1, (int64_t[]){8});
+    Value *i = tu_input(g, "i", DT_I64, 2, (int64_t[]){4, 1});
+    Value *u = tu_input(g, "u", DT_F32, 1, (int64_t[]){4});
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_SCATTER_ND, 3, x, i, u)));
     float xv[8] = {1, 2, 3, 4, 5, 6, 7, 8}, uv[4] = {9, 10, 11, 12}, out[8];
     int64_t iv[4] = {4, 3, -7, 7};
     ck_assert_msg(rt_run(g, (const void *[]){xv, iv, uv}, out, sizeof out) == 0, "%s", diag_message());
@@ -132,8 +132,8 @@ END_TEST
 
 START_TEST(cumulative_sum_modes) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 1, (int64_t[]){4});
-    Node *n = rt_node(g, OP_CUMULATIVE_SUM, 1, x);
+    Value *x = tu_input(g, "x", DT_F32, 1, (int64_t[]){4});
+    Node *n = tu_node(g, OP_CUMULATIVE_SUM, 1, x);
     node_set_uint(g, n, "axis", 0);
     node_set_bool(g, n, "exclusive", true);
     node_set_bool(g, n, "reversed", true);
@@ -144,8 +144,8 @@ START_TEST(cumulative_sum_modes) {
     graph_free(g);
 
     g = graph_new("t");
-    x = rt_input(g, "x", DT_I32, 2, (int64_t[]){2, 2});
-    n = rt_node(g, OP_CUMULATIVE_SUM, 1, x);
+    x = tu_input(g, "x", DT_I32, 2, (int64_t[]){2, 2});
+    n = tu_node(g, OP_CUMULATIVE_SUM, 1, x);
     node_set_uint(g, n, "axis", 0);
     graph_add_output(g, graph_finish(g, n));
     int32_t iv[4] = {1, 2, 3, 4}, iout[4];
@@ -158,8 +158,8 @@ END_TEST
 
 static void triangular_case(bool upper, int64_t diag, const float *want) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){3, 3});
-    Node *n = rt_node(g, OP_TRIANGULAR, 1, x);
+    Value *x = tu_input(g, "x", DT_F32, 2, (int64_t[]){3, 3});
+    Node *n = tu_node(g, OP_TRIANGULAR, 1, x);
     node_set_bool(g, n, "upper", upper);
     node_set_int(g, n, "diagonal", diag);
     graph_add_output(g, graph_finish(g, n));
@@ -179,8 +179,8 @@ END_TEST
 
 static void resample_case(const char *mode, const float *want) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 4, (int64_t[]){1, 1, 2, 2});
-    Node *n = rt_node(g, OP_RESAMPLE2D, 1, x);
+    Value *x = tu_input(g, "x", DT_F32, 4, (int64_t[]){1, 1, 2, 2});
+    Node *n = tu_node(g, OP_RESAMPLE2D, 1, x);
     node_set_string(g, n, "mode", mode);
     node_set_floats(g, n, "scales", 2, (double[]){2.0, 2.0});
     graph_add_output(g, graph_finish(g, n));
@@ -200,11 +200,11 @@ END_TEST
 
 START_TEST(dequantize_int8_blockwise) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_I8, 2, (int64_t[]){2, 4});
+    Value *x = tu_input(g, "x", DT_I8, 2, (int64_t[]){2, 4});
     Value *s = const_f32(g, "s", 2, (int64_t[]){2, 2}, (float[]){0.5f, 2, 1, 0.25f}, 4);
     int8_t zv[4] = {0, 1, 10, -4};
     Value *z = graph_add_const_copy(g, "z", DT_I8, 2, (int64_t[]){2, 2}, zv, sizeof zv);
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_DEQUANTIZE_LINEAR, 3, x, s, z)));
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_DEQUANTIZE_LINEAR, 3, x, s, z)));
     int8_t xv[8] = {-128, 0, 1, 127, 10, 20, 30, 40};
     float out[8];
     ck_assert_msg(rt_run(g, (const void *[]){xv}, out, sizeof out) == 0, "%s", diag_message());
@@ -215,11 +215,11 @@ END_TEST
 
 START_TEST(quantize_uint8_rounds_even_and_saturates) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 1, (int64_t[]){4});
+    Value *x = tu_input(g, "x", DT_F32, 1, (int64_t[]){4});
     Value *s = const_f32(g, "s", 1, (int64_t[]){1}, (float[]){1}, 1);
     uint8_t zv[1] = {10};
     Value *z = graph_add_const_copy(g, "z", DT_U8, 1, (int64_t[]){1}, zv, 1);
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_QUANTIZE_LINEAR, 3, x, s, z)));
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_QUANTIZE_LINEAR, 3, x, s, z)));
     float xv[4] = {-1, 2.5f, 3.5f, 1000};
     uint8_t out[4];
     ck_assert_msg(rt_run(g, (const void *[]){xv}, out, sizeof out) == 0, "%s", diag_message());
@@ -231,11 +231,11 @@ END_TEST
 
 START_TEST(dequantize_int4_packed) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_I4, 1, (int64_t[]){5});
+    Value *x = tu_input(g, "x", DT_I4, 1, (int64_t[]){5});
     Value *s = const_f32(g, "s", 1, (int64_t[]){1}, (float[]){2}, 1);
     uint8_t zv[1] = {0x0F}; /* -1 */
     Value *z = graph_add_const_copy(g, "z", DT_I4, 1, (int64_t[]){1}, zv, 1);
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_DEQUANTIZE_LINEAR, 3, x, s, z)));
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_DEQUANTIZE_LINEAR, 3, x, s, z)));
     uint8_t xv[3] = {0x78, 0x3F, 0x05}; /* -8, 7, -1, 3, 5 (low nibble first) */
     float out[5];
     ck_assert_msg(rt_run(g, (const void *[]){xv}, out, sizeof out) == 0, "%s", diag_message());
@@ -246,11 +246,11 @@ END_TEST
 
 START_TEST(quantize_uint4_packed) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 1, (int64_t[]){3});
+    Value *x = tu_input(g, "x", DT_F32, 1, (int64_t[]){3});
     Value *s = const_f32(g, "s", 1, (int64_t[]){1}, (float[]){0.5f}, 1);
     uint8_t zv[1] = {0x01};
     Value *z = graph_add_const_copy(g, "z", DT_U4, 1, (int64_t[]){1}, zv, 1);
-    graph_add_output(g, graph_finish(g, rt_node(g, OP_QUANTIZE_LINEAR, 3, x, s, z)));
+    graph_add_output(g, graph_finish(g, tu_node(g, OP_QUANTIZE_LINEAR, 3, x, s, z)));
     float xv[3] = {0, 7.4f, 100};
     uint8_t out[2];
     ck_assert_msg(rt_run(g, (const void *[]){xv}, out, sizeof out) == 0, "%s", diag_message());
@@ -288,12 +288,12 @@ static Value *ones(Graph *g, const char *name, int rank, const int64_t *shape, f
 
 static void gru_cell_case(bool reset_after, float want) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){1, 1});
+    Value *x = tu_input(g, "x", DT_F32, 2, (int64_t[]){1, 1});
     Value *w = ones(g, "w", 2, (int64_t[]){3, 1}, 1);
     Value *r = const_f32(g, "r", 2, (int64_t[]){3, 1}, (float[]){0, 0, 2}, 3);
     Value *h = const_f32(g, "h", 2, (int64_t[]){1, 1}, (float[]){0.5f}, 1);
     Value *rb = const_f32(g, "rb", 1, (int64_t[]){3}, (float[]){0, 0, 1}, 3);
-    Node *n = rt_node(g, OP_GRU_CELL, 6, x, w, r, h, NULL, rb);
+    Node *n = tu_node(g, OP_GRU_CELL, 6, x, w, r, h, NULL, rb);
     node_set_uint(g, n, "hiddenSize", 1);
     node_set_bool(g, n, "resetAfter", reset_after);
     graph_add_output(g, graph_finish(g, n));
@@ -312,12 +312,12 @@ END_TEST
 
 static void lstm_cell_case(const char *layout, const float *wv, float want_h, float want_c) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){1, 1});
+    Value *x = tu_input(g, "x", DT_F32, 2, (int64_t[]){1, 1});
     Value *w = const_f32(g, "w", 2, (int64_t[]){4, 1}, wv, 4);
     Value *r = ones(g, "r", 2, (int64_t[]){4, 1}, 0);
     Value *h = ones(g, "h", 2, (int64_t[]){1, 1}, 0);
     Value *c = ones(g, "c", 2, (int64_t[]){1, 1}, 1);
-    Node *n = rt_node(g, OP_LSTM_CELL, 5, x, w, r, h, c);
+    Node *n = tu_node(g, OP_LSTM_CELL, 5, x, w, r, h, c);
     node_set_uint(g, n, "hiddenSize", 1);
     node_set_string(g, n, "layout", layout);
     ck_assert_msg(graph_insert_node(g, n) == 0, "%s", diag_message());
@@ -340,10 +340,10 @@ END_TEST
 
 START_TEST(gru_both_directions_sequence) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 3, (int64_t[]){2, 1, 1});
+    Value *x = tu_input(g, "x", DT_F32, 3, (int64_t[]){2, 1, 1});
     Value *w = ones(g, "w", 3, (int64_t[]){2, 3, 1}, 1);
     Value *r = ones(g, "r", 3, (int64_t[]){2, 3, 1}, 0);
-    Node *n = rt_node(g, OP_GRU, 3, x, w, r);
+    Node *n = tu_node(g, OP_GRU, 3, x, w, r);
     node_set_uint(g, n, "steps", 2);
     node_set_uint(g, n, "hiddenSize", 1);
     node_set_string(g, n, "direction", "both");
@@ -363,14 +363,14 @@ END_TEST
 
 START_TEST(lstm_backward_peepholes_initial_state) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 3, (int64_t[]){2, 1, 1});
+    Value *x = tu_input(g, "x", DT_F32, 3, (int64_t[]){2, 1, 1});
     Value *w = ones(g, "w", 3, (int64_t[]){1, 4, 1}, 1);
     Value *r = ones(g, "r", 3, (int64_t[]){1, 4, 1}, 0.5f);
     Value *b = ones(g, "b", 2, (int64_t[]){1, 4}, 0.1f);
     Value *p = const_f32(g, "p", 2, (int64_t[]){1, 3}, (float[]){0.2f, 0.3f, 0.4f}, 3);
     Value *h0 = ones(g, "h0", 3, (int64_t[]){1, 1, 1}, 0.1f);
     Value *c0 = ones(g, "c0", 3, (int64_t[]){1, 1, 1}, 0.2f);
-    Node *n = rt_node(g, OP_LSTM, 8, x, w, r, b, NULL, p, h0, c0);
+    Node *n = tu_node(g, OP_LSTM, 8, x, w, r, b, NULL, p, h0, c0);
     node_set_uint(g, n, "steps", 2);
     node_set_uint(g, n, "hiddenSize", 1);
     node_set_string(g, n, "direction", "backward");
@@ -394,11 +394,11 @@ START_TEST(oversized_hidden_size_reports_no_kernel) {
     float *zeros = calloc((size_t)3 * H * H, sizeof *zeros);
     ck_assert_ptr_nonnull(zeros);
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 2, (int64_t[]){1, 1});
+    Value *x = tu_input(g, "x", DT_F32, 2, (int64_t[]){1, 1});
     Value *w = graph_add_const(g, "w", DT_F32, 2, (int64_t[]){3 * H, 1}, zeros, sizeof *zeros * 3 * H);
     Value *r = graph_add_const(g, "r", DT_F32, 2, (int64_t[]){3 * H, H}, zeros, sizeof *zeros * 3 * H * H);
     Value *h = graph_add_const(g, "h", DT_F32, 2, (int64_t[]){1, H}, zeros, sizeof *zeros * H);
-    Node *n = rt_node(g, OP_GRU_CELL, 4, x, w, r, h);
+    Node *n = tu_node(g, OP_GRU_CELL, 4, x, w, r, h);
     node_set_uint(g, n, "hiddenSize", H);
     Value *y = graph_finish(g, n);
     ck_assert_msg(y != NULL, "%s", diag_message());
@@ -413,8 +413,8 @@ END_TEST
 static void pool_case(OpId op, const char *layout, const int64_t *shape, const float *xv, int nx, const int64_t *win,
                       const int64_t *pad, const int64_t *dil, const float *want, int nw) {
     Graph *g = graph_new("t");
-    Value *x = rt_input(g, "x", DT_F32, 4, shape);
-    Node *n = rt_node(g, op, 1, x);
+    Value *x = tu_input(g, "x", DT_F32, 4, shape);
+    Node *n = tu_node(g, op, 1, x);
     node_set_string(g, n, "layout", layout);
     node_set_ints(g, n, "windowDimensions", 2, win);
     if (pad) node_set_ints(g, n, "padding", 4, pad);
