@@ -36,6 +36,24 @@ int kx_bind(KernelCtx *kc, const Node *n, const KTensor *t, bool write, KBind *b
     return 0;
 }
 
+int64_t kx_window_rows(KernelCtx *kc, const Node *n, const KTensor *t, int rank, const int64_t *shape,
+                       const int64_t *stride) {
+    int64_t span = 1; /* elements covered by one row of dim 0 */
+    for (int d = 1; d < rank; d++) span += (shape[d] - 1) * (stride[d] < 0 ? -stride[d] : stride[d]);
+    int64_t maxe = (int64_t)kc_max_binding_elems(kc, t->dtype);
+    if (span > maxe) {
+        diag_node_error(n, "tensor %s (%llu bytes): one slice of %lld elements exceeds the device's maxStorageBufferRange "
+                        "(%llu bytes); no split of this op fits",
+                        value_display_name(t->value), (unsigned long long)dtype_storage_bytes(t->dtype, t->numel),
+                        (long long)span, (unsigned long long)kc_device(kc)->max_storage_buffer_range);
+        return -1;
+    }
+    int64_t s0 = rank > 0 ? (stride[0] < 0 ? -stride[0] : stride[0]) : 0;
+    int64_t rows = rank > 0 ? shape[0] : 1;
+    if (s0 > 0 && (maxe - span) / s0 + 1 < rows) rows = (maxe - span) / s0 + 1;
+    return rows < 1 ? 1 : rows;
+}
+
 int kx_bind_packed4(KernelCtx *kc, const Node *n, const KTensor *t, bool write, KBind *b) {
     const WnrtDeviceInfo *di = kc_device(kc);
     uint64_t align = di->min_storage_offset_alignment ? di->min_storage_offset_alignment : 16;

@@ -20,6 +20,12 @@ int kx_float_only(const Node *n, DType dt);
 
 /* Binds the whole tensor t; *base = element index of element 0 inside the binding. */
 int kx_bind(KernelCtx *kc, const Node *n, const KTensor *t, bool write, KBind *b, int32_t *base);
+/* Splitting over maxStorageBufferRange: a tensor t is walked along dim 0 of the (rank, shape,
+ * stride) view (element strides, dim 0 = the split dim).  Returns how many dim-0 rows one binding
+ * can cover (>= 1, at most shape[0]), or -1 with "node X: tensor T (B bytes): one slice of E
+ * elements exceeds the device's maxStorageBufferRange" when a single row does not fit. */
+int64_t kx_window_rows(KernelCtx *kc, const Node *n, const KTensor *t, int rank, const int64_t *shape,
+                       const int64_t *stride);
 /* Binds the whole 4-bit tensor t as 32-bit words (t must start at an aligned offset). */
 int kx_bind_packed4(KernelCtx *kc, const Node *n, const KTensor *t, bool write, KBind *b);
 
