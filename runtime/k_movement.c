@@ -1,10 +1,13 @@
 /* k_movement.c - data-movement kernel families: transpose, expand, slice (with strides), reverse,
  * tile, concat and split as strided copies (copy.comp through k_strided.c, variants by element
  * size), pad (pad.comp: constant / edge / reflection) and gather (gather.comp, clamped indices;
- * 4-bit data is gathered as bytes when rows are byte-aligned). */
+ * 4-bit data is gathered as bytes when rows are byte-aligned).  Tensors beyond
+ * maxStorageBufferRange: pad splits over windows of output rows, gather over windows of data
+ * slices and of output elements (k_strided.c splits the copies). */
 #include <string.h>
 
 #include "k_strided.h"
+#include "kx_util.h"
 
 #define WG 256
 
@@ -247,15 +250,32 @@ static int pad_check(KernelCtx *kc, const Node *n) {
     return kcheck_shader(kc, n, "pad", n->inputs[0]->dtype, n->inputs[0]->dtype);
 }
 
+/* Input coordinate read for output coordinate o of a dim of input size n (pad.comp's mapping);
+ * -1 for constant padding. */
+static int64_t pad_source(int64_t o, int64_t begin, int64_t n, int mode) {
+    int64_t c = o - begin;
+    if (c >= 0 && c < n) return c;
+    if (mode == 0) return -1;
+    if (mode == 1 || n == 1) return c < 0 ? 0 : n - 1;
+    int64_t period = 2 * (n - 1);
+    c = (c < 0 ? -c : c) % period;
+    return c >= n ? period - c : c;
+}
+
+/* Split over windows of output rows (dim 0); each window binds the input rows it reads. */
 static int pad_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
     const int64_t *beg;
-    if (node_ints(n, "beginningPadding", &beg) != in[0].rank) {
+    if (node_ints(n, "beginningPadding", &beg) != in[0].rank || in[0].rank < 1) {
         diag_node_error(n, "beginningPadding must have one entry per dimension");
+        return -1;
+    }
+    if (out[0].numel > INT32_MAX || in[0].numel > INT32_MAX) {
+        diag_node_error(n, "too many elements for the pad kernel (%llu)", (unsigned long long)out[0].numel);
         return -1;
     }
     PadPush pc;
     memset(&pc, 0, sizeof pc);
-    pc.n = (uint32_t)out[0].numel, pc.rank = (uint32_t)in[0].rank, pc.mode = (uint32_t)pad_mode(n);
+    pc.rank = (uint32_t)in[0].rank, pc.mode = (uint32_t)pad_mode(n);
     pc.value = (float)node_float(n, "value", 0.0);
     for (int d = 0; d < in[0].rank; d++) {
         pc.shape[d] = (uint32_t)out[0].shape[d];
@@ -266,15 +286,38 @@ static int pad_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTe
             return -1;
         }
     }
-    KBind b[2];
-    uint32_t bi, bo;
-    if (kc_bind_window(kc, n, &in[0], 0, (int64_t)in[0].numel - 1, false, &b[0], &bi) < 0 ||
-        kc_bind_window(kc, n, &out[0], 0, (int64_t)out[0].numel - 1, true, &b[1], &bo) < 0)
-        return -1;
-    pc.base_in = (int32_t)bi, pc.base_out = (int32_t)bo;
+    if (out[0].numel == 0) return 0;
+    int64_t ist[WN_MAX_RANK], ost[WN_MAX_RANK];
+    kshape_strides(in[0].rank, in[0].shape, ist);
+    kshape_strides(out[0].rank, out[0].shape, ost);
+    int64_t rows = kx_window_rows(kc, n, &out[0], out[0].rank, out[0].shape, ost);
+    int64_t irows = kx_window_rows(kc, n, &in[0], in[0].rank, in[0].shape, ist);
+    if (rows < 0 || irows < 0) return -1;
+    if (irows < rows) rows = irows; /* a window of output rows reads at most as many input rows */
     int sh = kc_find_shader(kc, n, "pad", in[0].dtype, in[0].dtype);
+    if (sh < 0) return -1;
     uint32_t spec[1] = {WG};
-    return sh < 0 ? -1 : kc_dispatch_1d(kc, n, sh, spec, 1, &pc, sizeof pc, b, 2, (pc.n + WG - 1) / WG);
+    int64_t O = out[0].shape[0], I = in[0].shape[0];
+    for (int64_t r0 = 0; r0 < O; r0 += rows) {
+        int64_t r1 = r0 + rows < O ? r0 + rows : O, lo = I, hi = -1;
+        for (int64_t r = r0; r < r1; r++) {
+            int64_t c = pad_source(r, beg[0], I, (int)pc.mode);
+            if (c >= 0 && c < lo) lo = c;
+            if (c > hi) hi = c;
+        }
+        if (hi < lo) lo = hi = 0; /* only constant padding in this window: nothing read */
+        KBind b[2];
+        uint32_t bi, bo;
+        if (kc_bind_window(kc, n, &in[0], lo * ist[0], (hi + 1) * ist[0] - 1, false, &b[0], &bi) < 0 ||
+            kc_bind_window(kc, n, &out[0], r0 * ost[0], r1 * ost[0] - 1, true, &b[1], &bo) < 0)
+            return -1;
+        pc.base_in = (int32_t)((int64_t)bi - lo * ist[0]), pc.base_out = (int32_t)bo;
+        pc.shape[0] = (uint32_t)(r1 - r0);
+        pc.begin[0] = (int32_t)(beg[0] - r0);
+        pc.n = (uint32_t)((r1 - r0) * ost[0]);
+        if (kc_dispatch_1d(kc, n, sh, spec, 1, &pc, sizeof pc, b, 2, (pc.n + WG - 1) / WG) < 0) return -1;
+    }
+    return 0;
 }
 
 const KernelFamily kfam_pad = {pad_check, pad_record, 0};
@@ -283,6 +326,7 @@ const KernelFamily kfam_pad = {pad_check, pad_record, 0};
 
 typedef struct {
     uint32_t n, inner, axis_dim, n_idx;
+    uint32_t out0, s0, s1; /* output elements [out0, out0 + n), data slices [s0, s1) bound */
     int32_t base_in, base_idx, base_out;
 } GatherPush;
 
@@ -319,6 +363,9 @@ static KTensor nibbles_as_bytes(const KTensor *t) {
     return b;
 }
 
+/* Data viewed as S = outer * axis_dim slices of `inner` elements.  Tensors beyond one binding are
+ * split: windows of whole slices of the data times windows of output elements, one dispatch each
+ * (a dispatch writes only the outputs whose slice lies in its data window). */
 static int gather_record(KernelCtx *kc, const Node *n, const KTensor *in_orig, const KTensor *out_orig) {
     const KTensor in[2] = {nibbles_as_bytes(&in_orig[0]), in_orig[1]};
     const KTensor out[1] = {nibbles_as_bytes(&out_orig[0])};
@@ -327,18 +374,43 @@ static int gather_record(KernelCtx *kc, const Node *n, const KTensor *in_orig, c
         diag_node_error(n, "axis %d out of range", axis);
         return -1;
     }
-    GatherPush pc = {.n = (uint32_t)out[0].numel, .inner = 1, .axis_dim = (uint32_t)in[0].shape[axis],
-                     .n_idx = (uint32_t)in[1].numel};
-    for (int d = axis + 1; d < in[0].rank; d++) pc.inner *= (uint32_t)in[0].shape[d];
-    KBind b[3];
-    uint32_t base[3];
-    const KTensor *ts[3] = {&in[0], &in[1], &out[0]};
-    for (int k = 0; k < 3; k++)
-        if (kc_bind_window(kc, n, ts[k], 0, (int64_t)ts[k]->numel - 1, k == 2, &b[k], &base[k]) < 0) return -1;
-    pc.base_in = (int32_t)base[0], pc.base_idx = (int32_t)base[1], pc.base_out = (int32_t)base[2];
+    if (in[0].numel > UINT32_MAX || out[0].numel > UINT32_MAX || in[1].numel > INT32_MAX) {
+        diag_node_error(n, "too many elements for the gather kernel (data %llu, output %llu)",
+                        (unsigned long long)in[0].numel, (unsigned long long)out[0].numel);
+        return -1;
+    }
+    int64_t inner = 1;
+    for (int d = axis + 1; d < in[0].rank; d++) inner *= in[0].shape[d];
+    int64_t slices = inner ? (int64_t)in[0].numel / inner : 0;
+    if (out[0].numel == 0 || slices == 0) return 0;
+    GatherPush pc = {.inner = (uint32_t)inner, .axis_dim = (uint32_t)in[0].shape[axis], .n_idx = (uint32_t)in[1].numel};
+    int64_t dview[2] = {slices, inner}, dst[2] = {inner, 1}, oview[1] = {(int64_t)out[0].numel}, ost[1] = {1};
+    int64_t srows = kx_window_rows(kc, n, &in[0], 2, dview, dst);
+    int64_t orows = kx_window_rows(kc, n, &out[0], 1, oview, ost);
+    if (srows < 0 || orows < 0) return -1;
     int sh = kc_find_shader(kc, n, "gather", bits_class(in[0].dtype), in[1].dtype);
+    if (sh < 0) return -1;
+    KBind b[3];
+    uint32_t base;
+    if (kc_bind_window(kc, n, &in[1], 0, in[1].numel ? (int64_t)in[1].numel - 1 : 0, false, &b[1], &base) < 0) return -1;
+    pc.base_idx = (int32_t)base;
     uint32_t spec[1] = {WG};
-    return sh < 0 ? -1 : kc_dispatch_1d(kc, n, sh, spec, 1, &pc, sizeof pc, b, 3, (pc.n + WG - 1) / WG);
+    for (int64_t o0 = 0; o0 < oview[0]; o0 += orows) {
+        int64_t o1 = o0 + orows < oview[0] ? o0 + orows : oview[0];
+        if (kc_bind_window(kc, n, &out[0], o0, o1 - 1, true, &b[2], &base) < 0) return -1;
+        pc.base_out = (int32_t)base;
+        pc.out0 = (uint32_t)o0;
+        pc.n = (uint32_t)(o1 - o0);
+        for (int64_t s0 = 0; s0 < slices; s0 += srows) {
+            int64_t s1 = s0 + srows < slices ? s0 + srows : slices;
+            if (kc_bind_window(kc, n, &in[0], s0 * inner, s1 * inner - 1, false, &b[0], &base) < 0) return -1;
+            pc.base_in = (int32_t)base;
+            pc.s0 = (uint32_t)s0;
+            pc.s1 = (uint32_t)s1;
+            if (kc_dispatch_1d(kc, n, sh, spec, 1, &pc, sizeof pc, b, 3, (pc.n + WG - 1) / WG) < 0) return -1;
+        }
+    }
+    return 0;
 }
 
 const KernelFamily kfam_gather = {gather_check, gather_record, 0};

@@ -2,6 +2,8 @@
 // gather.comp - gather along one axis: input viewed as [outer, axis, inner], indices flattened
 // to [n_idx]; output [outer, n_idx, inner].  Negative indices count from the end; out-of-range
 // indices are clamped (WebNN/WPT).  A = data element size class, B = index dtype.
+// Big tensors are split (k_movement.c): a dispatch writes output elements [out0, out0 + n) whose
+// gathered slice s = outer * axis_dim + index lies in the bound data window [s0, s1) of slices.
 #include "common.glsl"
 
 #if A_BITS == 8
@@ -15,6 +17,7 @@
 #endif
 layout(push_constant) uniform PC {
     uint n, inner, axis_dim, n_idx;
+    uint out0, s0, s1;
     int base_in, base_idx, base_out;
 } pc;
 layout(std430, binding = 0) readonly buffer In { E_T x_in[]; };
@@ -24,8 +27,9 @@ layout(std430, binding = 2) writeonly buffer Out { E_T y_out[]; };
 void main() {
     uint i = flat_id();
     if (i >= pc.n) return;
-    uint in_i = i % pc.inner;
-    uint t = i / pc.inner;
+    uint g = i + pc.out0;
+    uint in_i = g % pc.inner;
+    uint t = g / pc.inner;
     uint j = t % pc.n_idx;
     uint o = t / pc.n_idx;
 #if B_BITS == 64 && B_SIGNED
@@ -41,5 +45,7 @@ void main() {
     uint v = idx_in[pc.base_idx + int(j)];
     int k = int(min(v, pc.axis_dim - 1u));
 #endif
-    y_out[pc.base_out + int(i)] = x_in[pc.base_in + int((o * pc.axis_dim + uint(k)) * pc.inner + in_i)];
+    uint s = o * pc.axis_dim + uint(k);
+    if (s < pc.s0 || s >= pc.s1) return;
+    y_out[pc.base_out + int(i)] = x_in[pc.base_in + int((s - pc.s0) * pc.inner + in_i)];
 }

@@ -1,6 +1,8 @@
 #version 450
 // pad.comp - pad with mode constant (0) / edge (1) / reflection (2).  Output is contiguous;
-// input coordinates = output coordinates - beginning padding, mapped per mode.
+// input coordinates = output coordinates - beginning padding, mapped per mode.  Big tensors are
+// split over rows of dim 0 (k_movement.c): begin[0] is then relative to the window's first output
+// row and base_in may be negative (the input row 0 lies before the bound window).
 #include "common.glsl"
 
 layout(push_constant) uniform PC {
@@ -43,5 +45,9 @@ void main() {
 #else
     A_T fill = A_T(A_C(int64_t(pc.value)));
 #endif
-    y_out[pc.base_out + int(i)] = inside ? x_in[pc.base_in + off] : fill;
+    if (!inside) { // no load: off may lie outside the bound window
+        y_out[pc.base_out + int(i)] = fill;
+        return;
+    }
+    y_out[pc.base_out + int(i)] = x_in[pc.base_in + off];
 }
