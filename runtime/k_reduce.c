@@ -2,7 +2,7 @@
  * axis (softmax.comp) and argMax/argMin (argminmax.comp). */
 #include <string.h>
 
-#include "kernel.h"
+#include "kx_util.h"
 
 #define WG 256
 
@@ -84,28 +84,53 @@ static int reduce_record(KernelCtx *kc, const Node *n, const KTensor *in, const 
         diag_node_error(n, "too many dimensions for the reduction kernel");
         return -1;
     }
+    if (x->numel > UINT32_MAX) {
+        diag_node_error(n, "tensor %s has too many elements (%llu)", value_display_name(x->value), (unsigned long long)x->numel);
+        return -1;
+    }
+    if (x->numel == 0 || out->numel == 0) return 0;
     ReducePush pc;
     memset(&pc, 0, sizeof pc);
-    pc.n_out = (uint32_t)out->numel;
     uint64_t R = 1;
     for (int d = 0; d < rr; d++) R *= (uint64_t)rs[d];
     pc.R = (uint32_t)R;
     pc.krank = (uint32_t)kr, pc.rrank = (uint32_t)rr;
     for (int d = 0; d < kr; d++) pc.kshape[d] = (uint32_t)ks[d], pc.kst[d] = (uint32_t)kst[0][d];
     for (int d = 0; d < rr; d++) pc.rshape[d] = (uint32_t)rs[d], pc.rst[d] = (uint32_t)rst[0][d];
-    KBind b[2];
-    uint32_t bi, bo;
-    if (kc_bind_window(kc, n, x, 0, (int64_t)x->numel - 1, false, &b[0], &bi) < 0 ||
-        kc_bind_window(kc, n, out, 0, (int64_t)out->numel - 1, true, &b[1], &bo) < 0)
-        return -1;
-    pc.base_in = (int32_t)bi, pc.base_out = (int32_t)bo;
     int sh = kc_find_shader(kc, n, "reduce", x->dtype, x->dtype);
     if (sh < 0) return -1;
     bool per_thread = R < 64;
     uint32_t wg = per_thread ? 64 : WG;
     uint32_t spec[3] = {wg, (uint32_t)reduce_code(n->op), per_thread};
-    uint64_t groups = per_thread ? (pc.n_out + wg - 1) / wg : pc.n_out;
-    return kc_dispatch_1d(kc, n, sh, spec, 3, &pc, sizeof pc, b, 2, groups);
+    /* Split over the outermost kept dim (its outputs are contiguous): x viewed as that dim, then
+     * every other kept and reduced dim. */
+    int64_t vshape[2 * WN_MAX_RANK], vst[2 * WN_MAX_RANK];
+    int vr = 0;
+    for (int d = 0; d < kr; d++) vshape[vr] = ks[d], vst[vr++] = kst[0][d];
+    for (int d = 0; d < rr; d++) vshape[vr] = rs[d], vst[vr++] = rst[0][d];
+    int64_t outer = kr ? ks[0] : 1, per_row = (int64_t)out->numel / outer;
+    int64_t yv[2] = {outer, per_row}, ys[2] = {per_row, 1};
+    int64_t rx = kr ? kx_window_rows(kc, n, x, vr, vshape, vst) : kx_window_rows(kc, n, x, 1, (int64_t[]){(int64_t)x->numel}, (int64_t[]){1});
+    int64_t ry = kx_window_rows(kc, n, out, 2, yv, ys);
+    if (rx < 0 || ry < 0) return -1;
+    int64_t rows = rx < ry ? rx : ry, s0 = kr ? kst[0][0] : 0;
+    for (int64_t c0 = 0; c0 < outer; c0 += rows) {
+        int64_t c1 = c0 + rows < outer ? c0 + rows : outer;
+        int64_t lo = c0 * s0, hi = (c1 - 1) * s0;
+        for (int d = 1; d < vr; d++) hi += (vshape[d] - 1) * vst[d];
+        if (!kr) hi = (int64_t)x->numel - 1;
+        KBind b[2];
+        uint32_t bi, bo;
+        if (kc_bind_window(kc, n, x, lo, hi, false, &b[0], &bi) < 0 ||
+            kc_bind_window(kc, n, out, c0 * per_row, c1 * per_row - 1, true, &b[1], &bo) < 0)
+            return -1;
+        pc.base_in = (int32_t)bi, pc.base_out = (int32_t)bo;
+        if (kr) pc.kshape[0] = (uint32_t)(c1 - c0);
+        pc.n_out = (uint32_t)((c1 - c0) * per_row);
+        uint64_t groups = per_thread ? (pc.n_out + wg - 1) / wg : pc.n_out;
+        if (kc_dispatch_1d(kc, n, sh, spec, 3, &pc, sizeof pc, b, 2, groups) < 0) return -1;
+    }
+    return 0;
 }
 
 const KernelFamily kfam_reduce = {reduce_check, reduce_record, 0};
@@ -127,22 +152,37 @@ static int axis_of(const Node *n, int rank, int *axis) {
     return 0;
 }
 
+/* Rows split over windows of the outer dims so that x and y each fit one binding. */
 static int axis_record(KernelCtx *kc, const Node *n, const KTensor *x, const KTensor *y, int sh, const uint32_t *spec,
                        int n_spec) {
     int axis;
     if (axis_of(n, x->rank, &axis) < 0) return -1;
-    AxisPush pc = {.A = (uint32_t)x->shape[axis], .inner = 1};
-    uint64_t outer = 1;
-    for (int d = 0; d < axis; d++) outer *= (uint64_t)x->shape[d];
-    for (int d = axis + 1; d < x->rank; d++) pc.inner *= (uint32_t)x->shape[d];
-    pc.rows = (uint32_t)(outer * pc.inner);
-    KBind b[2];
-    uint32_t bi, bo;
-    if (kc_bind_window(kc, n, x, 0, (int64_t)x->numel - 1, false, &b[0], &bi) < 0 ||
-        kc_bind_window(kc, n, y, 0, (int64_t)y->numel - 1, true, &b[1], &bo) < 0)
+    if (x->numel > UINT32_MAX) {
+        diag_node_error(n, "tensor %s has too many elements (%llu)", value_display_name(x->value), (unsigned long long)x->numel);
         return -1;
-    pc.base_in = (int32_t)bi, pc.base_out = (int32_t)bo;
-    return kc_dispatch_1d(kc, n, sh, spec, n_spec, &pc, sizeof pc, b, 2, pc.rows);
+    }
+    AxisPush pc = {.A = (uint32_t)x->shape[axis], .inner = 1};
+    int64_t outer = 1;
+    for (int d = 0; d < axis; d++) outer *= x->shape[d];
+    for (int d = axis + 1; d < x->rank; d++) pc.inner *= (uint32_t)x->shape[d];
+    if (x->numel == 0) return 0;
+    int64_t slice = (int64_t)pc.A * pc.inner, yslice = (int64_t)(y->numel / (uint64_t)outer);
+    int64_t xv[2] = {outer, slice}, xs[2] = {slice, 1}, yv[2] = {outer, yslice}, ys[2] = {yslice, 1};
+    int64_t rx = kx_window_rows(kc, n, x, 2, xv, xs), ry = kx_window_rows(kc, n, y, 2, yv, ys);
+    if (rx < 0 || ry < 0) return -1;
+    int64_t rows = rx < ry ? rx : ry;
+    for (int64_t o0 = 0; o0 < outer; o0 += rows) {
+        int64_t o1 = o0 + rows < outer ? o0 + rows : outer;
+        KBind b[2];
+        uint32_t bi, bo;
+        if (kc_bind_window(kc, n, x, o0 * slice, o1 * slice - 1, false, &b[0], &bi) < 0 ||
+            kc_bind_window(kc, n, y, o0 * yslice, o1 * yslice - 1, true, &b[1], &bo) < 0)
+            return -1;
+        pc.base_in = (int32_t)bi, pc.base_out = (int32_t)bo;
+        pc.rows = (uint32_t)((o1 - o0) * pc.inner);
+        if (kc_dispatch_1d(kc, n, sh, spec, n_spec, &pc, sizeof pc, b, 2, pc.rows) < 0) return -1;
+    }
+    return 0;
 }
 
 static int softmax_check(KernelCtx *kc, const Node *n) {
