@@ -95,18 +95,31 @@ static int batch_record(KernelCtx *kc, const Node *n, const KTensor *in, const K
         diag_node_error(n, "tensor too large");
         return -1;
     }
-    BatchPush pc = {.total = (uint32_t)out[0].numel, .C = (uint32_t)C, .inner = (uint32_t)inner,
-                    .eps = (float)node_float(n, "epsilon", 1e-5)};
+    BatchPush pc = {.C = (uint32_t)C, .inner = (uint32_t)inner, .eps = (float)node_float(n, "epsilon", 1e-5)};
     KBind b[6];
     int32_t *bases[5] = {&pc.base_x, &pc.base_m, &pc.base_v, &pc.base_s, &pc.base_b};
-    for (int k = 0; k < 5; k++) {
+    for (int k = 1; k < 5; k++) {
         bool have = kx_opt(n, k) != NULL;
         if (k >= 3 && have) pc.flags |= k == 3 ? 1u : 2u;
-        if (kx_bind(kc, n, have ? &in[k] : &in[0], false, &b[k], bases[k]) < 0) return -1;
+        if (kx_bind(kc, n, have ? &in[k] : &in[1], false, &b[k], bases[k]) < 0) return -1;
     }
-    if (kx_bind(kc, n, &out[0], true, &b[5], &pc.base_y) < 0) return -1;
+    /* x and y split over whole [C, inner] blocks (the channel of element i stays (i / inner) % C) */
+    int64_t block = C * inner, outer = block ? (int64_t)out[0].numel / block : 0;
+    int64_t view[2] = {outer, block}, st[2] = {block, 1};
+    int64_t rows = outer ? kx_window_rows(kc, n, &in[0], 2, view, st) : 0;
+    if (rows < 0) return -1;
     uint32_t spec[1] = {KX_WG};
-    return kc_dispatch_1d(kc, n, sh, spec, 1, &pc, sizeof pc, b, 6, (out[0].numel + KX_WG - 1) / KX_WG);
+    for (int64_t o0 = 0; o0 < outer; o0 += rows) {
+        int64_t o1 = o0 + rows < outer ? o0 + rows : outer;
+        uint32_t bx, by;
+        if (kc_bind_window(kc, n, &in[0], o0 * block, o1 * block - 1, false, &b[0], &bx) < 0 ||
+            kc_bind_window(kc, n, &out[0], o0 * block, o1 * block - 1, true, &b[5], &by) < 0)
+            return -1;
+        pc.base_x = (int32_t)bx, pc.base_y = (int32_t)by;
+        pc.total = (uint32_t)((o1 - o0) * block);
+        if (kc_dispatch_1d(kc, n, sh, spec, 1, &pc, sizeof pc, b, 6, (pc.total + KX_WG - 1) / KX_WG) < 0) return -1;
+    }
+    return 0;
 }
 
 /* Orders dims as [outer..., reduced...] with their x and scale strides, collapsing each group. */
@@ -184,14 +197,35 @@ static int norm_record(KernelCtx *kc, const Node *n, const KTensor *in, const KT
     if (layout_dims(n, &in[0], axes, na, pax, np, &pc) < 0) return -1;
     pc.eps = (float)node_float(n, "epsilon", 1e-5);
     pc.flags = (kx_opt(n, 1) ? 1u : 0u) | (kx_opt(n, 2) ? 2u : 0u);
+    /* x and y split over the outermost outer dim (rows of the dispatch grid) */
+    int n_outer = (int)(pc.rank - pc.n_red);
+    int64_t shape[6], xst[6];
+    for (uint32_t d = 0; d < pc.rank; d++) shape[d] = pc.shape[d], xst[d] = pc.xst[d];
+    int64_t rows = n_outer ? kx_window_rows(kc, n, &in[0], (int)pc.rank, shape, xst) : 1;
+    if (rows < 0) return -1;
+    int64_t dim0 = n_outer ? shape[0] : 1, per = n_outer ? pc.outer / dim0 : 1;
     KBind b[4];
-    if (kx_bind(kc, n, &in[0], false, &b[0], &pc.base_x) < 0 ||
-        kx_bind(kc, n, kx_opt(n, 1) ? &in[1] : &in[0], false, &b[1], &pc.base_s) < 0 ||
-        kx_bind(kc, n, kx_opt(n, 2) ? &in[2] : &in[0], false, &b[2], &pc.base_b) < 0 ||
-        kx_bind(kc, n, &out[0], true, &b[3], &pc.base_y) < 0)
-        return -1;
+    for (int k = 1; k < 3; k++) { /* absent scale/bias: one element of x (never read) */
+        uint32_t bk;
+        const KTensor *t = kx_opt(n, k) ? &in[k] : &in[0];
+        if (kc_bind_window(kc, n, t, 0, kx_opt(n, k) ? (int64_t)t->numel - 1 : 0, false, &b[k], &bk) < 0) return -1;
+        *(k == 1 ? &pc.base_s : &pc.base_b) = (int32_t)bk;
+    }
     uint32_t spec[1] = {KX_WG};
-    return kc_dispatch_1d(kc, n, sh, spec, 1, &pc, sizeof pc, b, 4, pc.outer);
+    for (int64_t r0 = 0; r0 < dim0; r0 += rows) {
+        int64_t r1 = r0 + rows < dim0 ? r0 + rows : dim0;
+        int64_t lo = n_outer ? r0 * xst[0] : 0, hi = n_outer ? (r1 - 1) * xst[0] : (int64_t)in[0].numel - 1;
+        for (int d = 1; d < (int)pc.rank && n_outer; d++) hi += (shape[d] - 1) * xst[d];
+        uint32_t bx, by;
+        if (kc_bind_window(kc, n, &in[0], lo, hi, false, &b[0], &bx) < 0 ||
+            kc_bind_window(kc, n, &out[0], lo, hi, true, &b[3], &by) < 0)
+            return -1;
+        pc.base_x = (int32_t)bx, pc.base_y = (int32_t)by;
+        if (n_outer) pc.shape[0] = (uint32_t)(r1 - r0);
+        pc.outer = (uint32_t)((r1 - r0) * per);
+        if (kc_dispatch_1d(kc, n, sh, spec, 1, &pc, sizeof pc, b, 4, pc.outer) < 0) return -1;
+    }
+    return 0;
 }
 
 const KernelFamily kfam_norm = {norm_check, norm_record, 0};
