@@ -2,6 +2,7 @@
 // matmul.comp - batched C[M,N] = A[M,K] x B[K,N], tiled through shared memory: 64x64 output tile
 // per workgroup of 256 threads, 4x4 outputs per thread, K tiles of 16, f32 accumulation.
 // Batch dims (up to 4) broadcast by strides.  Grid: (ceil(N/64), ceil(M/64), batch).
+// A's row stride is lda; accum adds to C (later slices of a K split, k_matmul.c).
 #include "common.glsl"
 
 #define BM 64
@@ -13,10 +14,12 @@ layout(push_constant) uniform PC {
     uint a_bst[4];
     uint b_bst[4];
     int base_a, base_b, base_c;
+    uint lda;   // row stride of A (elements): K, or more when K is split
+    uint accum; // 1: add to C (later slices of a K split, k_matmul.c)
 } pc;
 layout(std430, binding = 0) readonly buffer InA { A_T a_in[]; };
 layout(std430, binding = 1) readonly buffer InB { A_T b_in[]; };
-layout(std430, binding = 2) writeonly buffer Out { A_T c_out[]; };
+layout(std430, binding = 2) buffer Out { A_T c_out[]; };
 
 shared float As[BK][BM + 1];
 shared float Bs[BK][BN];
@@ -43,7 +46,7 @@ void main() {
         for (uint e = tid; e < BM * BK; e += 256u) {
             uint r = e / BK, k = e % BK;
             uint gr = row0 + r, gk = k0 + k;
-            As[k][r] = (gr < pc.M && gk < pc.K) ? float(a_in[aoff + gr * pc.K + gk]) : 0.0;
+            As[k][r] = (gr < pc.M && gk < pc.K) ? float(a_in[aoff + gr * pc.lda + gk]) : 0.0;
         }
         for (uint e = tid; e < BK * BN; e += 256u) {
             uint k = e / BN, c = e % BN;
@@ -66,7 +69,9 @@ void main() {
         if (r >= pc.M) continue;
         for (int j = 0; j < 4; j++) {
             uint c = col0 + tx + 16u * uint(j);
-            if (c < pc.N) c_out[coff + r * pc.N + c] = A_T(acc[i][j]);
+            if (c >= pc.N) continue;
+            uint at = coff + r * pc.N + c;
+            c_out[at] = A_T(pc.accum != 0u ? acc[i][j] + float(c_out[at]) : acc[i][j]);
         }
     }
 }
