@@ -14,12 +14,10 @@
 Value *dc_in(const Dec *d, int i) { return i < d->ext->n_inputs ? d->ext->inputs[i] : NULL; }
 
 int dc_fail(const Dec *d, const char *fmt, ...) {
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    diag_node_verror(d->ext, fmt, ap);
     va_end(ap);
-    diag_node_error(d->ext, "%s", msg);
     return -1;
 }
 

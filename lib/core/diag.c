@@ -12,7 +12,7 @@ static char message[1024];
 static bool has_error;
 static char current_file[512];
 
-static void record(const char *prefix, const char *fmt, va_list ap) {
+void diag_verror(const char *prefix, const char *fmt, va_list ap) {
     if (has_error) return;
     size_t off = 0;
     if (prefix) {
@@ -26,19 +26,24 @@ static void record(const char *prefix, const char *fmt, va_list ap) {
     has_error = true;
 }
 
+void diag_node_verror(const Node *n, const char *fmt, va_list ap) {
+    if (has_error) return;
+    char prefix[384];
+    snprintf(prefix, sizeof prefix, "node %s (%s): ", node_display_name(n), op_name(n->op));
+    diag_verror(prefix, fmt, ap);
+}
+
 void diag_error(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    record(NULL, fmt, ap);
+    diag_verror(NULL, fmt, ap);
     va_end(ap);
 }
 
 void diag_node_error(const Node *n, const char *fmt, ...) {
-    char prefix[384];
-    snprintf(prefix, sizeof prefix, "node %s (%s): ", node_display_name(n), op_name(n->op));
     va_list ap;
     va_start(ap, fmt);
-    record(prefix, fmt, ap);
+    diag_node_verror(n, fmt, ap);
     va_end(ap);
 }
 

@@ -7,6 +7,7 @@
 #ifndef WEBNNC_DIAG_H
 #define WEBNNC_DIAG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 
 enum {
@@ -22,6 +23,10 @@ struct Node;
 void diag_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Same, prefixed with "node NAME (opName): ". */
 void diag_node_error(const struct Node *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* va_list forms for printf-style error helpers of other stages: the message is prefix (NULL for
+ * none) followed by fmt formatted with ap; diag_node_verror prefixes as diag_node_error. */
+void diag_verror(const char *prefix, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+void diag_node_verror(const struct Node *n, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 bool diag_has_error(void);
 const char *diag_message(void);
 void diag_clear(void);

@@ -14,12 +14,12 @@
 /* ---- inputs, outputs, errors ------------------------------------------------------------------ */
 
 int imp_error(const OnnxCtx *c, const char *fmt, ...) {
-    char buf[512];
+    char prefix[512];
+    snprintf(prefix, sizeof prefix, "node %s (%s): ", c->origin, c->node->op_type ? c->node->op_type : "?");
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    diag_verror(prefix, fmt, ap);
     va_end(ap);
-    diag_error("node %s (%s): %s", c->origin, c->node->op_type ? c->node->op_type : "?", buf);
     return -1;
 }
 
