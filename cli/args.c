@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "fuse_plan.h"
 
 int cli_usage_error(const CliCommand *cmd, const char *fmt, ...) {
     char msg[512];
@@ -182,4 +183,10 @@ int args_device(const CliCommand *cmd, const ArgResult *r, int *device) {
     if (end == s || *end || v < 0 || v > 64) return cli_usage_error(cmd, "--device takes a device index"), -1;
     *device = (int)v;
     return 0;
+}
+
+int args_fuse(const ArgResult *r, unsigned *mask) {
+    if (fuse_parse(args_value(r, "fuse"), mask) == 0) return 0;
+    cli_fail(NULL, WN_EXIT_BAD_INPUT);
+    return -1;
 }

@@ -68,8 +68,13 @@ typedef struct {
 int args_dim_settings(const CliCommand *cmd, const ArgResult *r, const char *name, DimSettingList *out);
 
 /* --device N (a Vulkan device index 0..64): *device = N, or -1 (auto) when absent.  Returns 0, or
- * -1 after printing a usage error. */
+ * -1 after printing a usage error.  ARG_SPEC_DEVICE is its ArgSpec entry. */
 int args_device(const CliCommand *cmd, const ArgResult *r, int *device);
+#define ARG_SPEC_DEVICE {"device", 0, ARG_VALUE, "N", "Vulkan device index (see `webnnc devices`; default auto)"}
+
+/* --fuse all|none|LIST (fuse_parse): *mask, 0 when absent.  Returns 0, or -1 after printing the
+ * error. */
+int args_fuse(const ArgResult *r, unsigned *mask);
 
 /* Prints "webnnc: error: CMD: MESSAGE" (via diag_print) and returns WN_EXIT_BAD_INPUT. */
 int cli_usage_error(const CliCommand *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -10,7 +10,6 @@
 #include "args.h"
 #include "convert_pipeline.h"
 #include "diag.h"
-#include "fuse_plan.h"
 #include "summary.h"
 #include "validate.h"
 #include "webnn_io.h"
@@ -56,13 +55,10 @@ int cmd_convert(const CliCommand *self, int argc, char **argv) {
     const char *input = r.pos[0], *outdir = args_value(&r, "out");
     if (!outdir) return cli_usage_error(self, "missing -o OUTDIR");
     static DimSettingList fix, dim;
-    if (args_dim_settings(self, &r, "fix", &fix) < 0 || args_dim_settings(self, &r, "dim", &dim) < 0)
-        return WN_EXIT_BAD_INPUT;
-    const char *both = convert_dim_conflict(&fix, &dim);
-    if (both) return cli_usage_error(self, "%s is given to both --fix and --dim", both);
+    if (convert_dim_options(self, &r, &fix, &dim) < 0) return WN_EXIT_BAD_INPUT;
     int verbose = args_count(&r, "verbose");
     unsigned fuse_mask;
-    if (fuse_parse(args_value(&r, "fuse"), &fuse_mask) < 0) return cli_fail(NULL, WN_EXIT_BAD_INPUT);
+    if (args_fuse(&r, &fuse_mask) < 0) return WN_EXIT_BAD_INPUT;
 
     double t0 = cli_now_s(), t = t0;
     diag_set_file(input);

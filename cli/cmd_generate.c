@@ -18,11 +18,9 @@
 #include "args.h"
 #include "convert_pipeline.h"
 #include "diag.h"
-#include "fuse_plan.h"
 #include "input_kind.h"
 #include "kv_io.h"
 #include "tensor_compare.h"
-#include "webnn_io.h"
 #include "webnnc_runtime.h"
 
 #define MAX_TOKENS 65536
@@ -30,7 +28,7 @@
 static const ArgSpec specs[] = {
     {"prompt-ids", 0, ARG_VALUE, "I,J,...", "prompt token ids (comma-separated, required)"},
     {"max-new", 0, ARG_VALUE, "N", "tokens to generate (default 12)"},
-    {"device", 0, ARG_VALUE, "N", "Vulkan device index (see `webnnc devices`; default auto)"},
+    ARG_SPEC_DEVICE,
     {"fuse", 0, ARG_VALUE, "all|none|LIST", "fuse into extension ops first (default none)"},
     {"fix", 0, ARG_LIST, "NAME=N", "ONNX input: freeze dimension NAME to N (as in convert)"},
     {"dim", 0, ARG_LIST, "NAME=MAX", "ONNX input: keep NAME dynamic with upper bound MAX (as in convert)"},
@@ -187,23 +185,10 @@ static int step(Decoder *d, const int64_t *tokens, int64_t start, int64_t count,
 
 static Graph *load_graph(const CliCommand *self, const ArgResult *r, const char *path, unsigned fuse, int *code) {
     *code = WN_EXIT_BAD_INPUT;
-    if (input_kind(path) == INPUT_WEBNN) {
-        Graph *g = webnn_read(path);
-        if (g && fuse && fuse_run(g, fuse, NULL) < 0) {
-            graph_free(g);
-            return NULL;
-        }
-        return g;
-    }
+    if (input_kind(path) == INPUT_WEBNN) return read_webnn_fused(path, fuse);
     static DimSettingList fix, dim;
-    if (args_dim_settings(self, r, "fix", &fix) < 0 || args_dim_settings(self, r, "dim", &dim) < 0) {
+    if (convert_dim_options(self, r, &fix, &dim) < 0) {
         *code = -1; /* usage error already printed */
-        return NULL;
-    }
-    const char *both = convert_dim_conflict(&fix, &dim);
-    if (both) {
-        cli_usage_error(self, "%s is given to both --fix and --dim", both);
-        *code = -1;
         return NULL;
     }
     size_t onnx_nodes;
@@ -271,7 +256,7 @@ int cmd_generate(const CliCommand *self, int argc, char **argv) {
     int device;
     if (parse_max_new(self, &r, n_prompt, &max_new) < 0 || args_device(self, &r, &device) < 0) return WN_EXIT_BAD_INPUT;
     unsigned fuse;
-    if (fuse_parse(args_value(&r, "fuse"), &fuse) < 0) return cli_fail(NULL, WN_EXIT_BAD_INPUT);
+    if (args_fuse(&r, &fuse) < 0) return WN_EXIT_BAD_INPUT;
     const char *path = r.pos[0];
     diag_set_file(path);
     Decoder d = {0};

@@ -24,12 +24,11 @@
 #include <sys/stat.h>
 
 #include "args.h"
+#include "convert_pipeline.h"
 #include "diag.h"
 #include "kv_io.h"
 #include "tensor_compare.h"
 #include "tensor_file.h"
-#include "fuse_plan.h"
-#include "webnn_io.h"
 #include "webnnc_runtime.h"
 
 #define MAX_FILES 256
@@ -40,7 +39,7 @@ static const ArgSpec specs[] = {
     {"output-dir", 0, ARG_VALUE, "DIR", "write every output as DIR/NAME.npy"},
     {"atol", 0, ARG_VALUE, "A", "absolute tolerance (default 1e-4)"},
     {"rtol", 0, ARG_VALUE, "R", "relative tolerance (default 1e-4)"},
-    {"device", 0, ARG_VALUE, "N", "Vulkan device index (see `webnnc devices`; default auto)"},
+    ARG_SPEC_DEVICE,
     {"random", 0, ARG_FLAG, NULL, "fill inputs with random values instead of --inputs"},
     {"fuse", 0, ARG_VALUE, "all|none|LIST", "fuse the loaded graph into extension ops first (as a WebNN implementation would)"},
 };
@@ -332,13 +331,9 @@ int cmd_run(const CliCommand *self, int argc, char **argv) {
     const char *path = r.pos[0];
     diag_set_file(path);
     unsigned fuse_mask;
-    if (fuse_parse(args_value(&r, "fuse"), &fuse_mask) < 0) return cli_fail(NULL, WN_EXIT_BAD_INPUT);
-    Graph *g = webnn_read(path);
+    if (args_fuse(&r, &fuse_mask) < 0) return WN_EXIT_BAD_INPUT;
+    Graph *g = read_webnn_fused(path, fuse_mask);
     if (!g) return cli_fail(path, WN_EXIT_BAD_INPUT);
-    if (fuse_run(g, fuse_mask, NULL) < 0) {
-        graph_free(g);
-        return cli_fail(path, WN_EXIT_BAD_INPUT);
-    }
     rc = run_graph(self, &r, g);
     graph_free(g);
     if (rc == WN_EXIT_BAD_INPUT) return cli_fail(path, rc);

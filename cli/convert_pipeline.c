@@ -1,5 +1,6 @@
 /* convert_pipeline.c - the conversion pipeline of `webnnc convert` in memory (convert_pipeline.h):
- * load -> GenAI dim defaults -> import -> passes -> verify; used by convert and generate. */
+ * load -> GenAI dim defaults -> import -> passes -> verify; used by convert and generate, with their
+ * shared --fix/--dim handling, and the fused read of a webnn-graph (run, generate). */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -10,6 +11,7 @@
 #include "genai_config.h"
 #include "onnx_import.h"
 #include "pass.h"
+#include "webnn_io.h"
 
 /* Pass order; passes not (yet) in passes.def are skipped. */
 static const char *const pipeline[] = {"compound_dims", "kv_cache", "decompose_matmul_nbits", "decompose_rms_norm", "decompose_rotary",
@@ -21,6 +23,22 @@ const char *convert_dim_conflict(const DimSettingList *fix, const DimSettingList
         for (int j = 0; j < dim->count; j++)
             if (strcmp(fix->items[i].name, dim->items[j].name) == 0) return fix->items[i].name;
     return NULL;
+}
+
+int convert_dim_options(const CliCommand *cmd, const ArgResult *r, DimSettingList *fix, DimSettingList *dim) {
+    if (args_dim_settings(cmd, r, "fix", fix) < 0 || args_dim_settings(cmd, r, "dim", dim) < 0) return -1;
+    const char *both = convert_dim_conflict(fix, dim);
+    if (both) return cli_usage_error(cmd, "%s is given to both --fix and --dim", both), -1;
+    return 0;
+}
+
+Graph *read_webnn_fused(const char *path, unsigned fuse_mask) {
+    Graph *g = webnn_read(path);
+    if (g && fuse_run(g, fuse_mask, NULL) < 0) {
+        graph_free(g);
+        return NULL;
+    }
+    return g;
 }
 
 double cli_now_s(void) {

@@ -16,6 +16,13 @@ typedef struct {
 
 /* A name given to both --fix and --dim, or NULL. */
 const char *convert_dim_conflict(const DimSettingList *fix, const DimSettingList *dim);
+/* Parses --fix NAME=N and --dim NAME=MAX (no NAME in both).  Returns 0, or -1 after printing a
+ * usage error. */
+int convert_dim_options(const CliCommand *cmd, const ArgResult *r, DimSettingList *fix, DimSettingList *dim);
+
+/* A webnn-graph (file or output folder) read and fused with the patterns of fuse_mask, as a WebNN
+ * implementation would (run, generate).  NULL with a diagnostic. */
+Graph *read_webnn_fused(const char *path, unsigned fuse_mask);
 
 /* Monotonic seconds; stage_done prints "webnnc: STAGE  0.123 s" when verbose and returns now. */
 double cli_now_s(void);
