@@ -1,5 +1,6 @@
 /* test_import_builder.c - ModelProto construction for the importer tests (see
  * test_import_builder.h): every allocation is recorded and released by mb_free. */
+#include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,6 +239,18 @@ Graph *mb_import(MB *b, const ImportOptions *opt) {
     Graph *g = onnx_import(m, opt ? opt : &none);
     if (!g) onnx_model_free(m);
     return g;
+}
+
+Graph *mb_import_ok(MB *b, const ImportOptions *opt) {
+    Graph *g = mb_import(b, opt);
+    ck_assert_msg(g != NULL, "import failed: %s", diag_message());
+    return g;
+}
+
+void mb_import_fails(MB *b, const ImportOptions *opt, const char *needle) {
+    Graph *g = mb_import(b, opt);
+    ck_assert_msg(g == NULL, "import succeeded, expected \"%s\"", needle);
+    ck_assert_msg(strstr(diag_message(), needle), "message \"%s\" lacks \"%s\"", diag_message(), needle);
 }
 
 /* ---- checking the IR ------------------------------------------------------------------------------- */

@@ -36,6 +36,9 @@ void mb_attr_tensor(MB *b, Onnx__NodeProto *n, const char *name, int elem, const
                     size_t nbytes);
 /* Packs, loads (onnx_model_load_buffer) and imports; NULL with diag_message() on failure. */
 Graph *mb_import(MB *b, const ImportOptions *opt);
+/* Imports and asserts success (returns the graph), or failure with a message containing needle. */
+Graph *mb_import_ok(MB *b, const ImportOptions *opt);
+void mb_import_fails(MB *b, const ImportOptions *opt, const char *needle);
 
 /* ---- checking the IR -------------------------------------------------------------------------- */
 /* Live nodes of kind op. */

@@ -18,16 +18,8 @@ static void teardown(void) {
     b = NULL;
 }
 
-static void expect_ok(void) {
-    g = mb_import(b, NULL);
-    ck_assert_msg(g != NULL, "import failed: %s", diag_message());
-}
-
-static void expect_fail(const char *needle) {
-    g = mb_import(b, NULL);
-    ck_assert_msg(g == NULL, "import succeeded, expected \"%s\"", needle);
-    ck_assert_msg(strstr(diag_message(), needle), "message \"%s\" lacks \"%s\"", diag_message(), needle);
-}
+static void expect_ok(void) { g = mb_import_ok(b, NULL); }
+static void expect_fail(const char *needle) { mb_import_fails(b, NULL, needle); }
 
 static const char *out_type(void) { return type_of(g, g->outputs[0]); }
 

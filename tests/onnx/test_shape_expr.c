@@ -28,16 +28,8 @@ static void teardown(void) {
     mb_free(b);
 }
 
-static void expect_ok(const ImportOptions *opt) {
-    g = mb_import(b, opt);
-    ck_assert_msg(g != NULL, "import failed: %s", diag_message());
-}
-
-static void expect_fail(const ImportOptions *opt, const char *needle) {
-    g = mb_import(b, opt);
-    ck_assert_msg(g == NULL, "import succeeded, expected \"%s\"", needle);
-    ck_assert_msg(strstr(diag_message(), needle), "message \"%s\" lacks \"%s\"", diag_message(), needle);
-}
+static void expect_ok(const ImportOptions *opt) { g = mb_import_ok(b, opt); }
+static void expect_fail(const ImportOptions *opt, const char *needle) { mb_import_fails(b, opt, needle); }
 
 static const DimSetting seq64[] = {{"seq", 64}};
 static const ImportOptions dyn_seq = {NULL, 0, seq64, 1};
