@@ -1,5 +1,7 @@
 /* k_gemm.c - kernel family `gemm`: y = alpha * op(a) x op(b) + beta * c for float32/float16 with
- * aTranspose/bTranspose and c broadcast (0-D, 1-D or 2-D) to [M, N].  Shader gemm_simple.comp. */
+ * aTranspose/bTranspose and c broadcast (0-D, 1-D or 2-D) to [M, N].  Shader gemm_simple.comp.
+ * Beyond maxStorageBufferRange: split over windows of output rows (b and a transposed a must fit
+ * one binding). */
 #include "kx_util.h"
 
 typedef struct {
@@ -47,12 +49,31 @@ static int gemm_record(KernelCtx *kc, const Node *n, const KTensor *in, const KT
         pc.c_rs = (int32_t)st[0];
         pc.c_cs = (int32_t)st[1];
     }
+    /* Beyond maxStorageBufferRange: windows of output rows (y, a's rows, c's rows); b is bound
+     * whole, and so is a transposed a (the shader's column stride of a is M: no split then). */
+    int64_t yv[2] = {M, N}, ys[2] = {N, 1}, av[2] = {M, K}, as[2] = {K, 1};
+    int64_t rows = at ? M : kx_window_rows(kc, n, &out[0], 2, yv, ys), ar = at ? M : kx_window_rows(kc, n, &in[0], 2, av, as);
+    if (rows < 0 || ar < 0) return -1;
+    if (ar < rows) rows = ar;
     KBind b[4];
-    if (kx_bind(kc, n, &in[0], false, &b[0], &pc.base_a) < 0 || kx_bind(kc, n, &in[1], false, &b[1], &pc.base_b) < 0 ||
-        kx_bind(kc, n, c ? c : &in[0], false, &b[2], &pc.base_c) < 0 || kx_bind(kc, n, &out[0], true, &b[3], &pc.base_y) < 0)
-        return -1;
+    if (kx_bind(kc, n, &in[1], false, &b[1], &pc.base_b) < 0) return -1;
     uint32_t spec[1] = {KX_WG};
-    return kc_dispatch_1d(kc, n, sh, spec, 1, &pc, sizeof pc, b, 4, (out[0].numel + KX_WG - 1) / KX_WG);
+    for (int64_t m0 = 0; m0 < M; m0 += rows) {
+        int64_t m1 = m0 + rows < M ? m0 + rows : M;
+        uint32_t ba, bc = 0, by;
+        int64_t a_lo = at ? 0 : m0 * K, a_hi = at ? (int64_t)in[0].numel - 1 : m1 * K - 1;
+        int64_t c_lo = 0, c_hi = c ? (int64_t)c->numel - 1 : 0; /* absent c: one element of a (never read) */
+        if (c && pc.c_rs) c_lo = m0 * pc.c_rs, c_hi = (m1 - 1) * pc.c_rs + (N - 1) * pc.c_cs;
+        if (kc_bind_window(kc, n, &in[0], a_lo, a_hi, false, &b[0], &ba) < 0 ||
+            kc_bind_window(kc, n, c ? c : &in[0], c_lo, c_hi, false, &b[2], &bc) < 0 ||
+            kc_bind_window(kc, n, &out[0], m0 * N, m1 * N - 1, true, &b[3], &by) < 0)
+            return -1;
+        pc.base_a = (int32_t)ba;
+        pc.base_c = (int32_t)bc, pc.base_y = (int32_t)by;
+        pc.M = (uint32_t)(m1 - m0);
+        if (kc_dispatch_1d(kc, n, sh, spec, 1, &pc, sizeof pc, b, 4, (pc.M * (uint64_t)N + KX_WG - 1) / KX_WG) < 0) return -1;
+    }
+    return 0;
 }
 
 const KernelFamily kfam_gemm = {gemm_check, gemm_record, 0};
