@@ -2,8 +2,9 @@
  * runtime: gather from a >128 MiB table (rows at both ends, negative indices, an outer dim),
  * matmul with a >128 MiB B (M = 1 mat-vec and M > 1 tiled, broadcast batch) and with a >128 MiB
  * output, softmax / reduceSum / argMax / layerNormalization over a >128 MiB input split by rows,
- * reflection pad of a >128 MiB tensor, and the clean error of a split that cannot fit (a reduction over the outer axis).  Expected
- * values come from reference loops written here (double) over data filled on the host. */
+ * gemm with a >128 MiB output, reflection pad of a >128 MiB tensor, and the clean error of a
+ * split that cannot fit (a reduction over the outer axis).  Expected values come from reference
+ * loops written here (double) over data filled on the host. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,38 @@ END_TEST
 START_TEST(matmul_big_output) {
     expect_beyond_range("C", 240ull * 151936 * 4);
     check_matmul(1, 240, 16, 151936);
+}
+END_TEST
+
+/* gemm with a >128 MiB output: y = 0.5 * a x b + 2 * c, c [M, 1] split with the rows of y */
+START_TEST(gemm_big_output) {
+    const int64_t M = 240, K = 16, N = 151936;
+    expect_beyond_range("y", (uint64_t)(M * N * 4));
+    Graph *g = graph_new("gemm_big");
+    Value *a = tu_input(g, "a", DT_F32, 2, (int64_t[]){M, K});
+    Value *b = tu_input(g, "b", DT_F32, 2, (int64_t[]){K, N});
+    Value *c = tu_input(g, "c", DT_F32, 2, (int64_t[]){M, 1});
+    Node *n = tu_node(g, OP_GEMM, 3, a, b, c);
+    node_set_float(g, n, "alpha", 0.5);
+    node_set_float(g, n, "beta", 2.0);
+    graph_add_output(g, graph_finish(g, n));
+    float *av = malloc(sizeof *av * (size_t)(M * K)), *bv = malloc(sizeof *bv * (size_t)(K * N)), cv[240];
+    float *y = malloc(sizeof *y * (size_t)(M * N));
+    for (int64_t e = 0; e < M * K; e++) av[e] = q4((uint64_t)e + 5);
+    for (int64_t e = 0; e < K * N; e++) bv[e] = q4((uint64_t)e * 5 + 2);
+    for (int64_t r = 0; r < M; r++) cv[r] = q4((uint64_t)r * 11);
+    ck_assert_msg(rt_run(g, (const void *[]){av, bv, cv}, y, sizeof *y * (uint64_t)(M * N)) == 0, "%s", diag_message());
+    for (int64_t r = 0; r < M; r++)
+        for (int64_t j = 0; j < N; j++) {
+            double want = 0;
+            for (int64_t k = 0; k < K; k++) want += (double)av[r * K + k] * bv[k * N + j];
+            want = 0.5 * want + 2.0 * cv[r];
+            if (y[r * N + j] != want) ck_abort_msg("gemm (%lld, %lld): got %.9g want %.9g", (long long)r, (long long)j, y[r * N + j], want);
+        }
+    free(av);
+    free(bv);
+    free(y);
+    graph_free(g);
 }
 END_TEST
 
@@ -301,6 +334,7 @@ int main(void) {
     tcase_add_test(tc, matvec_big_b);
     tcase_add_test(tc, matmul_big_b_batched);
     tcase_add_test(tc, matmul_big_output);
+    tcase_add_test(tc, gemm_big_output);
     tc = tcase(s, "rows");
     tcase_add_test(tc, softmax_rows);
     tcase_add_test(tc, reduce_sum_rows);
