@@ -30,9 +30,10 @@ int node_form(const Node *n, NodeForm *f) {
         diag_node_error(n, "has %d operands, the op takes at most %d", n->n_inputs, info->n_inputs);
         return -1;
     }
-    /* Positional until the first absent slot; every present operand after it (optional or
-     * required) is written as an option by its slot name, as `?@` slots always are. */
-    bool gap = false;
+    /* Positional operands fill slots 0, 1, 2, ... (the readers count them so): positional until
+     * the first slot that is absent or a `?@` slot (always an option); every present operand after
+     * it (optional or required) is written as an option named after its slot. */
+    bool by_name = false;
     for (int i = 0; i < n->n_inputs; i++) {
         const OpInputSlot *s = &info->inputs[i];
         const Value *v = n->inputs[i];
@@ -40,11 +41,9 @@ int node_form(const Node *n, NodeForm *f) {
             diag_node_error(n, "required operand '%s' is absent", s->name);
             return -1;
         }
-        if (!v) {
-            gap |= !s->as_option;
-            continue;
-        }
-        if (s->as_option || gap) {
+        by_name |= !v || s->as_option;
+        if (!v) continue;
+        if (by_name) {
             f->opt_key[f->n_opt] = s->name;
             f->opt_val[f->n_opt++] = v;
         } else {

@@ -18,9 +18,9 @@ typedef struct {
     const Value *opt_val[WN_MAX_INPUT_SLOTS];
 } NodeForm;
 
-/* Splits a node's operands: positional ones up to the first absent slot, then every present
- * operand after that gap (optional or required) as an option keyed by its slot name, in slot
- * order together with the `?@` slots (which are always options).  The readers put each operand
+/* Splits a node's operands: positional ones (slots 0, 1, ... as the readers count them) up to the
+ * first absent or `?@` slot, then every present operand after it (optional or required) as an
+ * option keyed by its slot name, in slot order (`?@` slots are always options).  The readers put each operand
  * named by an option into its slot, so IR -> JSON -> IR keeps every operand where it was.  -1 +
  * diagnostic for an absent required operand or more operands than slots. */
 int node_form(const Node *n, NodeForm *f);

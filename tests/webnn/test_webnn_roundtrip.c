@@ -354,6 +354,13 @@ START_TEST(operands_after_absent_optional) {
     node_set_float(g, n, "epsilon", 1e-6);
     tu_finish(g, n);
     for (int i = 0; i < n->n_outputs; i++) graph_add_output(g, n->outputs[i]);
+    /* skip present, then the absent `?@` skipBias: normScale must not land in skipBias's slot */
+    Node *m = tu_node(g, OP_QKV_PROJECTION, 5, x, x, NULL, ns, w);
+    node_set_uint(g, m, "k", 8);
+    node_set_uint(g, m, "n", 12);
+    node_set_ints(g, m, "splits", 2, (int64_t[]){4, 8});
+    tu_finish(g, m);
+    for (int i = 0; i < m->n_outputs; i++) graph_add_output(g, m->outputs[i]);
     char *j = tu_assert_roundtrip(g);
     ck_assert_msg(strstr(j, "\"inputs\": [\"x\"], \"options\": {\"normScale\": \"norm_scale\", \"weight\": \"w\", "
                             "\"bias\": \"bias\", \"epsilon\"") != NULL, "%s", j);
@@ -369,6 +376,12 @@ START_TEST(operands_after_absent_optional) {
         if (want[i]) ck_assert_str_eq(r->inputs[i]->name, want[i]);
         else ck_assert_ptr_null(r->inputs[i]);
     }
+    r = g2->nodes[1];
+    ck_assert_int_eq(r->n_inputs, 5);
+    ck_assert_ptr_eq(r->inputs[1], r->inputs[0]);
+    ck_assert_ptr_null(r->inputs[2]);
+    ck_assert_str_eq(r->inputs[3]->name, "norm_scale");
+    ck_assert_str_eq(r->inputs[4]->name, "w");
     graph_free(g2);
     /* a required operand given only by name, and twice (positionally and by name) */
     const char *dup = strstr(j, "[\"x\"]");
