@@ -15,6 +15,7 @@ const FusePattern fuse_patterns[] = {
     {"gqa", "fuse_gqa", 1},
     {"rmsNorm", "fuse_rms_norm", 2},
     {"rotary", "fuse_rotary", 2},
+    {"torchRotary", "fuse_torch_rotary", 2},
     {"silu", "fuse_silu", 3},
     {"qkv", "fuse_qkv", 4},
     {"gatedMlp", "fuse_gated_mlp", 4},
