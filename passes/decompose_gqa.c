@@ -16,6 +16,9 @@
  *   smoothSoftmax/headSink: concat an extra sink logit, softmax(axis 3), slice it off; else softmax
  *   matmul with V -> transpose [B,S,N,H] -> reshape [B,S,N*H] -> cast back.
  *
+ * Without pastKey/pastValue the keys are the S new tokens: rows[1, S] = slice(iota[maxS], [S]), no
+ * scatterElements (K/V heads feed the attention directly), one output.
+ *
  * Ops emitted: split, cast, reshape, slice, reverse, sub, mul, reduceMean, add, sqrt, div, gather,
  * concat, transpose, expand, scatterElements, matmul, tanh, lesserOrEqual, greater,
  * logicalAnd, where, softmax.  Masked cache rows may hold anything finite. */
@@ -33,7 +36,7 @@ typedef struct {
     Dec *d;
     GqaGeom geo;
     Dim B, S;
-    Value *rows;    /* int32 [B, S]: cache row of each new token */
+    Value *rows;    /* int32 [B, S] ([1, S] without a cache): cache row of each new token */
     Value *cos, *sin; /* float32 [B, S, 1, rot/2] (rotary only) */
 } Ctx;
 
@@ -98,10 +101,16 @@ static Value *iota(Ctx *c, int rank, const int64_t *shape, int64_t count) {
 
 /* ---- pieces ---------------------------------------------------------------------------------- */
 
-/* rows[b, s] = seqlensK[b] - (S - 1 - s) = past_b + s  (int32 [B, S]). */
+/* rows[b, s] = seqlensK[b] - (S - 1 - s) = past_b + s  (int32 [B, S]); without a cache
+ * rows[0, s] = s ([1, S]). */
 static Value *cache_rows(Ctx *c) {
     int64_t max_s = dim_max(c->S) > 0 ? dim_max(c->S) : c->geo.capacity;
+    if (max_s <= 0 || max_s >= ((int64_t)1 << 31)) {
+        dc_fail(c->d, "the sequence length has no upper bound");
+        return NULL;
+    }
     Value *ramp = slice_axis(c->d, iota(c, 1, &max_s, max_s), 0, 0, c->S);
+    if (!c->geo.past) return reshape(c, ramp, 2, (Dim[]){dim_static(1), c->S});
     Node *n = node1(c->d, OP_REVERSE, ramp);
     if (n) node_set_ints(c->d->g, n, "axes", 1, (int64_t[]){0});
     Value *back = reshape(c, emit(c->d, n), 2, (Dim[]){dim_static(1), c->S});
@@ -121,7 +130,8 @@ static Value *rms_norm(Ctx *c, Value *x, int slot) {
 /* cos/sin rows of every token: gather(cache, positions) -> [B, S, 1, rot/2] float32. */
 static Value *rotary_table(Ctx *c, int slot, Value *positions) {
     Value *t = dc_gather(c->d, dc_cast(c->d, dc_in(c->d, slot), CT), positions, 0);
-    return reshape(c, t, 4, (Dim[]){c->B, c->S, dim_static(1), dim_static(c->geo.rot / 2)});
+    if (!t) return NULL;
+    return reshape(c, t, 4, (Dim[]){t->shape[0], c->S, dim_static(1), dim_static(c->geo.rot / 2)});
 }
 
 /* y1 = x1 c - x2 s, y2 = x2 c + x1 s, concatenated on the last axis. */
@@ -139,7 +149,7 @@ static Value *rotary(Ctx *c, Value *x, int64_t heads) {
     Value *xr = rot < H ? slice_last(d, x, 0, rot) : x, *y;
     if (c->geo.interleaved) { /* pairs (2j, 2j+1): view as [B, S, heads, half, 2] */
         Dim pairs[5] = {c->B, c->S, dim_static(heads), dim_static(half), dim_static(2)};
-        Dim tab[5] = {c->B, c->S, dim_static(1), dim_static(half), dim_static(1)};
+        Dim tab[5] = {c->cos ? c->cos->shape[0] : c->B, c->S, dim_static(1), dim_static(half), dim_static(1)};
         Value *xp = reshape(c, xr, 5, pairs);
         y = rotate_pair(d, slice_last(d, xp, 0, 1), slice_last(d, xp, 1, 1), reshape(c, c->cos, 5, tab),
                         reshape(c, c->sin, 5, tab));
@@ -175,22 +185,27 @@ static Value *write_cache(Ctx *c, Value *x, int slot) {
     return emit(d, n);
 }
 
-/* Cache [B, kvN, C, H] -> float32 [B, N, C, H] (kv head n / G serves query head n). */
+/* Cache [B, kvN, T, H] (T = C, or S without a cache) -> float32 [B, N, T, H] (kv head n / G serves
+ * query head n). */
 static Value *expand_heads(Ctx *c, Value *cache) {
     Value *x = dc_cast(c->d, cache, CT);
-    int64_t G = c->geo.group, KV = c->geo.kv_heads, C = c->geo.capacity, H = c->geo.head_size;
-    if (G == 1) return x;
-    x = reshape(c, x, 5, (Dim[]){c->B, dim_static(KV), dim_static(1), dim_static(C), dim_static(H)});
-    x = dc_expand(c->d, x, 5, (Dim[]){c->B, dim_static(KV), dim_static(G), dim_static(C), dim_static(H)});
-    return reshape(c, x, 4, (Dim[]){c->B, dim_static(c->geo.heads), dim_static(C), dim_static(H)});
+    int64_t G = c->geo.group, KV = c->geo.kv_heads, H = c->geo.head_size;
+    if (G == 1 || !x) return x;
+    Dim T = x->shape[2];
+    x = reshape(c, x, 5, (Dim[]){c->B, dim_static(KV), dim_static(1), T, dim_static(H)});
+    x = dc_expand(c->d, x, 5, (Dim[]){c->B, dim_static(KV), dim_static(G), T, dim_static(H)});
+    return reshape(c, x, 4, (Dim[]){c->B, dim_static(c->geo.heads), T, dim_static(H)});
 }
 
-/* uint8 [B, 1, S, C]: key j is visible to the token at cache row p (j <= p, and j > p - W). */
+/* uint8 [B, 1, S, C] ([1, 1, S, S] without a cache): key j is visible to the token at cache row p
+ * (j <= p, and j > p - W). */
 static Value *visible(Ctx *c) {
     Dec *d = c->d;
     int64_t C = c->geo.capacity;
-    Value *keys = iota(c, 4, (int64_t[]){1, 1, 1, C}, C);
-    Value *p = reshape(c, c->rows, 4, (Dim[]){c->B, dim_static(1), c->S, dim_static(1)});
+    if (!c->rows) return NULL;
+    Value *keys = c->geo.past ? iota(c, 4, (int64_t[]){1, 1, 1, C}, C)
+                              : reshape(c, c->rows, 4, (Dim[]){dim_static(1), dim_static(1), dim_static(1), c->S});
+    Value *p = reshape(c, c->rows, 4, (Dim[]){c->rows->shape[0], dim_static(1), c->S, dim_static(1)});
     Value *m = dc_binary(d, OP_LESSER_OR_EQUAL, keys, p);
     if (c->geo.window > 0) {
         Value *lo = dc_binary(d, OP_SUB, p, dc_scalar(d, DT_I32, (double)c->geo.window));
@@ -211,7 +226,7 @@ static Value *softmax(Ctx *c, Value *scores) {
     if (!scores || !col) return NULL;
     Dim shape[4] = {scores->shape[0], scores->shape[1], scores->shape[2], dim_static(1)};
     Value *all = dc_concat(d, 2, (Value *[]){scores, dc_expand(d, col, 4, shape)}, 3);
-    return slice_last(d, with_axis(d, OP_SOFTMAX, all, "axis", 3), 0, c->geo.capacity);
+    return slice_axis(d, with_axis(d, OP_SOFTMAX, all, "axis", 3), 3, 0, scores->shape[3]);
 }
 
 static Value *attention(Ctx *c, Value *q, Value *kc, Value *vc) {
@@ -233,8 +248,8 @@ static Value *attention(Ctx *c, Value *q, Value *kc, Value *vc) {
 static int decompose(Dec *d) {
     Ctx c = {.d = d};
     if (gqa_geometry(d->g, d->ext, &c.geo) < 0) return -1;
-    if (d->ext->n_outputs != GQA_OUTPUTS) return dc_fail(d, "expected 3 outputs");
-    if (c.geo.capacity <= 0) return dc_fail(d, "the KV cache capacity (pastKey dim 2) is not static: run kv_cache first");
+    if (d->ext->n_outputs != (c.geo.past ? GQA_OUTPUTS : 1)) return dc_fail(d, "unexpected output count");
+    if (c.geo.past && c.geo.capacity <= 0) return dc_fail(d, "the KV cache capacity (pastKey dim 2) is not static: run kv_cache first");
     c.B = c.geo.batch;
     c.S = c.geo.seq;
     int64_t N = c.geo.heads, KV = c.geo.kv_heads, H = c.geo.head_size;
@@ -253,9 +268,11 @@ static int decompose(Dec *d) {
         c.sin = rotary_table(&c, GQA_SIN, pos);
     }
     Value *qh = to_heads(&c, q, N, GQA_Q_NORM), *kh = to_heads(&c, k, KV, GQA_K_NORM), *vh = to_heads(&c, v, KV, -1);
-    Value *pk = write_cache(&c, kh, GQA_PAST_KEY), *pv = write_cache(&c, vh, GQA_PAST_VALUE);
+    Value *pk = c.geo.past ? write_cache(&c, kh, GQA_PAST_KEY) : kh;
+    Value *pv = c.geo.past ? write_cache(&c, vh, GQA_PAST_VALUE) : vh;
     Value *out = attention(&c, qh, pk, pv);
     if (!out || !pk || !pv) return -1;
+    if (!c.geo.past) return dc_result(d, GQA_OUT, out) < 0 ? -1 : 0;
     if (dc_result(d, GQA_OUT, out) < 0 || dc_result(d, GQA_PRESENT_KEY, pk) < 0 ||
         dc_result(d, GQA_PRESENT_VALUE, pv) < 0)
         return -1;

@@ -83,7 +83,7 @@ int pass_kv_cache(Graph *g, const PassOptions *opt) {
     bool any = false;
     for (int i = 0; i < g->n_nodes; i++) {
         Node *n = g->nodes[i];
-        if (n->dead || n->op != OP_GROUP_QUERY_ATTENTION) continue;
+        if (n->dead || n->op != OP_GROUP_QUERY_ATTENTION || !gqa_has_cache(n)) continue;
         if (cap <= 0 || cap >= ((int64_t)1 << 31)) {
             diag_node_error(n, "KV cache capacity unknown: give the maximum total length (--dim %s=MAX)", KV_TOTAL_DIM);
             return -1;
@@ -99,7 +99,7 @@ int pass_kv_cache(Graph *g, const PassOptions *opt) {
     if (reinfer_all(g) < 0) return -1;
     for (int i = 0; i < g->n_nodes; i++) {
         Node *n = g->nodes[i];
-        if (n->dead || n->op != OP_GROUP_QUERY_ATTENTION) continue;
+        if (n->dead || n->op != OP_GROUP_QUERY_ATTENTION || !gqa_has_cache(n)) continue;
         if (record(g, n->inputs[GQA_PAST_KEY], n->outputs[GQA_PRESENT_KEY], cap) < 0 ||
             record(g, n->inputs[GQA_PAST_VALUE], n->outputs[GQA_PRESENT_VALUE], cap) < 0)
             return -1;

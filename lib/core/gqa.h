@@ -24,14 +24,17 @@ enum { GQA_OUT, GQA_PRESENT_KEY, GQA_PRESENT_VALUE, GQA_OUTPUTS };
 typedef struct {
     DType dt;           /* float32 or float16 (query, caches and every float operand) */
     bool packed;        /* query holds Q, K and V ([B, S, (N + 2 kvN) H]) */
+    bool past;          /* pastKey/pastValue present (KV cache); false: attention over the S new
+                         * keys only (no seqlensK/totalSequenceLength, one output) */
     Dim batch, seq;     /* B (may be symbolic), S (may be symbolic) */
     int64_t heads;      /* N */
     int64_t kv_heads;   /* kvN (divides N) */
     int64_t group;      /* N / kvN */
-    int64_t head_size;  /* H = pastKey dim 3 */
-    Dim cap;            /* pastKey dim 2: the cache capacity C */
+    int64_t head_size;  /* H = pastKey dim 3 (without a cache: key width / kvN) */
+    Dim cap;            /* pastKey dim 2: the cache capacity C (without a cache: S, the keys) */
     int64_t capacity;   /* C when static; 0 while symbolic (an imported ONNX past length that
-                         * passes/kv_cache.c has not fixed yet: not evaluable/decomposable) */
+                         * passes/kv_cache.c has not fixed yet: not evaluable/decomposable);
+                         * 0 without a cache */
     double scale;       /* option, default 1/sqrt(H) (0 also means the default, as in ORT) */
     double softcap;     /* 0 = off */
     int64_t window;     /* localWindowSize; <= 0 = off */
@@ -40,6 +43,11 @@ typedef struct {
     int64_t max_pos;    /* rows of the cos/sin caches; 0 without rotary */
     double qk_eps;      /* qkNormEpsilon (default 1e-6) */
 } GqaGeom;
+
+/* The node has a KV cache operand (pastKey or pastValue); without one it is the no-cache form. */
+static inline bool gqa_has_cache(const Node *n) {
+    return (n->n_inputs > GQA_PAST_KEY && n->inputs[GQA_PAST_KEY]) || (n->n_inputs > GQA_PAST_VALUE && n->inputs[GQA_PAST_VALUE]);
+}
 
 /* Reads and validates options and operand shapes/dtypes (see docs/extension-ops.md).  Returns 0,
  * or -1 with a diagnostic naming the node. */

@@ -1,7 +1,8 @@
 /* infer_gqa.c - validation and shape inference of the groupQueryAttention extension op:
  * gqa_geometry() (gqa.h) reads every option and operand of the op once, for inference, the CPU
  * reference and the decomposition; infer_gqa() turns it into the three outputs
- * (output [B, S, N*H], presentKey/presentValue shaped like the fixed-capacity caches). */
+ * (output [B, S, N*H], presentKey/presentValue shaped like the fixed-capacity caches; without
+ * pastKey/pastValue only the output: attention over the S new keys, geo->past false). */
 #include <inttypes.h>
 #include <math.h>
 
@@ -64,6 +65,34 @@ static int read_caches(Graph *g, const Node *n, GqaGeom *geo) {
     if (!check_dims(g, n, GQA_PAST_VALUE, 4, pk->shape) || !infer_check_same_dtype(n, GQA_PAST_VALUE, GQA_QUERY) ||
         !infer_check_same_dtype(n, GQA_PAST_KEY, GQA_QUERY))
         return -1;
+    return 0;
+}
+
+/* No cache: B from the query, H from the key width / kvN (packed: query width / (N + 2 kvN)), the
+ * keys are the S new tokens (cap = S); seqlensK and totalSequenceLength must be absent. */
+static int read_no_cache(const Node *n, GqaGeom *geo) {
+    const Value *q = infer_in(n, GQA_QUERY), *k = infer_in(n, GQA_KEY);
+    if (infer_in(n, GQA_PAST_KEY) || infer_in(n, GQA_PAST_VALUE)) {
+        diag_node_error(n, "pastKey and pastValue must both be present or both absent");
+        return -1;
+    }
+    if (infer_in(n, GQA_SEQLENS_K) || infer_in(n, GQA_TOTAL_SEQ)) {
+        diag_node_error(n, "seqlensK and totalSequenceLength need pastKey/pastValue (without a cache the keys are the S new tokens)");
+        return -1;
+    }
+    if (!infer_check_rank(n, GQA_QUERY, 3, 3) || !infer_check_rank(n, GQA_KEY, 3, 3)) return -1;
+    const Value *src = k ? k : q;
+    int64_t parts = k ? geo->kv_heads : geo->heads + 2 * geo->kv_heads; /* < 2^18 */
+    if (!infer_need_static(n, src->shape[2], "key width (last axis)")) return -1;
+    if (src->shape[2].v % parts != 0 || src->shape[2].v / parts < 1) {
+        diag_node_error(n, "%s width %" PRId64 " is not a positive multiple of %" PRId64 " heads", k ? "key" : "packed query",
+                        src->shape[2].v, parts);
+        return -1;
+    }
+    geo->batch = q->shape[0];
+    geo->head_size = src->shape[2].v / parts;
+    geo->cap = q->shape[1];
+    geo->capacity = 0;
     return 0;
 }
 
@@ -137,7 +166,7 @@ static int read_extras(Graph *g, const Node *n, GqaGeom *geo) {
         !infer_check_dtype(n, GQA_TOTAL_SEQ, DTM(I32)))
         return -1;
     const Value *total = infer_in(n, GQA_TOTAL_SEQ);
-    if (total->rank != 0 && !check_dims(g, n, GQA_TOTAL_SEQ, 1, b1)) return -1;
+    if (total && total->rank != 0 && !check_dims(g, n, GQA_TOTAL_SEQ, 1, b1)) return -1;
     const Value *bias = infer_in(n, GQA_ATTENTION_BIAS);
     if (bias) {
         if (!infer_check_rank(n, GQA_ATTENTION_BIAS, 4, 4) || !infer_check_same_dtype(n, GQA_ATTENTION_BIAS, GQA_QUERY))
@@ -160,12 +189,17 @@ static int read_extras(Graph *g, const Node *n, GqaGeom *geo) {
 
 int gqa_geometry(Graph *g, const Node *n, GqaGeom *geo) {
     *geo = (GqaGeom){0};
-    if (!infer_in(n, GQA_QUERY) || !infer_in(n, GQA_PAST_KEY) || !infer_in(n, GQA_PAST_VALUE) ||
-        !infer_in(n, GQA_SEQLENS_K) || !infer_in(n, GQA_TOTAL_SEQ)) {
-        diag_node_error(n, "missing a required operand (query, pastKey, pastValue, seqlensK, totalSequenceLength)");
+    if (!infer_in(n, GQA_QUERY)) {
+        diag_node_error(n, "missing the query operand");
         return -1;
     }
-    if (read_options(n, geo) < 0 || read_caches(g, n, geo) < 0 || read_qkv(g, n, geo) < 0 ||
+    geo->past = infer_in(n, GQA_PAST_KEY) || infer_in(n, GQA_PAST_VALUE);
+    if (geo->past && (!infer_in(n, GQA_PAST_KEY) || !infer_in(n, GQA_PAST_VALUE) || !infer_in(n, GQA_SEQLENS_K) ||
+                      !infer_in(n, GQA_TOTAL_SEQ))) {
+        diag_node_error(n, "with a KV cache pastKey, pastValue, seqlensK and totalSequenceLength are all required");
+        return -1;
+    }
+    if (read_options(n, geo) < 0 || (geo->past ? read_caches(g, n, geo) : read_no_cache(n, geo)) < 0 || read_qkv(g, n, geo) < 0 ||
         read_rotary(g, n, geo) < 0 || read_extras(g, n, geo) < 0)
         return -1;
     if (geo->scale == 0) geo->scale = 1.0 / sqrt((double)geo->head_size);
@@ -180,6 +214,7 @@ int infer_gqa(Graph *g, const Node *n, TensorDesc *out, int max_out) {
         return -1;
     }
     out[GQA_OUT] = (TensorDesc){geo.dt, 3, {geo.batch, geo.seq, dim_static(geo.heads * geo.head_size)}};
+    if (!geo.past) return 1;
     infer_desc_of(&out[GQA_PRESENT_KEY], infer_in(n, GQA_PAST_KEY));
     infer_desc_of(&out[GQA_PRESENT_VALUE], infer_in(n, GQA_PAST_VALUE));
     return GQA_OUTPUTS;

@@ -9,7 +9,9 @@
  * current one: what ONNX Runtime 1.30's CPU kernel computes, measured by testdata/contrib/gqa and
  * equal to HF sliding_window = W), else 0.  Scores
  * scale * q.k, softcap c * tanh(s / c), + attentionBias, softmax (with an extra exp(sink) term in
- * the denominator for smoothSoftmax (sink 0) or headSink); output = P . V. */
+ * the denominator for smoothSoftmax (sink 0) or headSink); output = P . V.
+ * Without pastKey/pastValue: total = S, past = 0 for every batch, and the keys are the S new K/V
+ * rows (held in a double scratch [kvN, S, H] per batch instead of the presents). */
 #include <math.h>
 #include <string.h>
 
@@ -22,7 +24,9 @@ typedef struct {
     const Ten *in;
     Ten *out;
     int64_t B, S;
-    double *q, *row, *scores; /* scratch: H, H, C */
+    int64_t T;                /* key rows per kv head: C, or S without a cache */
+    double *q, *row, *scores; /* scratch: H, H, T */
+    double *kbuf, *vbuf;      /* without a cache: the new K/V rows of one batch [kvN, S, H] */
 } Gqa;
 
 /* Element h of head `head` (counted in the packed [N | kvN | kvN] layout when packed) of token (b, s). */
@@ -86,15 +90,19 @@ static int load_head(const Gqa *x, const Node *n, int slot, int64_t b, int64_t s
     return 0;
 }
 
-/* Writes the S new K and V rows of batch b into the presents. */
+/* Writes the S new K and V rows of batch b into the presents (without a cache: into kbuf/vbuf). */
 static int write_cache(const Gqa *x, const Node *n, int64_t b, int64_t past) {
     const GqaGeom *geo = x->geo;
-    int64_t H = geo->head_size, C = geo->capacity;
+    int64_t H = geo->head_size;
     for (int64_t s = 0; s < x->S; s++)
         for (int64_t kh = 0; kh < geo->kv_heads; kh++) {
-            int64_t row = ((b * geo->kv_heads + kh) * C + past + s) * H;
+            int64_t row = geo->past ? ((b * geo->kv_heads + kh) * x->T + past + s) * H : (kh * x->S + s) * H;
             for (int slot = GQA_KEY; slot <= GQA_VALUE; slot++) {
                 if (load_head(x, n, slot, b, s, kh, past, x->row) < 0) return -1;
+                if (!geo->past) {
+                    memcpy((slot == GQA_KEY ? x->kbuf : x->vbuf) + row, x->row, sizeof(double) * (size_t)H);
+                    continue;
+                }
                 Ten *dst = &x->out[slot == GQA_KEY ? GQA_PRESENT_KEY : GQA_PRESENT_VALUE];
                 for (int64_t h = 0; h < H; h++) ten_setf(dst, row + h, x->row[h]);
             }
@@ -102,24 +110,31 @@ static int write_cache(const Gqa *x, const Node *n, int64_t b, int64_t past) {
     return 0;
 }
 
+/* Element e of the key (slot GQA_KEY) or value rows of batch b: [B, kvN, T, H] presents, or the
+ * per-batch scratch [kvN, S, H] without a cache. */
+static double kv_at(const Gqa *x, int slot, int64_t b, int64_t e) {
+    if (!x->geo->past) return (slot == GQA_KEY ? x->kbuf : x->vbuf)[e];
+    int64_t per_batch = x->geo->kv_heads * x->T * x->geo->head_size;
+    return ten_getf(&x->out[slot == GQA_KEY ? GQA_PRESENT_KEY : GQA_PRESENT_VALUE], b * per_batch + e);
+}
+
 static double bias_at(const Gqa *x, int64_t b, int64_t head, int64_t s, int64_t j) {
     const Ten *t = &x->in[GQA_ATTENTION_BIAS];
     if (!t->data) return 0;
     int64_t bb = t->shape[0] == 1 ? 0 : b, nn = t->shape[1] == 1 ? 0 : head;
-    return ten_getf(t, ((bb * t->shape[1] + nn) * x->S + s) * x->geo->capacity + j);
+    return ten_getf(t, ((bb * t->shape[1] + nn) * x->S + s) * x->T + j);
 }
 
 /* One query row: scores over keys [lo, p], softmax, weighted sum of V rows. */
 static void attend(const Gqa *x, int64_t b, int64_t s, int64_t head, int64_t p) {
     const GqaGeom *geo = x->geo;
-    int64_t H = geo->head_size, C = geo->capacity, kh = head / geo->group;
+    int64_t H = geo->head_size, kh = head / geo->group;
     int64_t lo = geo->window > 0 && p >= geo->window ? p - geo->window + 1 : 0; /* W keys, see the header */
-    const Ten *kc = &x->out[GQA_PRESENT_KEY], *vc = &x->out[GQA_PRESENT_VALUE];
-    int64_t cache = (b * geo->kv_heads + kh) * C;
+    int64_t cache = kh * x->T;
     double mx = -INFINITY;
     for (int64_t j = lo; j <= p; j++) {
         double d = 0;
-        for (int64_t h = 0; h < H; h++) d += x->q[h] * ten_getf(kc, (cache + j) * H + h);
+        for (int64_t h = 0; h < H; h++) d += x->q[h] * kv_at(x, GQA_KEY, b, (cache + j) * H + h);
         d *= geo->scale;
         if (geo->softcap > 0) d = geo->softcap * tanh(d / geo->softcap);
         d += bias_at(x, b, head, s, j);
@@ -137,7 +152,7 @@ static void attend(const Gqa *x, int64_t b, int64_t s, int64_t head, int64_t p) 
     int64_t width = geo->heads * H, o = (b * x->S + s) * width + head * H;
     for (int64_t h = 0; h < H; h++) {
         double acc = 0;
-        for (int64_t j = lo; j <= p; j++) acc += x->scores[j] * ten_getf(vc, (cache + j) * H + h);
+        for (int64_t j = lo; j <= p; j++) acc += x->scores[j] * kv_at(x, GQA_VALUE, b, (cache + j) * H + h);
         ten_setf(&x->out[GQA_OUT], o + h, acc / den);
     }
 }
@@ -145,22 +160,28 @@ static void attend(const Gqa *x, int64_t b, int64_t s, int64_t head, int64_t p) 
 int eval_gqa(Graph *g, const Node *n, const Ten *in, Ten *out) {
     GqaGeom geo;
     if (gqa_geometry(g, n, &geo) < 0) return -1;
-    if (geo.capacity <= 0) return 1; /* symbolic cache capacity: not evaluable */
+    if (geo.past && geo.capacity <= 0) return 1; /* symbolic cache capacity: not evaluable */
     Ten all[GQA_SLOTS]; /* every slot, absent ones (also past n_inputs) with data NULL */
     memset(all, 0, sizeof all);
     for (int i = 0; i < n->n_inputs && i < GQA_SLOTS; i++) all[i] = in[i];
-    Gqa x = {&geo, all, out, out[GQA_OUT].shape[0], out[GQA_OUT].shape[1], NULL, NULL, NULL};
+    Gqa x = {&geo, all, out, out[GQA_OUT].shape[0], out[GQA_OUT].shape[1], 0, NULL, NULL, NULL, NULL, NULL};
+    x.T = geo.past ? geo.capacity : x.S;
     x.q = eval_scratch(g, geo.head_size);
     x.row = eval_scratch(g, geo.head_size);
-    x.scores = eval_scratch(g, geo.capacity);
-    for (int i = GQA_PRESENT_KEY; i <= GQA_PRESENT_VALUE; i++) {
+    x.scores = eval_scratch(g, x.T > 0 ? x.T : 1);
+    if (!geo.past) { /* kv_heads * S * H <= the key operand's element count, already allocated */
+        x.kbuf = eval_scratch(g, geo.kv_heads * x.S * geo.head_size);
+        x.vbuf = eval_scratch(g, geo.kv_heads * x.S * geo.head_size);
+    }
+    if (!x.q || !x.row || !x.scores || (!geo.past && (!x.kbuf || !x.vbuf))) return eval_fail(n, "out of memory");
+    for (int i = GQA_PRESENT_KEY; i <= GQA_PRESENT_VALUE && geo.past; i++) {
         const Ten *past = &all[i == GQA_PRESENT_KEY ? GQA_PAST_KEY : GQA_PAST_VALUE];
         if (past->count != out[i].count || past->dt != out[i].dt) return eval_fail(n, "present/past mismatch");
         memcpy(out[i].data, past->data, (size_t)dtype_storage_bytes(past->dt, (uint64_t)past->count));
     }
     for (int64_t b = 0; b < x.B; b++) {
-        int64_t total = ten_geti(&all[GQA_SEQLENS_K], b) + 1;
-        if (total < x.S || total > geo.capacity)
+        int64_t total = geo.past ? ten_geti(&all[GQA_SEQLENS_K], b) + 1 : x.S;
+        if (geo.past && (total < x.S || total > geo.capacity))
             return eval_fail(n, "seqlensK[b] + 1 must lie between the sequence length and the cache capacity");
         int64_t past = total - x.S;
         if (write_cache(&x, n, b, past) < 0) return -1;
