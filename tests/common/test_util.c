@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diag.h"
+
 #define RMTREE_MAX_DEPTH 16
 
 int tu_run_suite(Suite *s) {
@@ -54,6 +56,19 @@ void tu_rmtree(const char *dir) {
     rmdir(dir);
 }
 
+char *tu_scratch;
+
+void tu_scratch_setup(void) {
+    diag_clear();
+    tu_scratch = tu_tmpdir();
+}
+
+void tu_scratch_teardown(void) {
+    tu_rmtree(tu_scratch);
+    free(tu_scratch);
+    tu_scratch = NULL;
+}
+
 const char *tu_path(const char *dir, const char *name) {
     static char bufs[4][8192];
     static int k;
@@ -69,7 +84,10 @@ char *tu_read_file(const char *path, size_t *len) {
     char *buf = n >= 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)n + 1) : NULL;
     size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
     fclose(f);
-    if (!buf) return NULL;
+    if (!buf || got != (size_t)n) {
+        free(buf);
+        return NULL;
+    }
     buf[got] = 0;
     if (len) *len = got;
     return buf;

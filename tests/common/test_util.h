@@ -22,9 +22,15 @@ char *tu_tmpdir(void);
 /* Removes a scratch folder and everything below it (folders made unreadable or unwritable by a
  * test are opened up first; at most 16 levels). */
 void tu_rmtree(const char *dir);
+/* A scratch-folder fixture: tu_scratch is a fresh tu_tmpdir() per test (diagnostics cleared),
+ * removed in teardown. */
+extern char *tu_scratch;
+void tu_scratch_setup(void);
+void tu_scratch_teardown(void);
 /* "dir/name" in a static rotating buffer (four calls may be alive at once). */
 const char *tu_path(const char *dir, const char *name);
-/* Whole file, NUL-terminated, malloc'ed; NULL if unreadable.  *len (if len) gets the size. */
+/* Whole file, NUL-terminated, malloc'ed; NULL if unreadable (or read short).  *len (if len) gets
+ * the size. */
 char *tu_read_file(const char *path, size_t *len);
 /* Writes len bytes (or a text) to path; fails the test on any error. */
 void tu_write_bytes(const char *path, const void *data, size_t len);

@@ -177,15 +177,8 @@ START_TEST(wpt_shapes) {
         if (len < 6 || strcmp(ent->d_name + len - 5, ".json") != 0) continue;
         char path[2048];
         snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
-        FILE *f = fopen(path, "rb");
-        ck_assert_ptr_nonnull(f);
-        fseek(f, 0, SEEK_END);
-        long size = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        char *text = malloc((size_t)size + 1);
-        ck_assert_int_eq(fread(text, 1, (size_t)size, f), (size_t)size);
-        text[size] = 0;
-        fclose(f);
+        char *text = tu_read_file(path, NULL);
+        ck_assert_msg(text != NULL, "cannot read %s", path);
         cJSON *doc = cJSON_Parse(text);
         free(text);
         ck_assert_msg(doc, "%s does not parse", path);

@@ -10,20 +10,10 @@
 
 #include "webnn_test_util.h"
 
-static char *tmp;
 
-static void setup(void) {
-    diag_clear();
-    tmp = tu_tmpdir();
-}
-static void teardown(void) {
-    tu_rmtree(tmp);
-    free(tmp);
-}
-
-/* Number of entries in tmp (the output folder's parent). */
+/* Number of entries in tu_scratch (the output folder's parent). */
 static int entries(void) {
-    DIR *d = opendir(tmp);
+    DIR *d = opendir(tu_scratch);
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d)))
@@ -41,7 +31,7 @@ static Graph *graph_with_weights(const char *name, int64_t k) {
 }
 
 START_TEST(replaces_previous_output) {
-    const char *out = tu_path(tmp, "out");
+    const char *out = tu_path(tu_scratch, "out");
     Graph *a = graph_with_weights("first", 8), *b = graph_with_weights("second", 16);
     WebnnWriteOptions text = {.text = true};
     ck_assert_int_eq(webnn_write(a, out, &text), 0);
@@ -70,7 +60,7 @@ static int check_sees_files(const char *dir, void *ctx) {
 
 START_TEST(failed_check_leaves_nothing) {
     char out[4096]; /* tu_path's buffer is reused by the check */
-    snprintf(out, sizeof out, "%s", tu_path(tmp, "out"));
+    snprintf(out, sizeof out, "%s", tu_path(tu_scratch, "out"));
     Graph *g = graph_with_weights("checked", 8);
     int verdict = -1;
     WebnnWriteOptions opt = {.check = check_sees_files, .check_ctx = &verdict};
@@ -90,7 +80,7 @@ END_TEST
 
 START_TEST(refuses_foreign_folder) {
     char out[8192];
-    snprintf(out, sizeof out, "%s/out", tmp);
+    snprintf(out, sizeof out, "%s/out", tu_scratch);
     Graph *a = graph_with_weights("a", 8);
     ck_assert_int_eq(webnn_write(a, out, NULL), 0);
     tu_write_file(tu_path(out, "notes.txt"), "keep me");
@@ -104,7 +94,7 @@ START_TEST(refuses_foreign_folder) {
 END_TEST
 
 START_TEST(file_in_the_way) {
-    const char *out = tu_path(tmp, "out");
+    const char *out = tu_path(tu_scratch, "out");
     tu_write_file(out, "x");
     Graph *a = graph_with_weights("a", 8);
     ck_assert_int_eq(webnn_write(a, out, NULL), -1);
@@ -116,7 +106,7 @@ END_TEST
 
 START_TEST(missing_parent) {
     Graph *a = graph_with_weights("a", 8);
-    ck_assert_int_eq(webnn_write(a, tu_path(tmp, "no/such/out"), NULL), -1);
+    ck_assert_int_eq(webnn_write(a, tu_path(tu_scratch, "no/such/out"), NULL), -1);
     ck_assert_ptr_nonnull(strstr(diag_message(), "temporary folder"));
     ck_assert_int_eq(entries(), 0);
     graph_free(a);
@@ -129,7 +119,7 @@ START_TEST(failure_half_way_through_weights) {
     signal(SIGXFSZ, SIG_IGN);
     struct rlimit lim = {256 << 10, 256 << 10};
     ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
-    ck_assert_int_eq(webnn_write(a, tu_path(tmp, "out"), NULL), -1);
+    ck_assert_int_eq(webnn_write(a, tu_path(tu_scratch, "out"), NULL), -1);
     ck_assert_ptr_nonnull(strstr(diag_message(), WN_WEIGHTS_FILE));
     ck_assert_int_eq(entries(), 0);
     graph_free(a);
@@ -139,7 +129,7 @@ END_TEST
 int main(void) {
     Suite *s = suite_create("webnn-outdir");
     TCase *tc = tcase_create("outdir");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, tu_scratch_setup, tu_scratch_teardown);
     tcase_add_test(tc, replaces_previous_output);
     tcase_add_test(tc, failed_check_leaves_nothing);
     tcase_add_test(tc, refuses_foreign_folder);

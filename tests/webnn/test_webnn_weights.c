@@ -16,16 +16,6 @@
 #include "onnx_model.h"
 #include "webnn_test_util.h"
 
-static char *tmp;
-
-static void setup(void) {
-    diag_clear();
-    tmp = tu_tmpdir();
-}
-static void teardown(void) {
-    tu_rmtree(tmp);
-    free(tmp);
-}
 
 /* The bytes tu_const_f32 gives element i: (i % 13) * scale + offset. */
 static float *expected_f32(int64_t n, float scale, float offset) {
@@ -38,7 +28,7 @@ static float *expected_f32(int64_t n, float scale, float offset) {
 static void use(Graph *g, Value *c) { graph_add_output(g, tu_finish(g, tu_node(g, OP_RELU, 1, c))); }
 
 static unsigned char *write_and_read(Graph *g, size_t *len, char **manifest, char **json) {
-    const char *out = tu_path(tmp, "out");
+    const char *out = tu_path(tu_scratch, "out");
     ck_assert_msg(webnn_write(g, out, NULL) == 0, "%s", diag_message());
     unsigned char *w = (unsigned char *)tu_read_file(tu_path(out, WN_WEIGHTS_FILE), len);
     ck_assert_ptr_nonnull(w);
@@ -146,7 +136,7 @@ static long resident_pages(void) {
 
 START_TEST(file_map_release_drops_mapped_pages_only) {
     enum { SIZE = 8 << 20 };
-    const char *path = tu_path(tmp, "data.bin");
+    const char *path = tu_path(tu_scratch, "data.bin");
     unsigned char *pattern = malloc(SIZE);
     for (size_t i = 0; i < SIZE; i++) pattern[i] = (unsigned char)(i * 7 + (i >> 12));
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -187,7 +177,7 @@ START_TEST(file_map_release_drops_mapped_pages_only) {
 END_TEST
 
 START_TEST(onnx_external_data_is_registered) {
-    const char *path = tu_path(tmp, "w.data");
+    const char *path = tu_path(tu_scratch, "w.data");
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ck_assert_int_ge(fd, 0);
     static unsigned char bytes[8192];
@@ -196,7 +186,7 @@ START_TEST(onnx_external_data_is_registered) {
     close(fd);
     OnnxModel *m = calloc(1, sizeof *m);
     m->path = strdup("model.onnx");
-    m->dir = strdup(tmp);
+    m->dir = strdup(tu_scratch);
     const unsigned char *p = onnx_model_external_bytes(m, "w", "w.data", 4096, 100);
     ck_assert_msg(p != NULL, "%s", diag_message());
     ck_assert_uint_eq(p[0], 0); /* byte 4096 = (unsigned char)4096 */
@@ -217,7 +207,7 @@ static unsigned folder_mode_with_umask(mode_t mask) {
     mode_t old = umask(mask);
     Graph *g = graph_new("mode");
     use(g, tu_const_f32(g, "a", SHAPE(20), 0.5f, 1.0f));
-    const char *out = tu_path(tmp, "out");
+    const char *out = tu_path(tu_scratch, "out");
     int rc = webnn_write(g, out, NULL);
     umask(old);
     ck_assert_msg(rc == 0, "%s", diag_message());
@@ -237,7 +227,7 @@ END_TEST
 int main(void) {
     Suite *s = suite_create("webnn-weights");
     TCase *tc = tcase_create("weights");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, tu_scratch_setup, tu_scratch_teardown);
     tcase_add_test(tc, duplicate_rewound_then_shorter_tensor);
     tcase_add_test(tc, duplicate_last_truncates);
     tcase_add_test(tc, large_chunked_duplicate);
