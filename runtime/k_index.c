@@ -2,7 +2,8 @@
  * (gatherND, scatterND) for every data dtype (moved by element size) and index dtypes int32,
  * uint32, int64.  Negative indices count from the end and out-of-range indices are clamped, as
  * the WebNN spec allows.  Scatters first copy the input to the output, then write the updates
- * (duplicate indices: one of the updates wins, as the spec leaves it). */
+ * (duplicate indices: one of the updates wins, as the spec leaves it).  gatherElements and
+ * scatterElements split over windows of dim-0 rows beyond maxStorageBufferRange (axis != 0). */
 #include <string.h>
 
 #include "kx_util.h"
@@ -49,6 +50,16 @@ static int index_run(KernelCtx *kc, const Node *n, const char *name, const KTens
     return kc_dispatch_1d(kc, n, sh, spec, 2, pc, pc_size, b, 3, (threads + KX_WG - 1) / KX_WG);
 }
 
+/* Rows [r0, r1) of dim 0 of the dense tensor t as a tensor of its own. */
+static KTensor rows_view(const KTensor *t, int64_t r0, int64_t r1) {
+    KTensor v = *t;
+    uint64_t row = t->shape[0] ? t->numel / (uint64_t)t->shape[0] : 0;
+    v.offset += dtype_storage_bytes(t->dtype, row * (uint64_t)r0);
+    v.shape[0] = r1 - r0;
+    v.numel = row * (uint64_t)(r1 - r0);
+    return v;
+}
+
 static bool too_big(const Node *n, const KTensor *t, int count) {
     for (int k = 0; k < count; k++)
         if (t[k].numel > INT32_MAX) {
@@ -91,7 +102,6 @@ static int elements_record(KernelCtx *kc, const Node *n, const KTensor *in, cons
             }
     ElemPush pc;
     memset(&pc, 0, sizeof pc);
-    pc.n = (uint32_t)idx->numel;
     pc.rank = (uint32_t)x->rank;
     pc.axis = (uint32_t)axis;
     pc.axis_dim = (uint32_t)x->shape[axis];
@@ -99,7 +109,35 @@ static int elements_record(KernelCtx *kc, const Node *n, const KTensor *in, cons
         pc.shape[d] = (uint32_t)idx->shape[d];
         pc.xst[d] = (int32_t)xst[d];
     }
-    return index_run(kc, n, "index_elements", in, out, &pc, sizeof pc, &pc.base_src, idx->numel);
+    /* Beyond maxStorageBufferRange: windows of dim-0 rows of every operand (row r of the indices
+     * only reaches row r of the data unless the axis is 0: no split then). */
+    bool sc = is_scatter(n->op);
+    int64_t R = sc ? x->shape[0] : idx->shape[0], rows = R;
+    const KTensor *ts[3] = {x, idx, sc ? &in[2] : &out[0]};
+    for (int k = 0; k < 3 && axis != 0; k++) {
+        int64_t st[WN_MAX_RANK];
+        kshape_strides(ts[k]->rank, ts[k]->shape, st);
+        int64_t r = kx_window_rows(kc, n, ts[k], ts[k]->rank, ts[k]->shape, st);
+        if (r < 0) return -1;
+        if (r < rows) rows = r;
+    }
+    for (int64_t r0 = 0; r0 < R; r0 += rows) {
+        int64_t r1 = r0 + rows < R ? r0 + rows : R;
+        int64_t i0 = r0 < idx->shape[0] ? r0 : idx->shape[0], i1 = r1 < idx->shape[0] ? r1 : idx->shape[0];
+        KTensor v[4] = {rows_view(x, r0, r1), rows_view(idx, i0, i1), sc ? rows_view(&in[2], i0, i1) : in[0],
+                        rows_view(&out[0], sc ? r0 : i0, sc ? r1 : i1)};
+        if (rows == R) v[0] = *x, v[1] = *idx, v[2] = sc ? in[2] : in[0], v[3] = out[0];
+        if (v[1].numel == 0) { /* scatter rows past the indices: copy only */
+            if (v[0].buffer != v[3].buffer || v[0].offset != v[3].offset) {
+                if (kx_copy(kc, n, &v[0], &v[3]) < 0) return -1;
+            }
+            continue;
+        }
+        pc.shape[0] = (uint32_t)v[1].shape[0];
+        pc.n = (uint32_t)v[1].numel;
+        if (index_run(kc, n, "index_elements", v, &v[3], &pc, sizeof pc, &pc.base_src, v[1].numel) < 0) return -1;
+    }
+    return 0;
 }
 
 const KernelFamily kfam_index_elements = {elements_check, elements_record, 0};
