@@ -2,7 +2,7 @@
  * runtime: gather from a >128 MiB table (rows at both ends, negative indices, an outer dim),
  * matmul with a >128 MiB B (M = 1 mat-vec and M > 1 tiled, broadcast batch) and with a >128 MiB
  * output, softmax / reduceSum / argMax / layerNormalization over a >128 MiB input split by rows,
- * gemm with a >128 MiB output, reflection pad of a >128 MiB tensor, and the clean error of a
+ * gemm with a >128 MiB output, gatherElements / scatterElements, reflection pad of a >128 MiB tensor, and the clean error of a
  * split that cannot fit (a reduction over the outer axis).  Expected values come from reference
  * loops written here (double) over data filled on the host. */
 #include <math.h>
@@ -304,6 +304,48 @@ START_TEST(pad_reflection_rows) {
 }
 END_TEST
 
+/* gatherElements / scatterElements along axis 1 of x [ROWS, COLS]: split over rows of dim 0 */
+static void check_elements(bool scatter) {
+    float *x = big_rows();
+    const int64_t IR = ROWS, IC = 3;
+    int32_t *idx = malloc(sizeof *idx * (size_t)(IR * IC));
+    float *upd = malloc(sizeof *upd * (size_t)(IR * IC));
+    for (int64_t r = 0; r < IR; r++)
+        for (int64_t c = 0; c < IC; c++) {
+            int64_t col = c == 0 ? 0 : c == 1 ? COLS - 1 : (r * 104729) % COLS;
+            idx[r * IC + c] = (int32_t)col;
+            upd[r * IC + c] = (float)(r * IC + c) + 0.5f;
+        }
+    uint64_t out_n = scatter ? (uint64_t)ROWS * COLS : (uint64_t)(IR * IC);
+    float *y = malloc(sizeof *y * out_n);
+    Graph *g = graph_new("elements_big");
+    Value *xi = tu_input(g, "x", DT_F32, 2, (int64_t[]){ROWS, COLS});
+    Value *ii = tu_input(g, "ids", DT_I32, 2, (int64_t[]){IR, IC});
+    Node *n = scatter ? tu_node(g, OP_SCATTER_ELEMENTS, 3, xi, ii, tu_input(g, "u", DT_F32, 2, (int64_t[]){IR, IC}))
+                      : tu_node(g, OP_GATHER_ELEMENTS, 2, xi, ii);
+    node_set_int(g, n, "axis", 1);
+    Value *out = graph_finish(g, n);
+    ck_assert_msg(out, "%s", diag_message());
+    graph_add_output(g, out);
+    ck_assert_msg(rt_run(g, (const void *[]){x, idx, upd}, y, sizeof *y * out_n) == 0, "%s", diag_message());
+    if (scatter) /* the reference: the input with the updates written over it */
+        for (int64_t e = 0; e < IR * IC; e++) x[(e / IC) * COLS + idx[e]] = upd[e];
+    for (uint64_t e = 0; e < out_n; e++) {
+        float want = scatter ? x[e] : x[(int64_t)(e / IC) * COLS + idx[e]];
+        if (memcmp(&y[e], &want, sizeof want) != 0) ck_abort_msg("element %llu: got %.9g want %.9g", (unsigned long long)e, y[e], want);
+    }
+    graph_free(g);
+    free(x);
+    free(idx);
+    free(upd);
+    free(y);
+}
+
+START_TEST(gather_elements_rows) { check_elements(false); }
+END_TEST
+START_TEST(scatter_elements_rows) { check_elements(true); }
+END_TEST
+
 /* Reducing the outer axis needs whole columns of the tensor in one binding: no split fits, and the
  * error names the node and the tensor's size instead of running on a truncated binding. */
 START_TEST(reduce_outer_axis_fails_cleanly) {
@@ -341,6 +383,8 @@ int main(void) {
     tcase_add_test(tc, argmax_rows);
     tcase_add_test(tc, layer_norm_rows);
     tcase_add_test(tc, pad_reflection_rows);
+    tcase_add_test(tc, gather_elements_rows);
+    tcase_add_test(tc, scatter_elements_rows);
     tcase_add_test(tc, reduce_outer_axis_fails_cleanly);
     return rt_main(s);
 }
