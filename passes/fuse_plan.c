@@ -13,6 +13,7 @@ const int fuse_stage_count = (int)(sizeof fuse_stage_labels / sizeof *fuse_stage
 const FusePattern fuse_patterns[] = {
     {"matmulNBits", "fuse_matmul_nbits", 0},
     {"gqa", "fuse_gqa", 1},
+    {"torchAttention", "fuse_torch_attention", 1},
     {"rmsNorm", "fuse_rms_norm", 2},
     {"rotary", "fuse_rotary", 2},
     {"torchRotary", "fuse_torch_rotary", 2},

@@ -24,4 +24,9 @@ typedef struct {
  * form (no diagnostic), -1: error. */
 int torch_rotary_read(FuseMap *fm, Value *y, TorchRotary *r);
 
+/* The source of slice(src, starts all 0, strides 1) = v (a prefix along every axis), else NULL. */
+Value *torch_prefix_source(Value *v);
+/* Every dim of v but the last `keep` is static 1 (and rank >= keep). */
+bool torch_leading_ones(const Value *v, int keep);
+
 #endif

@@ -28,23 +28,20 @@ static bool const_f32(const Value *v, Ten *t) {
     return true;
 }
 
-/* Dims 0 .. rank-3 are static 1 (a table or broadcast view with leading unit axes). */
-static bool leading_ones(const Value *v, int keep) {
+bool torch_leading_ones(const Value *v, int keep) {
     for (int i = 0; i < v->rank - keep; i++)
         if (!dim_is_static(v->shape[i]) || v->shape[i].v != 1) return false;
     return v->rank >= keep;
 }
 
-/* slice(src, starts all 0) keeping every axis but `axis` whole: the source (a prefix along axis). */
-static Value *prefix_of(Value *v, int axis) {
+Value *torch_prefix_source(Value *v) {
     Node *sl = fm_prod(v, OP_SLICE);
     if (!sl) return NULL;
     Value *src = sl->inputs[0];
-    const int64_t *starts;
+    const int64_t *starts, *strides;
     if (!src || src->rank != v->rank || node_ints(sl, "starts", &starts) != src->rank) return NULL;
     for (int i = 0; i < src->rank; i++)
-        if (starts[i] != 0 || (i != axis && !dim_equal(src->shape[i], v->shape[i]))) return NULL;
-    const int64_t *strides;
+        if (starts[i] != 0) return NULL;
     int ns = node_ints(sl, "strides", &strides);
     for (int i = 0; i < ns; i++)
         if (strides[i] != 1) return NULL;
@@ -53,12 +50,12 @@ static Value *prefix_of(Value *v, int axis) {
 
 /* The table [.., S, D] behind a [1, 1, S, D] view (reshapes only add or drop unit axes). */
 static Value *table_of(Value *v4, Dim S, int64_t D) {
-    if (!v4 || v4->rank != 4 || !leading_ones(v4, 2) || !dim_equal(v4->shape[2], S) ||
+    if (!v4 || v4->rank != 4 || !torch_leading_ones(v4, 2) || !dim_equal(v4->shape[2], S) ||
         !dim_is_static(v4->shape[3]) || v4->shape[3].v != D)
         return NULL;
     Value *t = v4;
     for (int d = 0; d < 8 && fm_prod(t, OP_RESHAPE); d++) t = t->producer->inputs[0];
-    if (!t || t->rank < 2 || !leading_ones(t, 2) || !dim_equal(t->shape[t->rank - 2], S) ||
+    if (!t || t->rank < 2 || !torch_leading_ones(t, 2) || !dim_equal(t->shape[t->rank - 2], S) ||
         !dim_is_static(t->shape[t->rank - 1]) || t->shape[t->rank - 1].v != D)
         return NULL;
     return t;
@@ -78,9 +75,9 @@ static bool angles_of(Value *E, int64_t D, Ten *inv, Ten *pos, int64_t *M) {
     if (!mm || mm->n_inputs != 2) return false;
     Value *f = mm->inputs[0], *p = mm->inputs[1];
     if (!fm_shape_is(f, 3, (const int64_t[]){1, D / 2, 1}) || !const_f32(f, inv)) return false;
-    if (!p || p->rank != 3 || !leading_ones(p, 1)) return false;
-    Value *full = fm_is_const(p) ? p : prefix_of(p, 2);
-    if (!full || !const_f32(full, pos) || full->rank != 3) return false;
+    if (!p || p->rank != 3 || !torch_leading_ones(p, 1)) return false;
+    Value *full = fm_is_const(p) ? p : torch_prefix_source(p);
+    if (!full || !const_f32(full, pos) || full->rank != 3 || !torch_leading_ones(full, 1)) return false;
     *M = full->shape[2].v;
     return true;
 }
@@ -103,11 +100,13 @@ static Value *cache_of(FuseMap *fm, Value *t, int64_t D, bool is_cos) {
     int64_t half = D / 2, M = 0;
     Ten src, inv, pos;
     Node *fn = fm_prod(t, is_cos ? OP_COS : OP_SIN);
-    Value *full = fn ? NULL : (fm_is_const(t) ? t : prefix_of(t, t->rank - 2));
+    Value *full = fn ? NULL : (fm_is_const(t) ? t : torch_prefix_source(t));
     if (fn) {
         if (t->rank != 3 || !angles_of(fn->inputs[0], D, &inv, &pos, &M)) return NULL;
     } else {
-        if (!full || !const_f32(full, &src) || !leading_ones(full, 2)) return NULL;
+        if (!full || !const_f32(full, &src) || !torch_leading_ones(full, 2) || full->rank != t->rank ||
+            full->shape[full->rank - 1].v != D)
+            return NULL;
         M = full->shape[full->rank - 2].v;
     }
     if (M < 1 || (uint64_t)M * (uint64_t)half > MAX_TABLE_ELEMS) return NULL;
