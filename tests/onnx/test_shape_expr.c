@@ -425,11 +425,12 @@ static const float *f32s(const Value *v) {
     return v->data;
 }
 
-START_TEST(if_decided_from_bounds_picks_else) {
-    /* Greater(mask width, 4096) with total_sequence_length <= 512: always the else branch. */
+/* If(Greater(attention_mask width, threshold)) with Constant branches (add_if), imported with the
+ * GenAI options; returns what cos_cache holds (past a trailing identity). */
+static Value *if_on_mask_width(int64_t threshold) {
     mb_input(b, "attention_mask", TI64, "batch_size,total_sequence_length");
     mb_init_i64(b, "idx1", -1, (int64_t[]){1});
-    mb_init_i64(b, "orig", -1, (int64_t[]){4096});
+    mb_init_i64(b, "orig", -1, (int64_t[]){threshold});
     mb_node(b, "Shape", "shape", "attention_mask", "ms");
     mb_node(b, "Gather", "gather", "ms,idx1", "width");
     mb_node(b, "Greater", "greater", "width,orig", "large");
@@ -437,24 +438,19 @@ START_TEST(if_decided_from_bounds_picks_else) {
     mb_output(b, "cos_cache");
     expect_ok(&genai_opt);
     Value *v = output("cos_cache");
-    Value *src = v->producer && v->producer->op == OP_IDENTITY ? v->producer->inputs[0] : v;
+    return v->producer && v->producer->op == OP_IDENTITY ? v->producer->inputs[0] : v;
+}
+
+START_TEST(if_decided_from_bounds_picks_else) {
+    /* Greater(mask width, 4096) with total_sequence_length <= 512: always the else branch. */
+    Value *src = if_on_mask_width(4096);
     ck_assert_str_eq(type_of(g, src), "float32[2]");
     ck_assert(f32s(src)[0] == 1 && f32s(src)[1] == 2);
 }
 END_TEST
 
 START_TEST(if_decided_true_picks_then) {
-    mb_input(b, "attention_mask", TI64, "batch_size,total_sequence_length");
-    mb_init_i64(b, "idx1", -1, (int64_t[]){1});
-    mb_init_i64(b, "orig", -1, (int64_t[]){0});
-    mb_node(b, "Shape", "shape", "attention_mask", "ms");
-    mb_node(b, "Gather", "gather", "ms,idx1", "width");
-    mb_node(b, "Greater", "greater", "width,orig", "large");
-    add_if("large", "Constant");
-    mb_output(b, "cos_cache");
-    expect_ok(&genai_opt);
-    Value *v = output("cos_cache");
-    Value *src = v->producer && v->producer->op == OP_IDENTITY ? v->producer->inputs[0] : v;
+    Value *src = if_on_mask_width(0);
     ck_assert(f32s(src)[0] == 10 && f32s(src)[1] == 20);
 }
 END_TEST
