@@ -6,6 +6,11 @@
 
 WnrtContext *rt_ctx;
 
+static void rt_destroy_ctx(void) {
+    if (rt_ctx) wnrt_destroy(rt_ctx);
+    rt_ctx = NULL;
+}
+
 void rt_setup(void) {
     diag_clear();
     if (!rt_ctx) {
@@ -14,6 +19,10 @@ void rt_setup(void) {
             fprintf(stderr, "runtime tests: no Vulkan device: %s\n", diag_message());
             exit(1); /* a missing device is a failure, never a skip */
         }
+        /* Check forks a child per test (CK_FORK): the context is then made in the child, which
+         * ends with exit(), so it is destroyed there too (else LeakSanitizer reports the driver's
+         * objects).  Without fork this runs after rt_main has already destroyed it: a no-op. */
+        atexit(rt_destroy_ctx);
     }
 }
 
@@ -43,6 +52,6 @@ int rt_run(Graph *g, const void *const *inputs, void *out, uint64_t out_bytes) {
 
 int rt_main(Suite *s) {
     int rc = tu_run_suite(s);
-    if (rt_ctx) wnrt_destroy(rt_ctx);
+    rt_destroy_ctx();
     return rc;
 }
