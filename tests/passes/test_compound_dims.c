@@ -132,7 +132,7 @@ static double *evaluate(const Graph *g, int64_t b, int64_t s, const float *xs, i
         for (int j = 0; j < n->n_inputs; j++) node_add_input(h, c, n->inputs[j] ? map[n->inputs[j]->id] : NULL);
         c->n_attrs = n->n_attrs;
         c->attrs = graph_alloc(h, sizeof *c->attrs * (size_t)(n->n_attrs + 1));
-        memcpy(c->attrs, n->attrs, sizeof *c->attrs * (size_t)n->n_attrs);
+        if (n->n_attrs) memcpy(c->attrs, n->attrs, sizeof *c->attrs * (size_t)n->n_attrs);
         for (int a = 0; a < n->n_attrs; a++) {
             if (n->attrs[a].type != AT_DIMS) continue;
             Dim *d = graph_alloc(h, sizeof *d * (size_t)(n->attrs[a].n + 1));
