@@ -6,7 +6,11 @@
  * rows (normed, rotated) and value rows into the presents at past + s, (3) shaders/ext_gqa_attn.comp:
  * one workgroup per (batch, token, head), online softmax over the valid cache rows, no score
  * matrix.  past / total come from seqlensK on the device (no CPU round trip).  Semantics: the CPU
- * reference lib/eval/eval_gqa.c; operand slots and outputs: lib/core/gqa.h. */
+ * reference lib/eval/eval_gqa.c; operand slots and outputs: lib/core/gqa.h.
+ * Without a KV cache (no pastKey/pastValue, one output): the query prep (push constant C = 0: past = 0), then
+ * shaders/ext_gqa_attn_nc.comp, which reads the keys/values of the S new tokens straight from the
+ * key/value (or packed query) input and folds the key's RMSNorm and rotary into the dot product
+ * (attentionBias and headSink are not supported there: 8 bindings at most). */
 #include <math.h>
 #include <string.h>
 
@@ -31,12 +35,30 @@ typedef struct {
     uint32_t base_out, base_seqlens, base_k, base_v, base_bias, base_sink;
 } AttnPush;
 
+typedef struct {
+    uint32_t B, S, N, kvN, H, window;
+    float scale, softcap, eps;
+    uint32_t rot, max_pos;
+    uint32_t k_row, k_head0, v_row, v_head0;
+    uint32_t base_out, base_k, base_v, base_cos, base_sin, base_pos, base_norm;
+} AttnNcPush;
+
 static bool present(const Node *n, int slot) { return ext_opt(n, slot) != NULL; }
 
+static bool has_cache(const Node *n) { return present(n, GQA_PAST_KEY) || present(n, GQA_PAST_VALUE); }
+
 static int gqa_check(KernelCtx *kc, const Node *n) {
-    if (n->n_outputs != GQA_OUTPUTS || !present(n, GQA_QUERY) || !present(n, GQA_PAST_KEY) ||
-        !present(n, GQA_PAST_VALUE) || !present(n, GQA_SEQLENS_K) || ext_float(n, n->inputs[GQA_QUERY]) < 0)
+    bool cache = has_cache(n);
+    if (!present(n, GQA_QUERY) || ext_float(n, n->inputs[GQA_QUERY]) < 0) return -1;
+    if (n->n_outputs != (cache ? GQA_OUTPUTS : 1) || (cache && (!present(n, GQA_PAST_KEY) || !present(n, GQA_PAST_VALUE) ||
+                                                               !present(n, GQA_SEQLENS_K)))) {
+        diag_node_error(n, "missing KV cache operands or outputs");
         return -1;
+    }
+    if (!cache && (present(n, GQA_ATTENTION_BIAS) || present(n, GQA_HEAD_SINK))) {
+        diag_node_error(n, "attentionBias and headSink need a KV cache in the Vulkan kernel");
+        return -1;
+    }
     DType dt = n->inputs[GQA_QUERY]->dtype;
     static const int float_slots[] = {GQA_KEY, GQA_VALUE, GQA_PAST_KEY, GQA_PAST_VALUE, GQA_COS, GQA_SIN,
                                       GQA_ATTENTION_BIAS, GQA_HEAD_SINK, GQA_Q_NORM, GQA_K_NORM};
@@ -47,23 +69,24 @@ static int gqa_check(KernelCtx *kc, const Node *n) {
         diag_node_error(n, "quantized KV cache (kScale/vScale) is not supported");
         return -1;
     }
-    if (n->inputs[GQA_SEQLENS_K]->dtype != DT_I32) return ext_no_kernel(n, n->inputs[GQA_SEQLENS_K]->dtype);
+    if (cache && n->inputs[GQA_SEQLENS_K]->dtype != DT_I32) return ext_no_kernel(n, n->inputs[GQA_SEQLENS_K]->dtype);
     if (present(n, GQA_POSITION_IDS) && n->inputs[GQA_POSITION_IDS]->dtype != DT_I32 &&
         n->inputs[GQA_POSITION_IDS]->dtype != DT_I64)
         return ext_no_kernel(n, n->inputs[GQA_POSITION_IDS]->dtype);
-    const Value *pk = n->inputs[GQA_PAST_KEY];
-    int64_t H = pk->rank == 4 ? pk->shape[3].v : 0;
+    const Value *o = n->outputs[GQA_OUT];
+    int64_t N = node_int(n, "numHeads", 0);
+    int64_t H = o->rank == 3 && dim_is_static(o->shape[2]) && N > 0 ? o->shape[2].v / N : 0;
     if (H < 1 || H > GQA_MAX_HEAD) {
         diag_node_error(n, "head size %lld outside the kernel's 1..%d", (long long)H, GQA_MAX_HEAD);
         return -1;
     }
     if (kcheck_shader(kc, n, "ext_gqa_prep", dt, dt) < 0) return -1;
-    return kcheck_shader(kc, n, "ext_gqa_attn", dt, dt);
+    return kcheck_shader(kc, n, cache ? "ext_gqa_attn" : "ext_gqa_attn_nc", dt, dt);
 }
 
 typedef struct {
     int64_t B, S, N, kvN, H, C, rot, max_pos;
-    bool packed, rotary;
+    bool packed, rotary, cache;
 } GqaDims;
 
 /* Actual sizes from the operands, validated against each other. */
@@ -73,12 +96,19 @@ static int gqa_dims(const Node *n, const KTensor *in, const KTensor *out, GqaDim
     d->kvN = node_int(n, "kvNumHeads", 0);
     d->packed = !present(n, GQA_KEY);
     d->rotary = node_bool(n, "doRotary", false);
-    if (q->rank != 3 || pk->rank != 4 || d->N < 1 || d->kvN < 1 || d->N % d->kvN) goto bad;
-    d->B = q->shape[0], d->S = q->shape[1], d->H = pk->shape[3], d->C = pk->shape[2];
-    if (pk->shape[0] != d->B || pk->shape[1] != d->kvN || in[GQA_PAST_VALUE].numel != pk->numel ||
+    d->cache = has_cache(n);
+    if (q->rank != 3 || (d->cache && pk->rank != 4) || out[GQA_OUT].rank != 3 || d->N < 1 || d->kvN < 1 || d->N % d->kvN)
+        goto bad;
+    d->B = q->shape[0], d->S = q->shape[1];
+    d->H = d->cache ? pk->shape[3] : out[GQA_OUT].shape[2] / d->N;
+    d->C = d->cache ? pk->shape[2] : d->S;
+    if (d->cache && (pk->shape[0] != d->B || pk->shape[1] != d->kvN || in[GQA_PAST_VALUE].numel != pk->numel ||
         out[GQA_PRESENT_KEY].numel != pk->numel || out[GQA_PRESENT_VALUE].numel != pk->numel ||
         q->shape[2] != (d->packed ? d->N + 2 * d->kvN : d->N) * d->H || out[GQA_OUT].numel != (uint64_t)(d->B * d->S * d->N * d->H) ||
-        in[GQA_SEQLENS_K].numel != (uint64_t)d->B || d->S > d->C)
+        in[GQA_SEQLENS_K].numel != (uint64_t)d->B || d->S > d->C))
+        goto bad;
+    if (!d->cache && (d->H < 1 || q->shape[2] != (d->packed ? d->N + 2 * d->kvN : d->N) * d->H ||
+                      out[GQA_OUT].numel != (uint64_t)(d->B * d->S * d->N * d->H)))
         goto bad;
     if (!d->packed && (in[GQA_KEY].numel != (uint64_t)(d->B * d->S * d->kvN * d->H) || in[GQA_VALUE].numel != in[GQA_KEY].numel))
         goto bad;
@@ -100,7 +130,7 @@ static int gqa_dims(const Node *n, const KTensor *in, const KTensor *out, GqaDim
             b->shape[2] != d->S || b->shape[3] != d->C)
             goto bad;
     }
-    return ext_fits(n, pk->numel, "KV cache") < 0 || ext_fits(n, q->numel, "query") < 0 ? -1 : 0;
+    return (d->cache && ext_fits(n, pk->numel, "KV cache") < 0) || ext_fits(n, q->numel, "query") < 0 ? -1 : 0;
 bad:
     diag_node_error(n, "operand sizes do not match the attention geometry");
     return -1;
@@ -125,7 +155,8 @@ static int record_prep(KernelCtx *kc, const Node *n, const KTensor *in, const KT
     if (sh < 0) return -1;
     PrepPush pc;
     memset(&pc, 0, sizeof pc);
-    pc.B = (uint32_t)d->B, pc.S = (uint32_t)d->S, pc.H = (uint32_t)d->H, pc.C = (uint32_t)d->C;
+    pc.B = (uint32_t)d->B, pc.S = (uint32_t)d->S, pc.H = (uint32_t)d->H;
+    pc.C = d->cache ? (uint32_t)d->C : 0; /* 0: no cache (past = 0, seqlensK not read) */
     pc.heads = (uint32_t)(role == 0 ? d->N : d->kvN);
     pc.rot = (uint32_t)d->rot, pc.max_pos = (uint32_t)d->max_pos;
     pc.eps = (float)node_float(n, "qkNormEpsilon", 1e-6);
@@ -138,7 +169,7 @@ static int record_prep(KernelCtx *kc, const Node *n, const KTensor *in, const KT
     bool norm = role != 2 && present(n, norm_slot);
     KBind b[7];
     if (ext_bind(kc, n, src, false, &b[0], &pc.base_src) < 0 ||
-        ext_bind(kc, n, &in[GQA_SEQLENS_K], false, &b[1], &pc.base_seqlens) < 0 ||
+        bind_opt(kc, n, in, d->cache ? GQA_SEQLENS_K : GQA_SLOTS, &b[0], &b[1], &pc.base_seqlens) < 0 ||
         ext_bind(kc, n, dst, true, &b[6], &pc.base_dst) < 0)
         return -1;
     b[2] = b[1];
@@ -180,9 +211,47 @@ static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, con
     return ext_dispatch_rows(kc, n, sh, spec, 5, &pc, sizeof pc, b, 6, (uint64_t)(d->B * d->S * d->N));
 }
 
+/* Without a cache: attention over the S new tokens, keys/values read from the inputs. */
+static int record_attention_nc(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out, const GqaDims *d) {
+    int sh = kc_find_shader(kc, n, "ext_gqa_attn_nc", in[GQA_QUERY].dtype, in[GQA_QUERY].dtype);
+    if (sh < 0) return -1;
+    double scale = node_float(n, "scale", 0.0);
+    if (scale == 0) scale = 1.0 / sqrt((double)d->H);
+    int64_t window = node_int(n, "localWindowSize", -1);
+    AttnNcPush pc;
+    memset(&pc, 0, sizeof pc);
+    pc.B = (uint32_t)d->B, pc.S = (uint32_t)d->S, pc.N = (uint32_t)d->N, pc.kvN = (uint32_t)d->kvN, pc.H = (uint32_t)d->H;
+    pc.window = window > 0 && window < INT32_MAX ? (uint32_t)window : 0;
+    pc.scale = (float)scale;
+    pc.softcap = (float)node_float(n, "softcap", 0.0);
+    pc.eps = (float)node_float(n, "qkNormEpsilon", 1e-6);
+    pc.rot = (uint32_t)d->rot, pc.max_pos = (uint32_t)d->max_pos;
+    const KTensor *k = d->packed ? &in[GQA_QUERY] : &in[GQA_KEY], *v = d->packed ? &in[GQA_QUERY] : &in[GQA_VALUE];
+    pc.k_row = (uint32_t)k->shape[2], pc.v_row = (uint32_t)v->shape[2];
+    pc.k_head0 = (uint32_t)(d->packed ? d->N : 0), pc.v_head0 = (uint32_t)(d->packed ? d->N + d->kvN : 0);
+    bool rot = d->rotary, has_pos = rot && present(n, GQA_POSITION_IDS), norm = present(n, GQA_K_NORM);
+    KBind b[7];
+    if (ext_bind(kc, n, &out[GQA_OUT], true, &b[0], &pc.base_out) < 0 || ext_bind(kc, n, k, false, &b[1], &pc.base_k) < 0 ||
+        ext_bind(kc, n, v, false, &b[2], &pc.base_v) < 0 ||
+        bind_opt(kc, n, in, rot ? GQA_COS : GQA_SLOTS, &b[1], &b[3], &pc.base_cos) < 0 ||
+        bind_opt(kc, n, in, rot ? GQA_SIN : GQA_SLOTS, &b[1], &b[4], &pc.base_sin) < 0 ||
+        bind_opt(kc, n, in, norm ? GQA_K_NORM : GQA_SLOTS, &b[1], &b[6], &pc.base_norm) < 0)
+        return -1;
+    b[5] = b[1];
+    if (has_pos && ext_bind_words(kc, n, &in[GQA_POSITION_IDS], &b[5], &pc.base_pos) < 0) return -1;
+    uint32_t spec[8] = {GQA_WG, ext_sg_reduce(kc), norm, rot, node_bool(n, "rotaryInterleaved", false), has_pos,
+                        has_pos && in[GQA_POSITION_IDS].dtype == DT_I64, node_bool(n, "smoothSoftmax", false)};
+    return ext_dispatch_rows(kc, n, sh, spec, 8, &pc, sizeof pc, b, 7, (uint64_t)(d->B * d->S * d->N));
+}
+
 static int gqa_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
     GqaDims d;
     if (gqa_dims(n, in, out, &d) < 0) return -1;
+    if (!d.cache) {
+        if (out[GQA_OUT].numel == 0) return 0;
+        if (record_prep(kc, n, in, out, &d, 0) < 0) return -1;
+        return record_attention_nc(kc, n, in, out, &d);
+    }
     if (out[GQA_OUT].numel == 0 && in[GQA_PAST_KEY].numel == 0) return 0;
     for (int k = 0; k < 2; k++) { /* (1) present = past, unless they share storage */
         const KTensor *past = &in[GQA_PAST_KEY + k], *pres = &out[GQA_PRESENT_KEY + k];

@@ -6,7 +6,8 @@
 // key, and writes it: query rows into the attention output [B, S, N, H] (ext_gqa_attn.comp reads
 // them back from there and overwrites them with the result), key/value rows into the present
 // caches [B, kvN, C, H] at row past + s.  past = seqlensK[b] + 1 - S is read on the device; a batch
-// whose seqlensK is outside S-1..C-1 writes no cache rows (the CPU reference rejects it).
+// whose seqlensK is outside S-1..C-1 writes no cache rows (the CPU reference rejects it).  C = 0:
+// no KV cache (groupQueryAttention without pastKey/pastValue; only the query role runs), past = 0.
 #include "common.glsl"
 #define EXT_REDUCTION 256
 #include "ext_common.glsl"
@@ -40,8 +41,9 @@ void main() {
     if (g >= pc.B * pc.S * pc.heads) return;
     uint tid = gl_LocalInvocationID.x, nt = gl_WorkGroupSize.x;
     uint head = g % pc.heads, t = g / pc.heads, s = t % pc.S, b = t / pc.S;
-    int total = seqlens_in[pc.base_seqlens + b] + 1;
-    bool valid = total >= int(pc.S) && total <= int(pc.C);
+    bool no_cache = pc.C == 0u; // see the header
+    int total = no_cache ? int(pc.S) : seqlens_in[pc.base_seqlens + b] + 1;
+    bool valid = no_cache || (total >= int(pc.S) && total <= int(pc.C));
     if (ROLE != 0u && !valid) return; // whole workgroup
     uint past = valid ? uint(total) - pc.S : 0u;
     uint src = pc.base_src + t * pc.src_row + (pc.src_head0 + head) * pc.H;
