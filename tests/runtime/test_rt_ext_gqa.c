@@ -2,7 +2,8 @@
  * runtime against the CPU reference (lib/eval/eval_gqa.c, ORT semantics): decode and prefill, packed
  * and separate QKV, grouped heads, per-batch seqlensK, rotary (half / interleaved, partial, position
  * ids), q/k norm, local window, softcap, attention bias, smooth softmax / head sink, caches longer
- * than a workgroup's chunk, float32 and float16; outputs and both presents compared. */
+ * than a workgroup's chunk, float32 and float16; outputs and both presents compared.  C = 0: the
+ * form without a KV cache (no pastKey/pastValue/seqlensK/totalSequenceLength, one output). */
 #include <stdio.h>
 
 #include "gqa.h"
@@ -29,20 +30,23 @@ static void check_gqa(GqaCase c) {
         in[GQA_KEY] = ext_rand(g, "k", c.dt, 3, (int64_t[]){c.B, c.S, c.KV * c.H}, &s, -1, 1);
         in[GQA_VALUE] = ext_rand(g, "v", c.dt, 3, (int64_t[]){c.B, c.S, c.KV * c.H}, &s, -1, 1);
     }
-    int64_t cache[4] = {c.B, c.KV, c.C, c.H};
-    in[GQA_PAST_KEY] = ext_rand(g, "pk", c.dt, 4, cache, &s, -1, 1);
-    in[GQA_PAST_VALUE] = ext_rand(g, "pv", c.dt, 4, cache, &s, -1, 1);
-    int64_t total = 0;
-    for (int b = 0; b < c.B; b++) total = c.seqlens[b] + 1 > total ? c.seqlens[b] + 1 : total;
-    in[GQA_SEQLENS_K] = ext_ints(g, "seqlens", DT_I32, 1, (int64_t[]){c.B}, c.seqlens);
-    in[GQA_TOTAL_SEQ] = ext_ints(g, "total", DT_I32, 0, NULL, &total);
-    int64_t max_pos = c.C + 4;
+    if (c.C) {
+        int64_t cache[4] = {c.B, c.KV, c.C, c.H};
+        in[GQA_PAST_KEY] = ext_rand(g, "pk", c.dt, 4, cache, &s, -1, 1);
+        in[GQA_PAST_VALUE] = ext_rand(g, "pv", c.dt, 4, cache, &s, -1, 1);
+        int64_t total = 0;
+        for (int b = 0; b < c.B; b++) total = c.seqlens[b] + 1 > total ? c.seqlens[b] + 1 : total;
+        in[GQA_SEQLENS_K] = ext_ints(g, "seqlens", DT_I32, 1, (int64_t[]){c.B}, c.seqlens);
+        in[GQA_TOTAL_SEQ] = ext_ints(g, "total", DT_I32, 0, NULL, &total);
+    }
+    int64_t max_pos = (c.C ? c.C : c.S) + 4;
     if (c.rotary) {
         int64_t cs[2] = {max_pos, c.rotary / 2};
         in[GQA_COS] = ext_rand(g, "cos", c.dt, 2, cs, &s, -1, 1);
         in[GQA_SIN] = ext_rand(g, "sin", c.dt, 2, cs, &s, -1, 1);
         if (c.pos_ids) {
-            int64_t ids[64];
+            int64_t ids[512];
+            ck_assert_int_le(c.B * c.S, 512);
             for (int64_t i = 0; i < c.B * c.S; i++) ids[i] = (i * 5 + 3) % max_pos;
             in[GQA_POSITION_IDS] = ext_ints(g, "pos", DT_I64, 2, (int64_t[]){c.B, c.S}, ids);
         }
@@ -99,6 +103,15 @@ START_TEST(variants) {
 }
 END_TEST
 
+START_TEST(no_cache) { /* C = 0: keys are the S new tokens (fuse_torch_attention's form) */
+    check_gqa((GqaCase){DT_F32, 1, 5, 4, 2, 16, 0, {0}, false, 0, false, false, false, false, false, false, 0, 0});
+    check_gqa((GqaCase){DT_F32, 1, 64, 4, 2, 32, 0, {0}, false, 32, false, false, false, false, false, false, 0, 0});
+    check_gqa((GqaCase){DT_F32, 2, 150, 4, 1, 24, 0, {0}, true, 16, true, true, true, false, false, false, 0, 0});
+    check_gqa((GqaCase){DT_F32, 1, 9, 4, 2, 16, 0, {0}, false, 16, false, false, true, false, false, true, 4, 2.5});
+    check_gqa((GqaCase){DT_F16, 1, 7, 4, 2, 32, 0, {0}, false, 32, false, false, false, false, false, false, 0, 0});
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("runtime-ext-gqa");
     TCase *tc = tcase_create("gqa");
@@ -107,6 +120,7 @@ int main(void) {
     tcase_add_test(tc, decode);
     tcase_add_test(tc, prefill);
     tcase_add_test(tc, variants);
+    tcase_add_test(tc, no_cache);
     suite_add_tcase(s, tc);
     return rt_main(s);
 }
