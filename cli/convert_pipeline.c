@@ -90,7 +90,7 @@ Graph *convert_onnx(const char *input, const ConvertOptions *opt, size_t *onnx_n
     }
     t = cli_stage_done(opt->verbose, "import", t);
 
-    PassOptions popt = {.verbose = opt->verbose, .kv_capacity = kv_capacity};
+    PassOptions popt = {.verbose = opt->verbose, .kv_capacity = kv_capacity, .keep_quantized = 1};
     const char *run[sizeof pipeline / sizeof pipeline[0]];
     int n_run = 0;
     int n_decompose = 0; /* the passes before fold_constants */

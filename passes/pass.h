@@ -8,6 +8,7 @@
 typedef struct {
     int verbose; /* print per-pass node counts to stderr */
     int64_t kv_capacity; /* KV-cache capacity C for kv_cache (0: the total_sequence_length bound) */
+    int keep_quantized; /* fold_constants keeps dequantizeLinear of 4-bit weights (conversion) */
 } PassOptions;
 
 typedef int (*PassFn)(Graph *g, const PassOptions *opt);

@@ -115,9 +115,6 @@ int fold_node(Graph *g, Node *n) {
         total += dtype_storage_bytes(v->dtype, elems);
     }
     if (total > FOLD_ALWAYS_BYTES && total > largest) return 0;
-    /* 4-bit weights stay behind their dequantizeLinear whatever their size (small projections of
-     * tiny models too): the matmulNBits/gatherBlockQuantized fusions and kernels consume them. */
-    if (n->op == OP_DEQUANTIZE_LINEAR && n->n_inputs > 0 && dtype_bits(n->inputs[0]->dtype) == 4 && total > largest) return 0;
     const void **data = graph_alloc(g, sizeof *data * (size_t)n->n_outputs);
     uint64_t *nbytes = graph_alloc(g, sizeof *nbytes * (size_t)n->n_outputs);
     int rc = eval_node(g, n, data, nbytes);
