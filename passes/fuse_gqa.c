@@ -9,7 +9,7 @@
  * query/key/value are the rank-3 values the head reshapes start from (one split of a packed query);
  * seqlensK is what rows = reshape(seqlensK) - reverse(iota) reads; the rotary tables (gather of a
  * cos/sin cache by rows or by positionIds), the q/k RMSNorm weights and epsilon are found on the
- * query/key paths.  totalSequenceLength, which the decomposition does not read, becomes a constant
+ * query/key paths (a norm weight whose cast to float32 was folded goes back to the query's dtype).  totalSequenceLength, which the decomposition does not read, becomes a constant
  * holding the cache capacity.  A different scale, a non-causal mask, another window, an interior
  * value used elsewhere: the proof fails and nothing fuses. */
 #include "fuse_proof.h"
@@ -173,6 +173,10 @@ static int match(FuseMap *fm, Node *sm) {
     if (!read_pattern(fm, sm, &a) || a.past_k->rank != 4 || !dim_is_static(a.past_k->shape[1]) ||
         !dim_is_static(a.past_k->shape[2]))
         return 0;
+    /* q/k-norm weights of a float16 query whose cast to float32 was folded: back to float16 */
+    Value *src = a.q ? a.q : a.k;
+    if (a.qn && src && !(a.qn = fm_const_as(fm->g, a.qn, src->dtype))) return 0;
+    if (a.kn && src && !(a.kn = fm_const_as(fm->g, a.kn, src->dtype))) return 0;
     int64_t heads = sm->inputs[0]->rank == 4 && dim_is_static(sm->outputs[0]->shape[1]) ? sm->outputs[0]->shape[1].v : 0;
     int32_t cap = (int32_t)a.past_k->shape[2].v;
     Value *total = fm_const(fm->g, "total_sequence_length", DT_I32, 1, (const int64_t[]){1}, &cap, sizeof cap);

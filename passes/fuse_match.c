@@ -214,6 +214,25 @@ Value *fm_const(Graph *g, const char *base, DType dt, int rank, const int64_t *s
     return graph_add_const_copy(g, base, dt, rank, shape, data, nbytes);
 }
 
+Value *fm_const_as(Graph *g, Value *v, DType to) {
+    if (!fm_is_const(v) || !value_is_static(v) || !dtype_is_float(v->dtype) || !dtype_is_float(to)) return NULL;
+    if (v->dtype == to) return v;
+    uint64_t count = value_max_elements(v);
+    if (count > (1u << 24) || v->nbytes < dtype_storage_bytes(v->dtype, count)) return NULL;
+    uint64_t bytes = dtype_storage_bytes(to, count);
+    Ten src = {.dt = v->dtype, .rank = 1, .count = (int64_t)count, .data = (void *)v->data};
+    Ten dst = {.dt = to, .rank = 1, .count = (int64_t)count, .data = graph_alloc(g, (size_t)(bytes ? bytes : 1))};
+    src.shape[0] = dst.shape[0] = (int64_t)count;
+    for (int64_t i = 0; i < (int64_t)count; i++) {
+        double x = ten_getf(&src, i);
+        if (x != x || round_to_dtype(to, x) != x) return NULL; /* NaN or not exact in `to` */
+        ten_setf(&dst, i, x);
+    }
+    int64_t shape[WN_MAX_RANK];
+    for (int i = 0; i < v->rank; i++) shape[i] = v->shape[i].v;
+    return graph_add_const(g, v->name, to, v->rank, shape, dst.data, bytes);
+}
+
 /* The fused output takes over the exit's name (graph outputs and later readers keep it). */
 static void take_name(Value *exit, Value *v) {
     const char *name = v->name;

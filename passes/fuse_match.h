@@ -95,6 +95,12 @@ int fm_commit(FuseMap *fm, FuseMatch *m, Node *fused, Value *const *exits, int n
 Value *fm_const(Graph *g, const char *base, DType dt, int rank, const int64_t *shape, const void *data,
                 uint64_t nbytes);
 
+/* The float constant v with its elements in float type `to` (v itself when it has that type), or
+ * NULL when v is not a static float constant or some element is not exactly representable in `to`
+ * (NaN included).  Undoes a folded cast of a constant (e.g. a float16 norm weight that folding
+ * turned into float32), so the fused op gets the weight in the dtype the origin had. */
+Value *fm_const_as(Graph *g, Value *v, DType to);
+
 /* Restores a topological order of g->nodes (stable: a node moves only behind its producers) and
  * compacts the graph.  0, or -1 on a cycle. */
 int fm_toposort(Graph *g);

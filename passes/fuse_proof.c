@@ -43,7 +43,10 @@ static Value *mirror(FuseProof *p, Value *real) {
 }
 
 void fp_operand(FuseProof *p, Value *real) {
-    if (p->n >= WN_MAX_INPUT_SLOTS) return;
+    if (p->n >= WN_MAX_INPUT_SLOTS) {
+        p->overflow = true;
+        return;
+    }
     Value *in = real ? mirror(p, real) : NULL;
     p->outer[p->n] = real;
     p->inner[p->n++] = in;
@@ -170,7 +173,7 @@ static bool compare(FuseProof *p, Value *const *exits, int n_exits, FuseMatch *m
 
 int fp_prove(FuseProof *p, FuseMap *fm, const char *decompose, Value *const *exits, int n_exits, FuseMatch *m) {
     (void)fm;
-    if (p->n >= WN_MAX_INPUT_SLOTS || graph_insert_node(p->s, p->cand) < 0) {
+    if (p->overflow || graph_insert_node(p->s, p->cand) < 0) {
         diag_clear(); /* an impossible guess: no match, not an error */
         return 0;
     }

@@ -22,6 +22,7 @@ typedef struct {
     Value *outer[WN_MAX_INPUT_SLOTS];  /* operands in the real graph (NULL = absent) */
     Value *inner[WN_MAX_INPUT_SLOTS];  /* their mirrors in s */
     int n;
+    bool overflow;                     /* more operands than WN_MAX_INPUT_SLOTS were given */
     Node **map;                        /* scratch node index -> real node */
     int n_map;
 } FuseProof;

@@ -73,11 +73,18 @@ static bool weighted(FuseMap *fm, Rms *r, Value *y) {
     r->scale = w0;
     r->out = mul->outputs[0];
     Node *down = fm_sole_consumer(fm, r->out);
-    if (down && down->op == OP_CAST && down->outputs[0]->dtype == w0->dtype && r->out->dtype != w0->dtype) {
-        fm_add(&r->m, down);
-        r->out = down->outputs[0];
+    DType to = down && down->op == OP_CAST ? down->outputs[0]->dtype : r->out->dtype;
+    if (to != r->out->dtype && dtype_is_float(to)) {
+        /* a float16 norm computed in float32 ends in a cast back; its weight is a cast of a float16
+         * constant, or that cast folded into a float32 constant holding float16 values */
+        Value *narrow = w0 == w && w0->dtype == r->out->dtype ? fm_const_as(fm->g, w0, to) : w0;
+        if (narrow && narrow->dtype == to) {
+            fm_add(&r->m, down);
+            r->out = down->outputs[0];
+            r->scale = narrow;
+        }
     }
-    return r->out->dtype == w0->dtype;
+    return r->out->dtype == r->scale->dtype;
 }
 
 /* xc = add(a, b) [+ add(bias)] with a, b full-shape non-constants: the skip form.  Fills ins
@@ -103,8 +110,9 @@ static bool skip_sum(FuseMap *fm, Rms *r, Value **ins, Value **sum_exit) {
         t = ca->inputs[0]->dtype, a = ca->inputs[0], b = cb->inputs[0];
         fm_add(&r->m, ca), fm_add(&r->m, cb);
         if (cbias && fm_sole_consumer(fm, bias) && cbias->inputs[0]->dtype == t) fm_add(&r->m, cbias), bias = cbias->inputs[0];
+        else if (bias && !cbias) bias = fm_const_as(fm->g, bias, t); /* the bias cast folded */
     }
-    if (bias && bias->dtype != t) return r->m = before, false;
+    if ((bias_add && !bias) || (bias && bias->dtype != t)) return r->m = before, false;
     if (t != r->scale->dtype || t != r->out->dtype) return r->m = before, false;
     fm_add(&r->m, add);
     if (bias_add) fm_add(&r->m, bias_add);
@@ -151,6 +159,7 @@ static int match(FuseMap *fm, Node *rm) {
             if (fm_interior_ok(fm, &r.m, exits, 1)) r.x = up->inputs[0];
             else r.m.n--;
         }
+        if (r.x->dtype != r.scale->dtype) return 0;
     }
     if (!fm_interior_ok(fm, &r.m, exits, 2)) return 0;
     Node *f = fm_emit_begin(fm, skip ? OP_SKIP_RMS_NORM : OP_RMS_NORM, y);
