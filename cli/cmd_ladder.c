@@ -1,19 +1,22 @@
 /* cmd_ladder.c - `webnnc ladder MODEL [--json]`: the fusion ladder of one model.  One row per stage:
- * Origin (ONNX nodes, or the graph's nodes for a webnn-graph), Baseline (spec-only: every extension
- * op decomposed), then cumulatively each fusion stage of fuse_plan.c (+matmulNBits, +GQA, +norms and
- * rotary, +silu, +qkv and gatedMlp), with the node count and its percentage of the baseline.
+ * Origin (ONNX nodes, or the graph's nodes for a webnn-graph), Baseline (the spec-only graph
+ * `webnnc convert` emits, built by the same pipeline: genai_config defaults, compound dims, KV cache,
+ * decompositions, folding), then cumulatively each fusion stage of fuse_plan.c (+matmulNBits, +GQA,
+ * +norms and rotary, +silu, +qkv and gatedMlp), each followed by convert's tidy-up (fold_constants,
+ * identity, dce), with the node count and its percentage of the baseline.
  * --json prints {"rows": [{"stage": ..., "nodes": N}, ...]}. */
 #include <stdio.h>
 
 #include "args.h"
+#include "convert_pipeline.h"
 #include "diag.h"
 #include "fuse_plan.h"
 #include "graph_load.h"
 
 static const ArgSpec specs[] = {
     {"json", 0, ARG_FLAG, NULL, "print {\"rows\": [{\"stage\": ..., \"nodes\": N}, ...]}"},
-    {"fix", 0, ARG_LIST, "NAME=N", "freeze symbolic dimension NAME to the static size N when importing ONNX"},
-    {"dim", 0, ARG_LIST, "NAME=MAX", "keep symbolic dimension NAME dynamic with upper bound MAX when importing ONNX"},
+    {"fix", 0, ARG_LIST, "NAME=N", "freeze symbolic dimension NAME to the static size N (overrides genai_config defaults)"},
+    {"dim", 0, ARG_LIST, "NAME=MAX", "keep NAME dynamic with upper bound MAX (overrides genai_config defaults)"},
     {"verbose", 'v', ARG_FLAG, NULL, "print per-pass node counts to stderr"},
 };
 
@@ -26,26 +29,24 @@ int cmd_ladder(const CliCommand *self, int argc, char **argv) {
     static DimSettingList fix, dim;
     if (args_dim_settings(self, &r, "fix", &fix) < 0 || args_dim_settings(self, &r, "dim", &dim) < 0)
         return WN_EXIT_BAD_INPUT;
-    ImportOptions iopt = {fix.items, fix.count, dim.items, dim.count};
+    const char *both = convert_dim_conflict(&fix, &dim);
+    if (both) return cli_usage_error(self, "%s is given to both --fix and --dim", both);
     const char *input = r.pos[0];
     diag_set_file(input);
-    int origin = 0;
-    Graph *g = graph_load_any(input, &iopt, &origin);
-    if (!g) return cli_fail(input, WN_EXIT_BAD_INPUT);
+    int origin = 0, verbose = args_count(&r, "verbose");
+    Graph *g = graph_load_baseline(input, &fix, &dim, verbose, &origin, &rc);
+    if (!g) return cli_fail(input, rc);
     const char *labels[LADDER_ROWS];
     int counts[LADDER_ROWS], rows = 0;
-    PassOptions popt = {args_count(&r, "verbose")};
+    PassOptions popt = {.verbose = verbose, .keep_quantized = 1};
+    static const char *const tidy[] = {"fold_constants", "identity", "dce"};
     labels[rows] = "Origin", counts[rows++] = origin;
-    if (fuse_baseline(g, &popt) < 0) {
-        graph_free(g);
-        return cli_fail(input, WN_EXIT_BAD_INPUT);
-    }
     labels[rows] = "Baseline", counts[rows++] = graph_node_count(g);
     for (int s = 0; s < fuse_stage_count && rows < LADDER_ROWS; s++) {
         unsigned mask = 0;
         for (int i = 0; i < fuse_pattern_count; i++)
             if (fuse_patterns[i].stage == s && pass_find(fuse_patterns[i].pass)) mask |= 1u << i;
-        if (fuse_run(g, mask, &popt) < 0) {
+        if (fuse_run(g, mask, &popt) < 0 || pass_run_list(g, tidy, 3, &popt) < 0) {
             graph_free(g);
             return cli_fail(input, WN_EXIT_BAD_INPUT);
         }

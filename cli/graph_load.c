@@ -1,5 +1,8 @@
-/* graph_load.c - graph_load_any(): ONNX model or webnn-graph into the IR (graph_load.h). */
+/* graph_load.c - graph_load_any() and graph_load_baseline(): a model input of the CLI (ONNX or
+ * webnn-graph) into the IR (graph_load.h). */
+#include "convert_pipeline.h"
 #include "diag.h"
+#include "fuse_plan.h"
 #include "graph_load.h"
 #include "input_kind.h"
 #include "webnn_io.h"
@@ -21,5 +24,27 @@ Graph *graph_load_any(const char *path, const ImportOptions *iopt, int *origin_n
     *origin_nodes = m->proto && m->proto->graph ? (int)m->proto->graph->n_node : 0;
     Graph *g = onnx_import(m, iopt);
     if (!g) onnx_model_free(m);
+    return g;
+}
+
+Graph *graph_load_baseline(const char *path, DimSettingList *fix, DimSettingList *dim, int verbose, int *origin_nodes,
+                           int *exit_code) {
+    *origin_nodes = 0;
+    *exit_code = WN_EXIT_BAD_INPUT;
+    if (input_kind(path) == INPUT_ONNX) {
+        ConvertOptions copt = {fix, dim, 0, verbose};
+        size_t onnx_nodes = 0;
+        Graph *g = convert_onnx(path, &copt, &onnx_nodes, exit_code);
+        *origin_nodes = onnx_nodes > (size_t)INT32_MAX ? INT32_MAX : (int)onnx_nodes;
+        return g;
+    }
+    ImportOptions iopt = {fix->items, fix->count, dim->items, dim->count};
+    Graph *g = graph_load_any(path, &iopt, origin_nodes);
+    PassOptions popt = {.verbose = verbose, .keep_quantized = 1};
+    if (g && fuse_baseline(g, &popt) < 0) {
+        graph_free(g);
+        return NULL;
+    }
+    if (g) *exit_code = WN_EXIT_OK;
     return g;
 }

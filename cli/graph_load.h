@@ -1,13 +1,21 @@
 /* graph_load.h - loads any model input of the CLI into the IR: an ONNX model (file or folder,
  * imported) or a webnn-graph (file or output folder, read), for the commands that compare graphs
- * (ladder, diff). */
+ * (ladder, diff); and the spec-only baseline those commands fuse. */
 #ifndef WEBNNC_CLI_GRAPH_LOAD_H
 #define WEBNNC_CLI_GRAPH_LOAD_H
 
+#include "args.h"
 #include "onnx_import.h"
 
 /* Returns the graph (NULL with a diagnostic); *origin_nodes gets the ONNX node count (the graph's
  * node count for a webnn-graph). */
 Graph *graph_load_any(const char *path, const ImportOptions *iopt, int *origin_nodes);
+
+/* The spec-only baseline of PATH, exactly as `webnnc convert` without --fuse builds it for an ONNX
+ * model (convert_onnx: genai_config defaults added to fix/dim, compound dims, KV cache,
+ * decompositions, folding); a webnn-graph is read and every extension op in it decomposed
+ * (fuse_baseline).  *origin_nodes as graph_load_any.  NULL with a diagnostic and *exit_code. */
+Graph *graph_load_baseline(const char *path, DimSettingList *fix, DimSettingList *dim, int verbose, int *origin_nodes,
+                           int *exit_code);
 
 #endif
