@@ -216,6 +216,15 @@ static int generate(Decoder *d, int device, long long max_new, int64_t *tokens, 
                    (long long)need, (long long)longest);
         return WN_EXIT_BAD_INPUT;
     }
+    /* Out-of-range ids would be clamped by the embedding gather: refuse them instead. */
+    const Value *lg = d->g->outputs[d->logits];
+    Dim vocab = lg->shape[lg->rank - 1];
+    for (int i = 0; i < n_prompt && dim_is_static(vocab); i++)
+        if (tokens[i] >= vocab.v) {
+            diag_error("--prompt-ids: token id %lld is outside the vocabulary (0..%lld)", (long long)tokens[i],
+                       (long long)vocab.v - 1);
+            return WN_EXIT_BAD_INPUT;
+        }
     WnrtContext *ctx = wnrt_create(device);
     if (!ctx) return WN_EXIT_BAD_INPUT;
     int code = WN_EXIT_BAD_INPUT;

@@ -22,7 +22,7 @@ models with --dim sequence_length=64):
   and --max-new 12 must reproduce hf_greedy.npy exactly (KV models from the converted folder, and
   qwen2-fp32-cpu also straight from its ONNX folder, converted in memory).
 
-`webnnc generate` on bad input (ids, counts, lengths beyond the cache, device, not a model) must
+`webnnc generate` on bad input (ids, ids outside the vocabulary, counts, lengths beyond the cache, device, not a model) must
 exit 2 with one error line.
 
 Writes genai_models.json and genai_models.md (model, ONNX nodes, emitted baseline nodes, max abs
@@ -230,7 +230,8 @@ def main():
     # generate on bad input: one clean error line, exit 2
     qwen2 = os.path.join(out_root, "qwen2-fp32-cpu")
     for bad in (["--prompt-ids", "1,x"], ["--prompt-ids", ""], ["--prompt-ids", "1,2", "--max-new", "0"],
-                ["--prompt-ids", "1,2", "--max-new", "600"], ["--prompt-ids", "1", "--device", "-3"]):
+                ["--prompt-ids", "1,2", "--max-new", "600"], ["--prompt-ids", "1", "--device", "-3"],
+                ["--prompt-ids", "1,1024"]):
         r = e2e.run_webnnc(["generate", qwen2] + bad)
         if not r.is_clean_error():
             failures.append(f"generate {' '.join(bad)}: expected one error line and exit 2, got {r.describe()}")
