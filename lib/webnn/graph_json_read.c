@@ -239,8 +239,14 @@ static int build_node(ReadCtx *c, const cJSON *jn, const char *id, int op, Value
             rd_error(c, "node '%s': output name '%s' is already defined", id, names[i]);
             return -1;
         }
+    /* The id of a node that lists its outputs may equal one of them (a fused qkvProjection with one
+     * split keeps the graph output's name as its id): the outputs are named first, so they keep
+     * their names, and such an id is the output's name rather than a second reservation of it. */
     bool multi = listed && ((info->flags & OPF_MULTI) || n_names != 1);
-    if (multi) n->id = graph_unique_name(g, id);
+    int id_is_output = -1;
+    for (int i = 0; multi && i < n_names && id_is_output < 0; i++)
+        if (strcmp(names[i], id) == 0) id_is_output = i;
+    if (multi && id_is_output < 0) n->id = graph_unique_name(g, id);
     node_set_output_names(g, n, n_names, names);
     if (graph_insert_node(g, n)) return -1;
     if (n->n_outputs != n_names) {
@@ -248,6 +254,7 @@ static int build_node(ReadCtx *c, const cJSON *jn, const char *id, int op, Value
                  listed ? "are" : "(the id) is");
         return -1;
     }
+    if (id_is_output >= 0) n->id = n->outputs[id_is_output]->name;
     for (int i = 0; i < n_names; i++)
         if (define(c, names[i], n->outputs[i])) return -1;
     return 0;

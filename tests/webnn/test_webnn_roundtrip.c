@@ -6,6 +6,7 @@
  * operands after an absent optional one (written as options by slot name), the KV-cache bindings
  * (top-level "webnnc": {"kvCache": [...]}, restored into Graph.kv; bindings
  * that do not fit the graph are rejected naming the entry). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -401,6 +402,57 @@ START_TEST(operands_after_absent_optional) {
 }
 END_TEST
 
+/* A multi-output op with one output whose id is that output's name - what a fusion writes when a
+ * single-split qkvProjection (final norm + lm_head) takes over the graph output `logits`: the reader
+ * keeps the operand's name (it used to reserve the id first and rename the output `logits_1`, so
+ * `webnnc run --expect` could not bind it). */
+START_TEST(multi_output_op_id_equals_output) {
+    Value *x = tu_input(g, "x", DT_F32, SHAPE(1, 2, 8));
+    Value *ns = tu_const_f32(g, "norm_scale", SHAPE(8), 0.5f, 1.0f);
+    Value *w = tu_const_f32(g, "w", SHAPE(8, 12), 0.25f, -1.0f);
+    Node *n = tu_node(g, OP_QKV_PROJECTION, 5, x, NULL, NULL, ns, w);
+    node_set_uint(g, n, "k", 8);
+    node_set_uint(g, n, "n", 12);
+    node_set_ints(g, n, "splits", 1, (int64_t[]){12});
+    node_set_output_names(g, n, 1, (const char *const[]){"logits"});
+    tu_finish(g, n);
+    ck_assert_str_eq(n->id, "logits");
+    graph_add_output(g, n->outputs[0]);
+    char *j = tu_assert_roundtrip(g);
+    ck_assert_msg(strstr(j, "{\"id\": \"logits\", \"op\": \"qkvProjection\"") != NULL, "%s", j);
+    ck_assert_msg(strstr(j, "\"outputs\": [\"logits\"]") != NULL, "%s", j);
+    char *tmp = tu_tmpdir();
+    ck_assert_msg(webnn_write(g, tmp, NULL) == 0, "%s", diag_message());
+    Graph *g2 = webnn_read(tmp);
+    ck_assert_msg(g2 != NULL, "%s", diag_message());
+    ck_assert_int_eq(g2->n_outputs, 1);
+    ck_assert_str_eq(g2->outputs[0]->name, "logits");
+    ck_assert_str_eq(g2->nodes[0]->id, "logits");
+    graph_free(g2);
+    /* an id naming the second of two outputs, and an id naming none of them */
+    const char *other[] = {"{\"id\": \"b\", \"op\": \"split\", \"inputs\": [\"x\"], \"options\": {\"splits\": 2, \"axis\": 2}, \"outputs\": [\"a\", \"b\"]}",
+                           "{\"id\": \"s\", \"op\": \"split\", \"inputs\": [\"x\"], \"options\": {\"splits\": 2, \"axis\": 2}, \"outputs\": [\"a\", \"b\"]}"};
+    for (int k = 0; k < 2; k++) {
+        char doc[1024];
+        snprintf(doc, sizeof doc,
+                 "{\"format\": \"webnn-graph-json\", \"version\": 2, \"name\": \"t\", \"inputs\": {\"x\": {\"dataType\": "
+                 "\"float32\", \"shape\": [1, 2, 8]}}, \"consts\": {}, \"nodes\": [%s], \"outputs\": {\"a\": \"a\", "
+                 "\"b\": \"b\"}}",
+                 other[k]);
+        diag_clear();
+        Graph *g3 = webnn_read_json(doc, strlen(doc), tmp);
+        ck_assert_msg(g3 != NULL, "%s", diag_message());
+        ck_assert_str_eq(g3->outputs[0]->name, "a");
+        ck_assert_str_eq(g3->outputs[1]->name, "b");
+        ck_assert_str_eq(g3->nodes[0]->id, k == 0 ? "b" : "s");
+        graph_free(g3);
+    }
+    tu_rmtree(tmp);
+    free(tmp);
+    free(j);
+}
+END_TEST
+
 /* No op has an option key equal to one of its operand slot names: an operand written by name is
  * never mistaken for an option (and the reverse). */
 START_TEST(operand_names_are_not_option_keys) {
@@ -427,6 +479,7 @@ int main(void) {
     tcase_add_test(tc, kv_cache_bindings);
     tcase_add_test(tc, kv_cache_bindings_rejected);
     tcase_add_test(tc, operands_after_absent_optional);
+    tcase_add_test(tc, multi_output_op_id_equals_output);
     tcase_add_test(tc, operand_names_are_not_option_keys);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
