@@ -1,7 +1,8 @@
 /* cmd_diff.c - `webnnc diff A B`: op histograms of two graphs side by side with deltas (B - A).
- * Each input is an ONNX model (imported, then folded) or a webnn-graph (as read).  With --fuse, ONNX
- * inputs are first lowered to the spec-only baseline and then fused (fuse_plan.h), so
- * `webnnc diff M M --fuse all` shows what fusion recovers. */
+ * An ONNX input becomes its spec-only baseline exactly as `webnnc convert` builds it (genai_config
+ * defaults, KV cache, decompositions, folding); a webnn-graph is read as it is.  --fuse then fuses
+ * it (fuse_plan.h) and tidies up as convert does, so `webnnc diff M M --fuse none --fuse all` shows
+ * what fusion recovers. */
 #include <stdio.h>
 
 #include "args.h"
@@ -17,18 +18,24 @@ static const ArgSpec specs[] = {
 };
 
 /* Loads one side, applies the passes and fills hist[OP_COUNT]; 0 or an exit code. */
-static int side(const char *path, const char *fuse, const ImportOptions *iopt, int *hist) {
+static int side(const char *path, const char *fuse, const DimSettingList *fix, const DimSettingList *dim, int *hist) {
     diag_set_file(path);
-    int origin;
+    int origin, code = WN_EXIT_BAD_INPUT;
     unsigned mask = 0;
     if (fuse && fuse_parse(fuse, &mask) < 0) return cli_fail(NULL, WN_EXIT_BAD_INPUT);
-    Graph *g = graph_load_any(path, iopt, &origin);
-    if (!g) return cli_fail(path, WN_EXIT_BAD_INPUT);
-    static const char *const clean[] = {"fold_constants", "identity", "dce"};
-    int rc = 0;
-    if (input_kind(path) == INPUT_ONNX)
-        rc = fuse ? fuse_baseline(g, NULL) : pass_run_list(g, clean, 3, NULL);
-    if (rc == 0) rc = fuse_run(g, mask, NULL);
+    Graph *g;
+    if (input_kind(path) == INPUT_ONNX) {
+        DimSettingList f = *fix, d = *dim; /* each side gets its own GenAI defaults */
+        g = graph_load_baseline(path, &f, &d, 0, &origin, &code);
+    } else {
+        ImportOptions none = {0};
+        g = graph_load_any(path, &none, &origin);
+    }
+    if (!g) return cli_fail(path, code);
+    static const char *const tidy[] = {"fold_constants", "identity", "dce"};
+    PassOptions popt = {.keep_quantized = 1};
+    int rc = mask ? fuse_run(g, mask, &popt) : 0;
+    if (rc == 0 && mask) rc = pass_run_list(g, tidy, 3, &popt);
     if (rc < 0) {
         graph_free(g);
         return cli_fail(path, WN_EXIT_BAD_INPUT);
@@ -46,12 +53,11 @@ int cmd_diff(const CliCommand *self, int argc, char **argv) {
     static DimSettingList fix, dim;
     if (args_dim_settings(self, &r, "fix", &fix) < 0 || args_dim_settings(self, &r, "dim", &dim) < 0)
         return WN_EXIT_BAD_INPUT;
-    ImportOptions iopt = {fix.items, fix.count, dim.items, dim.count};
     const ArgValues *fv = args_values(&r, "fuse");
     if (fv && fv->count > 2) return cli_usage_error(self, "--fuse is given at most twice (A, then B)");
     const char *fa = fv && fv->count ? fv->values[0] : NULL, *fb = fv && fv->count ? fv->values[fv->count - 1] : NULL;
     static int ha[OP_COUNT], hb[OP_COUNT];
-    if ((rc = side(r.pos[0], fa, &iopt, ha)) != 0 || (rc = side(r.pos[1], fb, &iopt, hb)) != 0) return rc;
+    if ((rc = side(r.pos[0], fa, &fix, &dim, ha)) != 0 || (rc = side(r.pos[1], fb, &fix, &dim, hb)) != 0) return rc;
     printf("%-24s %8s %8s %8s\n", "op", "A", "B", "delta");
     int ta = 0, tb = 0;
     for (int op = 0; op < OP_COUNT; op++) {
