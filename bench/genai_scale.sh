@@ -9,7 +9,8 @@
 #   3. full-size node counts and op histograms equal the figures of ../shared/models/README.md
 #   4. ONNX Runtime (onnxruntime-node, CPU, optimizations off) runs one prefill step of the tiny and
 #      full-size models (testdata/make_refs.mjs); outputs must be finite, logits [1, 8, vocab]
-#   5. webnnc convert (wall time, peak RSS, WebNN nodes), webnnc inspect, webnnc ladder
+#   5. webnnc convert (wall time, peak RSS, WebNN nodes), webnnc inspect, webnnc ladder, and
+#      webnnc convert --fuse all, whose node count must equal the ladder's last row
 # Prints one summary table; exit 0 all passed, 1 a check failed, 77 nothing failed but a step was
 # skipped (no ../shared corpus, no onnxruntime-node): a skipped check is never reported as passed.
 #
@@ -114,7 +115,7 @@ fi
 
 # ---- 5. webnnc convert / inspect / ladder -------------------------------------------------------
 echo "== webnnc convert, inspect, ladder"
-declare -A onnx_nodes webnn_nodes convert_stats ladders
+declare -A onnx_nodes webnn_nodes convert_stats ladders fused_nodes
 for name in tiny-qwen2-int4-dml "${names[@]}"; do
     [ -f "$cache/$name/model.onnx" ] || continue
     out=$cache/out-$name
@@ -144,15 +145,31 @@ for name in tiny-qwen2-int4-dml "${names[@]}"; do
             fail "ladder $name: $lad"
         fi
     fi
+    # convert --fuse all writes the ladder's last row (its node count), and the output reads back
+    fused=$cache/out-fused-$name
+    if log=$(/usr/bin/time -f "time %e s, peak RSS %M KB" "$webnnc" convert "$cache/$name" -o "$fused" --fuse all 2>&1) &&
+       nodes=$("$webnnc" inspect "$fused" --json | "$py" -c 'import json,sys; print(json.load(sys.stdin)["nodes"])'); then
+        last=$(echo "${ladders[$name]#*: }" | "$py" -c 'import json,sys; print(json.load(sys.stdin)["rows"][-1]["nodes"])' 2>/dev/null || echo "?")
+        fused_nodes[$name]=$nodes
+        if [ "$nodes" = "$last" ]; then
+            pass "convert --fuse all $name: $nodes WebNN nodes (= the ladder's last row); $(echo "$log" | grep '^time')"
+        else
+            fail "convert --fuse all $name: $nodes WebNN nodes, the ladder's last row has $last"
+        fi
+    else
+        fail "convert --fuse all $name: $(echo "$log" | grep -m1 'error')"
+    fi
+    rm -rf "$fused"
 done
 
 echo
 echo "== summary (models in $cache)"
-printf '%-26s %10s %12s %10s  %s\n' model "ONNX nodes" "WebNN nodes" "weights" "convert"
+printf '%-26s %10s %12s %7s %10s  %s\n' model "ONNX nodes" "WebNN nodes" "fused" "weights" "convert"
 for name in tiny-qwen2-int4-dml "${names[@]}"; do
     [ -f "$cache/$name/model.onnx.data" ] || continue
     mb=$(awk -v b="$(stat -c %s "$cache/$name/model.onnx.data")" 'BEGIN { printf "%.1f", b / 1e6 }')
-    printf '%-26s %10s %12s %8s MB  %s\n' "$name" "${onnx_nodes[$name]:-?}" "${webnn_nodes[$name]:-?}" "$mb" \
+    printf '%-26s %10s %12s %7s %8s MB  %s\n' "$name" "${onnx_nodes[$name]:-?}" "${webnn_nodes[$name]:-?}" \
+        "${fused_nodes[$name]:-?}" "$mb" \
         "${convert_stats[$name]:--}"
 done
 for name in tiny-qwen2-int4-dml "${names[@]}"; do
