@@ -97,3 +97,14 @@ int dt_check(Graph *g, Node *n, const char *pass, double atol, double rtol) {
     }
     return emitted;
 }
+
+void dt_run_pass(Graph *g, const char *pass) {
+    const char *names[] = {pass};
+    ck_assert_msg(pass_run_list(g, names, 1, NULL) == 0, "%s: %s", pass, diag_message());
+}
+
+int dt_count_op(const Graph *g, OpId op) {
+    int c = 0;
+    for (int i = 0; i < g->n_nodes; i++) c += !g->nodes[i]->dead && g->nodes[i]->op == op;
+    return c;
+}

@@ -29,4 +29,9 @@ void dt_insert(Graph *g, Node *n);
  * spec nodes the decomposition emitted. */
 int dt_check(Graph *g, Node *n, const char *pass, double atol, double rtol);
 
+/* Runs one pass by name on g; a failure fails the test with the diagnostic. */
+void dt_run_pass(Graph *g, const char *pass);
+/* Number of live nodes of kind op in g. */
+int dt_count_op(const Graph *g, OpId op);
+
 #endif

@@ -39,16 +39,8 @@ static Value *act(const char *name, DType dt, int rank, const int64_t *shape) {
 
 static void activate(Value *x) { x->flags = (x->flags & ~(unsigned)VF_INPUT) | VF_CONST; }
 
-static int count_op(OpId op) {
-    int c = 0;
-    for (int i = 0; i < g->n_nodes; i++) c += !g->nodes[i]->dead && g->nodes[i]->op == op;
-    return c;
-}
-
-static void run(const char *pass) {
-    const char *names[] = {pass};
-    ck_assert_msg(pass_run_list(g, names, 1, NULL) == 0, "%s: %s", pass, diag_message());
-}
+static int count_op(OpId op) { return dt_count_op(g, op); }
+static void run(const char *pass) { dt_run_pass(g, pass); }
 
 /* Reference outputs of ext node n (evaluated now), kept as graph outputs. */
 typedef struct {

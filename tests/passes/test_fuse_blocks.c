@@ -31,20 +31,9 @@ static Value *act(Twin *t, const char *name, DType dt, int rank, const int64_t *
     return x;
 }
 
-static void run(Graph *g, const char *pass) {
-    const char *names[] = {pass};
-    ck_assert_msg(pass_run_list(g, names, 1, NULL) == 0, "%s: %s", pass, diag_message());
-}
-
-static int count_op(const Graph *g, OpId op) {
-    int c = 0;
-    for (int i = 0; i < g->n_nodes; i++) c += !g->nodes[i]->dead && g->nodes[i]->op == op;
-    return c;
-}
-
 static void fold(Twin *t) {
     for (int i = 0; i < t->n_acts; i++) t->acts[i]->flags = (t->acts[i]->flags & ~(unsigned)VF_INPUT) | VF_CONST;
-    run(t->g, "fold_constants");
+    dt_run_pass(t->g, "fold_constants");
 }
 
 /* Outputs of a (folded) and b (folded) agree within tol. */
@@ -119,11 +108,11 @@ START_TEST(gqa_round_trip) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         Twin ref = gqa_twin(&cases[i]), fused = gqa_twin(&cases[i]);
-        run(fused.g, "decompose_gqa");
-        ck_assert_int_eq(count_op(fused.g, OP_GROUP_QUERY_ATTENTION), 0);
-        run(fused.g, "fuse_gqa");
-        run(fused.g, "dce");
-        ck_assert_msg(count_op(fused.g, OP_GROUP_QUERY_ATTENTION) == 1, "case %zu did not fuse", i);
+        dt_run_pass(fused.g, "decompose_gqa");
+        ck_assert_int_eq(dt_count_op(fused.g, OP_GROUP_QUERY_ATTENTION), 0);
+        dt_run_pass(fused.g, "fuse_gqa");
+        dt_run_pass(fused.g, "dce");
+        ck_assert_msg(dt_count_op(fused.g, OP_GROUP_QUERY_ATTENTION) == 1, "case %zu did not fuse", i);
         ck_assert_int_eq(graph_node_count(fused.g), 1);
         Node *f = fused.g->nodes[0];
         ck_assert_int_eq(node_bool(f, "doRotary", false), cases[i].rotary);
@@ -158,10 +147,10 @@ static void nothing(Graph *g) { (void)g; }
 static int gqa_after(void (*change)(Graph *g)) {
     GqaCase c = {.rotary = true};
     Twin t = gqa_twin(&c);
-    run(t.g, "decompose_gqa");
+    dt_run_pass(t.g, "decompose_gqa");
     change(t.g);
-    run(t.g, "fuse_gqa");
-    int fused = count_op(t.g, OP_GROUP_QUERY_ATTENTION);
+    dt_run_pass(t.g, "fuse_gqa");
+    int fused = dt_count_op(t.g, OP_GROUP_QUERY_ATTENTION);
     if (change == other_scale && fused) ck_assert_float_eq_tol(node_float(find(t.g, OP_GROUP_QUERY_ATTENTION), "scale", 0), 0.3, 1e-7);
     twin_free(&t);
     return fused;
@@ -202,10 +191,10 @@ static Twin rotary_twin(bool inter, bool partial) {
 START_TEST(rotary_round_trip) {
     for (int v = 0; v < 4; v++) {
         Twin ref = rotary_twin(v & 1, v & 2), fused = rotary_twin(v & 1, v & 2);
-        run(fused.g, "decompose_rotary");
-        run(fused.g, "fuse_rotary");
-        run(fused.g, "dce");
-        ck_assert_msg(count_op(fused.g, OP_ROTARY_EMBEDDING) == 1 && graph_node_count(fused.g) == 1, "variant %d", v);
+        dt_run_pass(fused.g, "decompose_rotary");
+        dt_run_pass(fused.g, "fuse_rotary");
+        dt_run_pass(fused.g, "dce");
+        ck_assert_msg(dt_count_op(fused.g, OP_ROTARY_EMBEDDING) == 1 && graph_node_count(fused.g) == 1, "variant %d", v);
         same_outputs(&ref, &fused, 1e-6);
         twin_free(&ref), twin_free(&fused);
     }
@@ -214,10 +203,10 @@ END_TEST
 
 START_TEST(rotary_near_miss) { /* y1 = x1 c + x2 s (a rotation the other way) is not rotaryEmbedding */
     Twin t = rotary_twin(false, false);
-    run(t.g, "decompose_rotary");
+    dt_run_pass(t.g, "decompose_rotary");
     find(t.g, OP_SUB)->op = OP_ADD;
-    run(t.g, "fuse_rotary");
-    ck_assert_int_eq(count_op(t.g, OP_ROTARY_EMBEDDING), 0);
+    dt_run_pass(t.g, "fuse_rotary");
+    ck_assert_int_eq(dt_count_op(t.g, OP_ROTARY_EMBEDDING), 0);
     twin_free(&t);
 }
 END_TEST
@@ -248,15 +237,15 @@ static Twin dml_twin(bool k_other_pos) {
 
 START_TEST(rotary_into_gqa) {
     Twin ref = dml_twin(false), fused = dml_twin(false);
-    run(fused.g, "fuse_rotary");
-    run(fused.g, "dce");
+    dt_run_pass(fused.g, "fuse_rotary");
+    dt_run_pass(fused.g, "dce");
     ck_assert_int_eq(graph_node_count(fused.g), 1);
     ck_assert(node_bool(fused.g->nodes[0], "doRotary", false));
     same_outputs(&ref, &fused, 1e-5);
     twin_free(&ref), twin_free(&fused);
     Twin other = dml_twin(true); /* q and k rotated at different positions: stays outside */
-    run(other.g, "fuse_rotary");
-    ck_assert_int_eq(count_op(other.g, OP_ROTARY_EMBEDDING), 2);
+    dt_run_pass(other.g, "fuse_rotary");
+    ck_assert_int_eq(dt_count_op(other.g, OP_ROTARY_EMBEDDING), 2);
     twin_free(&other);
 }
 END_TEST
@@ -320,9 +309,9 @@ static Twin proj_twin(bool skip, int kind, int64_t kblock, OpId act_op, bool lea
 START_TEST(qkv_round_trip) {
     for (int skip = 0; skip < 2; skip++) {
         Twin ref = proj_twin(skip, 0, BLOCK, OP_SILU, false), fused = proj_twin(skip, 0, BLOCK, OP_SILU, false);
-        run(fused.g, "fuse_qkv");
-        run(fused.g, "dce");
-        ck_assert_int_eq(count_op(fused.g, OP_QKV_PROJECTION), 1);
+        dt_run_pass(fused.g, "fuse_qkv");
+        dt_run_pass(fused.g, "dce");
+        ck_assert_int_eq(dt_count_op(fused.g, OP_QKV_PROJECTION), 1);
         ck_assert_int_eq(graph_node_count(fused.g), 1);
         ck_assert_int_eq(node_bool(fused.g->nodes[0], "outputSum", false), skip);
         same_outputs(&ref, &fused, 1e-5);
@@ -333,12 +322,12 @@ END_TEST
 
 START_TEST(qkv_near_misses) {
     Twin blocks = proj_twin(false, 0, 16, OP_SILU, false); /* k's block size differs */
-    run(blocks.g, "fuse_qkv");
-    ck_assert_int_eq(count_op(blocks.g, OP_QKV_PROJECTION), 0);
+    dt_run_pass(blocks.g, "fuse_qkv");
+    ck_assert_int_eq(dt_count_op(blocks.g, OP_QKV_PROJECTION), 0);
     twin_free(&blocks);
     Twin leak = proj_twin(false, 0, BLOCK, OP_SILU, true); /* the normalized value is also an output */
-    run(leak.g, "fuse_qkv");
-    ck_assert_int_eq(count_op(leak.g, OP_QKV_PROJECTION), 0);
+    dt_run_pass(leak.g, "fuse_qkv");
+    ck_assert_int_eq(dt_count_op(leak.g, OP_QKV_PROJECTION), 0);
     twin_free(&leak);
 }
 END_TEST
@@ -346,18 +335,18 @@ END_TEST
 START_TEST(gated_mlp_round_trip) {
     for (int skip = 0; skip < 2; skip++) {
         Twin ref = proj_twin(skip, 1, BLOCK, OP_SILU, false), fused = proj_twin(skip, 1, BLOCK, OP_SILU, false);
-        run(fused.g, "fuse_qkv"); /* a gated pair is not a qkv projection */
-        ck_assert_int_eq(count_op(fused.g, OP_QKV_PROJECTION), 0);
-        run(fused.g, "fuse_gated_mlp");
-        run(fused.g, "dce");
-        ck_assert_int_eq(count_op(fused.g, OP_GATED_MLP), 1);
+        dt_run_pass(fused.g, "fuse_qkv"); /* a gated pair is not a qkv projection */
+        ck_assert_int_eq(dt_count_op(fused.g, OP_QKV_PROJECTION), 0);
+        dt_run_pass(fused.g, "fuse_gated_mlp");
+        dt_run_pass(fused.g, "dce");
+        ck_assert_int_eq(dt_count_op(fused.g, OP_GATED_MLP), 1);
         ck_assert_int_eq(graph_node_count(fused.g), 1);
         same_outputs(&ref, &fused, 1e-5);
         twin_free(&ref), twin_free(&fused);
     }
     Twin relu = proj_twin(false, 1, BLOCK, OP_RELU, false); /* another activation */
-    run(relu.g, "fuse_gated_mlp");
-    ck_assert_int_eq(count_op(relu.g, OP_GATED_MLP), 0);
+    dt_run_pass(relu.g, "fuse_gated_mlp");
+    ck_assert_int_eq(dt_count_op(relu.g, OP_GATED_MLP), 0);
     twin_free(&relu);
 }
 END_TEST

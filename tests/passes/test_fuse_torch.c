@@ -90,22 +90,11 @@ static Value *input(Graph *g, const char *name, int rank, const int64_t *shape) 
     return x;
 }
 
-static void run(Graph *g, const char *pass) {
-    const char *names[] = {pass};
-    ck_assert_msg(pass_run_list(g, names, 1, NULL) == 0, "%s: %s", pass, diag_message());
-}
-
-static int count_op(const Graph *g, OpId op) {
-    int c = 0;
-    for (int i = 0; i < g->n_nodes; i++) c += !g->nodes[i]->dead && g->nodes[i]->op == op;
-    return c;
-}
-
 static void fold(Graph *g) {
     for (int i = 0; i < g->n_values; i++) /* the activations made by input() */
         if (g->values[i] && (g->values[i]->flags & VF_INPUT) && g->values[i]->data)
             g->values[i]->flags = (g->values[i]->flags & ~(unsigned)VF_INPUT) | VF_CONST;
-    run(g, "fold_constants");
+    dt_run_pass(g, "fold_constants");
 }
 
 static void same_outputs(Graph *a, Graph *b, double tol) {
@@ -161,7 +150,7 @@ START_TEST(no_cache_by_hand) { /* S = 2, one head, H = 1: out0 = v0, out1 = soft
     Node *n = gqa_nc(g, q, k, v, NULL, NULL, 1, 1);
     dt_insert(g, n);
     graph_add_output(g, n->outputs[0]);
-    run(g, "fold_constants");
+    dt_run_pass(g, "fold_constants");
     Ten t;
     ck_assert_int_eq(ten_from_value(NULL, g->outputs[0], &t), 0);
     ck_assert(fabs(ten_getf(&t, 0) - 3.0) < 1e-6); /* token 0 sees only key 0 */
@@ -280,11 +269,11 @@ static Graph *torch_graph(const TorchCase *c, uint64_t seed) {
  * unfused copy. */
 static void torch_case(const TorchCase *c, const char *const *passes, int want_gqa, int want_rotary) {
     Graph *ref = torch_graph(c, 5), *f = torch_graph(c, 5);
-    for (int i = 0; passes[i]; i++) run(f, passes[i]);
-    run(f, "dce");
-    ck_assert_int_eq(count_op(f, OP_GROUP_QUERY_ATTENTION), want_gqa);
-    ck_assert_int_eq(count_op(f, OP_ROTARY_EMBEDDING), want_rotary);
-    if (want_gqa) ck_assert_int_eq(count_op(f, OP_SOFTMAX), 0);
+    for (int i = 0; passes[i]; i++) dt_run_pass(f, passes[i]);
+    dt_run_pass(f, "dce");
+    ck_assert_int_eq(dt_count_op(f, OP_GROUP_QUERY_ATTENTION), want_gqa);
+    ck_assert_int_eq(dt_count_op(f, OP_ROTARY_EMBEDDING), want_rotary);
+    if (want_gqa) ck_assert_int_eq(dt_count_op(f, OP_SOFTMAX), 0);
     ck_assert_int_eq(graph_verify(f, 0), 0);
     same_outputs(ref, f, 2e-5);
     graph_free(ref);
