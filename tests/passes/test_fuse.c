@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "decompose_test_util.h"
+#include "test_util.h"
 #include "diag.h"
 #include "eval.h"
 #include "eval_internal.h"
@@ -347,10 +348,4 @@ static Suite *suite(void) {
     return s;
 }
 
-int main(void) {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+int main(void) { return tu_run_suite(suite()); }

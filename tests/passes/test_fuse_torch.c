@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "decompose_test_util.h"
+#include "test_util.h"
 #include "diag.h"
 #include "eval_internal.h"
 #include "gqa.h"
@@ -323,9 +324,5 @@ static Suite *suite(void) {
 
 int main(void) {
     diag_clear();
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(suite());
 }
