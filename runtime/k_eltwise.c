@@ -1,8 +1,7 @@
 /* k_eltwise.c - element-wise kernel families: unary ops and activations (incl. clamp, logicalNot,
  * isNaN/isInfinite), binary arithmetic/comparison/logical ops and prelu (numpy broadcasting by
  * strides), where, and cast.  All go through the strided launcher (k_strided.c). */
-#include <math.h>
-
+#include "clamp_bounds.h"
 #include "k_strided.h"
 #include "shaders/ew_codes.h"
 
@@ -87,27 +86,20 @@ static int operands_ok(const Node *n, int count) {
 
 /* ---- unary ------------------------------------------------------------------------------ */
 
-/* Integer clamp bounds, exact and saturated to the type: lo = ceil(min), hi = floor(max), as
- * 64-bit two's complement in extra[0..1] / extra[2..3] (low word first). */
-static void int_clamp_bounds(const Node *n, DType dt, StridedOp *op) {
-    double lo = ceil(node_float(n, "minValue", -INFINITY)), hi = floor(node_float(n, "maxValue", INFINITY));
-    double tmin, tmax;
-    switch (dt) {
-    case DT_I8: tmin = -128, tmax = 127; break;
-    case DT_U8: tmin = 0, tmax = 255; break;
-    case DT_I32: tmin = -2147483648.0, tmax = 2147483647.0; break;
-    case DT_U32: tmin = 0, tmax = 4294967295.0; break;
-    case DT_U64: tmin = 0, tmax = 18446744073709551615.0; break;
-    default: tmin = -9223372036854775808.0, tmax = 9223372036854775807.0; break;
-    }
-    double b[2] = {lo, hi};
+/* Clamp bounds (clamp_bounds.h: a NaN bound is no bound, since GLSL's min/max with NaN are
+ * undefined).  Floats in alpha/beta; integers exact and saturated to the type, as 64-bit two's
+ * complement in extra[0..1] / extra[2..3] (low word first). */
+static void clamp_push_bounds(const Node *n, DType dt, StridedOp *op) {
+    double lo, hi;
+    clamp_float_bounds(n, &lo, &hi);
+    op->alpha = (float)lo;
+    op->beta = (float)hi;
+    if (dtype_is_float(dt)) return;
+    uint64_t bits[2];
+    clamp_int_bounds(n, dt, &bits[0], &bits[1]);
     for (int k = 0; k < 2; k++) {
-        uint64_t bits;
-        if (dt == DT_U64) bits = b[k] <= 0 ? 0 : b[k] >= tmax ? UINT64_MAX : (uint64_t)b[k];
-        else if (dt == DT_I64) bits = (uint64_t)(b[k] <= tmin ? INT64_MIN : b[k] >= tmax ? INT64_MAX : (int64_t)b[k]);
-        else bits = (uint64_t)(int64_t)(b[k] < tmin ? tmin : b[k] > tmax ? tmax : b[k]);
-        op->extra[2 * k] = (int32_t)(uint32_t)bits;
-        op->extra[2 * k + 1] = (int32_t)(uint32_t)(bits >> 32);
+        op->extra[2 * k] = (int32_t)(uint32_t)bits[k];
+        op->extra[2 * k + 1] = (int32_t)(uint32_t)(bits[k] >> 32);
     }
     op->use_extra = true;
 }
@@ -142,11 +134,7 @@ static int unary_record(KernelCtx *kc, const Node *n, const KTensor *in, const K
         op.alpha = (float)node_float(n, "alpha", 1.0);
         op.beta = (float)node_float(n, "beta", 0.0);
         break;
-    case OP_CLAMP:
-        op.alpha = (float)node_float(n, "minValue", -INFINITY);
-        op.beta = (float)node_float(n, "maxValue", INFINITY);
-        if (!dtype_is_float(in[0].dtype)) int_clamp_bounds(n, in[0].dtype, &op);
-        break;
+    case OP_CLAMP: clamp_push_bounds(n, in[0].dtype, &op); break;
     default: break;
     }
     uint32_t spec[2] = {WG, (uint32_t)code};

@@ -4,6 +4,7 @@
  * with wrap-around (uint64 compared and divided as unsigned); integer div truncates toward zero. */
 #include <math.h>
 
+#include "clamp_bounds.h"
 #include "diag.h"
 #include "eval_internal.h"
 
@@ -46,20 +47,12 @@ double eval_unary_value(const Node *n, OpId op, double x) {
     case OP_SOFTSIGN: return x / (1.0 + fabs(x));
     case OP_TANH: return tanh(x);
     case OP_CLAMP: {
-        double lo = node_float(n, "minValue", -INFINITY), hi = node_float(n, "maxValue", INFINITY);
+        double lo, hi;
+        clamp_float_bounds(n, &lo, &hi);
         return x < lo ? lo : x > hi ? hi : x;
     }
     default: return NAN;
     }
-}
-
-/* Integer clamp bounds: min rounded up, max rounded down, saturated to int64. */
-static int64_t bound_to_int(double v, bool up) {
-    v = up ? ceil(v) : floor(v);
-    if (isnan(v)) return 0;
-    if (v >= 0x1p63) return INT64_MAX;
-    if (v < -0x1p63) return INT64_MIN;
-    return (int64_t)v;
 }
 
 /* Integer unary ops; returns 1 for ops without an integer form. */
@@ -69,18 +62,17 @@ static int unary_int(const Node *n, const Ten *a, Ten *o) {
         for (int64_t i = 0; i < o->count; i++) ten_seti(o, i, 0);
         return 0;
     }
+    /* clamp: min rounded up, max rounded down, saturated to the type (clamp_bounds.h) */
+    uint64_t lo_bits = 0, hi_bits = 0;
+    if (n->op == OP_CLAMP) clamp_int_bounds(n, a->dt, &lo_bits, &hi_bits);
     if (n->op == OP_CLAMP && u64) {
-        double lo = node_float(n, "minValue", 0), hi = node_float(n, "maxValue", 0x1p64);
-        uint64_t l = lo <= 0 ? 0 : lo >= 0x1p64 ? UINT64_MAX : (uint64_t)ceil(lo);
-        uint64_t h = hi <= 0 ? 0 : hi >= 0x1p64 ? UINT64_MAX : (uint64_t)floor(hi);
         for (int64_t i = 0; i < o->count; i++) {
             uint64_t x = (uint64_t)ten_geti(a, i);
-            ten_seti(o, i, (int64_t)(x < l ? l : x > h ? h : x));
+            ten_seti(o, i, (int64_t)(x < lo_bits ? lo_bits : x > hi_bits ? hi_bits : x));
         }
         return 0;
     }
-    int64_t lo = bound_to_int(node_float(n, "minValue", -INFINITY), true);
-    int64_t hi = bound_to_int(node_float(n, "maxValue", INFINITY), false);
+    int64_t lo = (int64_t)lo_bits, hi = (int64_t)hi_bits;
     for (int64_t i = 0; i < o->count; i++) {
         int64_t x = ten_geti(a, i), y;
         switch (n->op) {

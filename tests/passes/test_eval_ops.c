@@ -1,7 +1,8 @@
 /* test_eval_ops.c - Check tests of CPU evaluator semantics that the WPT JSON corpus does not cover
  * (gather index clamping, integer division, argMax ties, roundEven, cast rules incl. float16 and
- * int4, cumulativeSum, triangular, where, gatherND/scatterND, blockwise (de)quantization, gemm,
- * softmax, pools, resample2d, pad modes, recurrent ops).  Expected values are worked out by hand
+ * int4, clamp with NaN and infinite bounds on float and integer types, cumulativeSum, triangular,
+ * where, gatherND/scatterND, blockwise (de)quantization, gemm, softmax, pools, resample2d, pad
+ * modes, recurrent ops).  Expected values are worked out by hand
  * from the WebNN definitions and written as literals. */
 #include <check.h>
 #include <math.h>
@@ -44,8 +45,8 @@ static const void *fold(Node *n, int k) {
 static void expect_f32(const void *data, const float *want, int count, float tol) {
     const float *f = data;
     for (int i = 0; i < count; i++)
-        ck_assert_msg(fabsf(f[i] - want[i]) <= tol || (isnan(f[i]) && isnan(want[i])), "[%d] = %.9g, want %.9g", i,
-                      f[i], want[i]);
+        ck_assert_msg(f[i] == want[i] || fabsf(f[i] - want[i]) <= tol || (isnan(f[i]) && isnan(want[i])),
+                      "[%d] = %.9g, want %.9g", i, f[i], want[i]);
 }
 
 START_TEST(gather_clamps_and_wraps) {
@@ -139,6 +140,57 @@ START_TEST(int_unary_wraps) {
     ck_assert(abs_[0] == -128 && abs_[1] == 5);
     const int8_t *relu = fold(node(OP_RELU, 1, in), 0);
     ck_assert(relu[0] == 0 && relu[1] == 0);
+}
+END_TEST
+
+/* clamp(x) with both bounds set as options (a NaN bound is no bound on that side). */
+static const void *fold_clamp(Value *x, double lo, double hi) {
+    Value *in[1] = {x};
+    Node *n = node(OP_CLAMP, 1, in);
+    node_set_float(g, n, "minValue", lo);
+    node_set_float(g, n, "maxValue", hi);
+    return fold(n, 0);
+}
+
+START_TEST(clamp_nan_and_infinite_bounds) {
+    /* float: NaN bounds are ignored, infinite ones act as given, NaN elements stay NaN */
+    static const float x[6] = {-INFINITY, INFINITY, NAN, -3e35f, -2, 5};
+    static const struct {
+        double lo, hi;
+        float want[6];
+    } fc[] = {
+        {NAN, 2, {-INFINITY, 2, NAN, -3e35f, -2, 2}},
+        {-1, NAN, {-1, INFINITY, NAN, -1, -1, 5}},
+        {NAN, NAN, {-INFINITY, INFINITY, NAN, -3e35f, -2, 5}},
+        {INFINITY, INFINITY, {INFINITY, INFINITY, NAN, INFINITY, INFINITY, INFINITY}},
+        {-INFINITY, -INFINITY, {-INFINITY, -INFINITY, NAN, -INFINITY, -INFINITY, -INFINITY}},
+    };
+    Value *xf = K(DT_F32, 1, SHAPE(6), x);
+    for (int i = 0; i < LEN(fc); i++) expect_f32(fold_clamp(xf, fc[i].lo, fc[i].hi), fc[i].want, 6, 0);
+    /* int32: the same rules, bounds rounded inward and saturated to the type */
+    static const int32_t xi[5] = {INT32_MIN, -5, 0, 7, INT32_MAX};
+    static const struct {
+        double lo, hi;
+        int32_t want[5];
+    } ic[] = {
+        {NAN, 3, {INT32_MIN, -5, 0, 3, 3}},
+        {-2.5, NAN, {-2, -2, 0, 7, INT32_MAX}},
+        {INFINITY, INFINITY, {INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX}},
+        {-INFINITY, -INFINITY, {INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN}},
+    };
+    Value *vi = K(DT_I32, 1, SHAPE(5), xi);
+    for (int i = 0; i < LEN(ic); i++) {
+        const int32_t *r = fold_clamp(vi, ic[i].lo, ic[i].hi);
+        for (int k = 0; k < 5; k++)
+            ck_assert_msg(r[k] == ic[i].want[k], "case %d [%d] = %d, want %d", i, k, r[k], ic[i].want[k]);
+    }
+    /* uint64 (compared unsigned) */
+    static const uint64_t xu[3] = {0, 5, UINT64_MAX};
+    Value *vu = K(DT_U64, 1, SHAPE(3), xu);
+    const uint64_t *u = fold_clamp(vu, NAN, 4);
+    ck_assert(u[0] == 0 && u[1] == 4 && u[2] == 4);
+    u = fold_clamp(vu, 4.5, NAN);
+    ck_assert(u[0] == 5 && u[1] == 5 && u[2] == UINT64_MAX);
 }
 END_TEST
 
@@ -328,6 +380,7 @@ int main(void) {
     tcase_add_test(tc, round_even_and_special);
     tcase_add_test(tc, cast_rules);
     tcase_add_test(tc, int_unary_wraps);
+    tcase_add_test(tc, clamp_nan_and_infinite_bounds);
     tcase_add_test(tc, cumsum_triangular_where);
     tcase_add_test(tc, gather_scatter_nd);
     tcase_add_test(tc, quantization_blockwise);

@@ -1,6 +1,7 @@
 /* test_rt_eltwise.c - element-wise kernels on the Vulkan runtime: binary ops with broadcasting,
  * integer division, comparisons, logical ops, unary ops and activations against libm (double)
- * references, where, cast rules, float16 and int64 storage, and the >128 MiB binding-split path. */
+ * references, clamp with NaN and infinite bounds, where, cast rules, float16 and int64 storage,
+ * and the >128 MiB binding-split path. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +164,63 @@ START_TEST(float16_and_int64) {
 }
 END_TEST
 
+/* Runs clamp(x) (count elements of dt, both bounds set as options) into out. */
+static void run_clamp(DType dt, int64_t count, const void *x, double lo, double hi, void *out, uint64_t out_bytes) {
+    Graph *g = graph_new("t");
+    Node *n = tu_node(g, OP_CLAMP, 1, tu_input(g, "x", dt, 1, &count));
+    node_set_float(g, n, "minValue", lo);
+    node_set_float(g, n, "maxValue", hi);
+    graph_add_output(g, graph_finish(g, n));
+    ck_assert_msg(rt_run(g, (const void *[]){x}, out, out_bytes) == 0, "%s", diag_message());
+    graph_free(g);
+}
+
+/* A NaN bound is no bound on that side (the host passes +-Infinity: GLSL's min/max with NaN are
+ * undefined); infinite bounds act as given; NaN elements stay NaN.  float32, float16, int32. */
+START_TEST(clamp_nan_and_infinite_bounds) {
+    static const float x[6] = {-INFINITY, INFINITY, NAN, -3e35f, -2, 5};
+    static const struct {
+        double lo, hi;
+        float want[6];
+    } fc[] = {
+        {NAN, 2, {-INFINITY, 2, NAN, -3e35f, -2, 2}},
+        {-1, NAN, {-1, INFINITY, NAN, -1, -1, 5}},
+        {INFINITY, INFINITY, {INFINITY, INFINITY, NAN, INFINITY, INFINITY, INFINITY}},
+        {-INFINITY, -INFINITY, {-INFINITY, -INFINITY, NAN, -INFINITY, -INFINITY, -INFINITY}},
+    };
+    for (int i = 0; i < (int)(sizeof fc / sizeof *fc); i++) {
+        float out[6];
+        run_clamp(DT_F32, 6, x, fc[i].lo, fc[i].hi, out, sizeof out);
+        for (int k = 0; k < 6; k++)
+            ck_assert_msg(out[k] == fc[i].want[k] || (isnan(out[k]) && isnan(fc[i].want[k])),
+                          "float32 case %d [%d] = %g, want %g", i, k, out[k], fc[i].want[k]);
+    }
+    /* float16 bits: -inf, +inf, -2, 5 -> clamp(NaN, 2) -> -inf, 2, -2, 2 */
+    static const uint16_t h[4] = {0xfc00, 0x7c00, 0xc000, 0x4500}, hwant[4] = {0xfc00, 0x4000, 0xc000, 0x4000};
+    uint16_t hout[4];
+    run_clamp(DT_F16, 4, h, NAN, 2, hout, sizeof hout);
+    for (int k = 0; k < 4; k++)
+        ck_assert_msg(hout[k] == hwant[k], "float16 [%d] = %#x, want %#x", k, hout[k], hwant[k]);
+    /* int32: bounds rounded inward and saturated to the type */
+    static const int32_t xi[5] = {INT32_MIN, -5, 0, 7, INT32_MAX};
+    static const struct {
+        double lo, hi;
+        int32_t want[5];
+    } ic[] = {
+        {NAN, 3, {INT32_MIN, -5, 0, 3, 3}},
+        {-2.5, NAN, {-2, -2, 0, 7, INT32_MAX}},
+        {INFINITY, INFINITY, {INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX}},
+        {-INFINITY, -INFINITY, {INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN}},
+    };
+    for (int i = 0; i < (int)(sizeof ic / sizeof *ic); i++) {
+        int32_t out[5];
+        run_clamp(DT_I32, 5, xi, ic[i].lo, ic[i].hi, out, sizeof out);
+        for (int k = 0; k < 5; k++)
+            ck_assert_msg(out[k] == ic[i].want[k], "int32 case %d [%d] = %d, want %d", i, k, out[k], ic[i].want[k]);
+    }
+}
+END_TEST
+
 /* 160 MiB f32 add: beyond lavapipe's 128 MiB maxStorageBufferRange, so the dispatch is split. */
 START_TEST(add_beyond_binding_range) {
     const int64_t n = 40ll << 20; /* 40 Mi floats = 160 MiB */
@@ -192,6 +250,7 @@ int main(void) {
     tcase_add_test(tc, int_div_truncates);
     tcase_add_test(tc, compare_and_logical);
     tcase_add_test(tc, unary_against_libm);
+    tcase_add_test(tc, clamp_nan_and_infinite_bounds);
     tcase_add_test(tc, where_broadcast);
     tcase_add_test(tc, cast_rules);
     tcase_add_test(tc, float16_and_int64);
