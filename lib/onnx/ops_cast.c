@@ -1,5 +1,7 @@
 /* ops_cast.c - ONNX Cast/CastLike (bool targets become notEqual(x, 0)), Clip -> clamp (bounds as
  * attributes before opset 11, constant inputs after; run-time bounds -> max/min), DequantizeLinear/QuantizeLinear. */
+#include <math.h>
+
 #include "import_internal.h"
 
 /* Cast to `to`; ONNX code 9 (bool) yields 0/1 as uint8. */
@@ -24,13 +26,16 @@ int onnx_CastLike(OnnxCtx *c) {
     return cast_to(c, in_req(c, 0), 0, like->dtype);
 }
 
-/* Clip = min(max(x, lo), hi).  Constant bounds become clamp options (one clamp node); a bound
- * computed at run time (opset >= 11 inputs) becomes an element-wise max/min with the scalar. */
+/* Clip = min(max(x, lo), hi).  Constant bounds become clamp options (one clamp node); a constant
+ * bound that constrains nothing (min -Infinity, max +Infinity) is dropped, since webnn-graph files
+ * cannot spell it; a bound computed at run time (opset >= 11 inputs) becomes an element-wise
+ * max/min with the scalar. */
 int onnx_Clip(OnnxCtx *c) {
     Value *x = in_req(c, 0);
     if (!x) return -1;
     static const char *const keys[2] = {"minValue", "maxValue"}, *const what[2] = {"min", "max"};
     static const OpId elementwise[2] = {OP_MAX, OP_MIN};
+    static const double unbounded[2] = {-INFINITY, INFINITY};
     Value *run_time[2] = {NULL, NULL};
     double k[2];
     bool has_k[2] = {false, false};
@@ -50,6 +55,8 @@ int onnx_Clip(OnnxCtx *c) {
             has_k[i] = true;
         }
     }
+    for (int i = 0; i < 2; i++)
+        if (has_k[i] && k[i] == unbounded[i]) has_k[i] = false;
     Value *y = x;
     if (run_time[0] && has_k[1]) y = emit_binary(c, OP_MAX, y, run_time[0]), run_time[0] = NULL;
     if (y && (has_k[0] || has_k[1])) {

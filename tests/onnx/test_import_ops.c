@@ -2,11 +2,14 @@
  * options and shapes (expected values written from the ONNX/WebNN specs), including the
  * opset-dependent attribute/input forms.  No numerics here (end-to-end runs cover them). */
 #include <check.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
 #include "test_import_builder.h"
 #include "test_util.h"
+#include "webnn_io.h"
 
 static MB *b;
 static Graph *g;
@@ -227,6 +230,71 @@ START_TEST(clip_attributes_vs_inputs) {
     c = nth_op(g, OP_CLAMP, 0);
     ck_assert_ptr_null(node_attr(c, "minValue"));
     ck_assert(node_float(c, "maxValue", 0) == 6.0);
+}
+END_TEST
+
+/* webnn_graph_json(g) succeeds (the graph can be written); returns the JSON (freed at the next call). */
+static const char *written_json(void) {
+    static char *json;
+    free(json);
+    diag_clear();
+    json = webnn_graph_json(g);
+    ck_assert_msg(json != NULL, "%s", diag_message());
+    return json;
+}
+
+/* A constant bound that constrains nothing (min -Infinity, max +Infinity) is dropped, so the
+ * graph can be written; a non-finite bound that does constrain stays and the writer refuses it. */
+START_TEST(clip_unbounded_constant_bounds_dropped) {
+    b = mb_new(13);
+    mb_input(b, "x", TF32, "4");
+    mb_init_f32(b, "lo", "", 1, (const float[]){-INFINITY});
+    mb_init_f32(b, "hi", "", 1, (const float[]){INFINITY});
+    mb_node(b, "Clip", "c", "x,lo,hi", "y");
+    mb_output(b, "y");
+    expect_ok();
+    ck_assert_int_eq(count_op(g, OP_CLAMP), 0);
+    ck_assert_str_eq(out_type(), "float32[4]");
+    const char *json = written_json();
+    ck_assert_ptr_null(strstr(json, "minValue"));
+    ck_assert_ptr_null(strstr(json, "maxValue"));
+    teardown();
+    b = mb_new(13); /* only the unbounded side goes */
+    mb_input(b, "x", TF32, "4");
+    mb_init_f32(b, "lo", "", 1, (const float[]){-INFINITY});
+    mb_init_f32(b, "hi", "", 1, (const float[]){6.0f});
+    mb_node(b, "Clip", "c", "x,lo,hi", "y");
+    mb_output(b, "y");
+    expect_ok();
+    Node *c = nth_op(g, OP_CLAMP, 0);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_ptr_null(node_attr(c, "minValue"));
+    ck_assert(node_float(c, "maxValue", 0) == 6.0);
+    ck_assert_ptr_nonnull(strstr(written_json(), "\"maxValue\""));
+    teardown();
+    b = mb_new(6); /* attribute form */
+    mb_input(b, "x", TF32, "4");
+    Onnx__NodeProto *n = mb_node(b, "Clip", "c", "x", "y");
+    mb_attr_f(b, n, "min", -INFINITY);
+    mb_attr_f(b, n, "max", INFINITY);
+    mb_output(b, "y");
+    expect_ok();
+    ck_assert_int_eq(count_op(g, OP_CLAMP), 0);
+    written_json();
+    teardown();
+    b = mb_new(13); /* min +Infinity constrains every element: kept, and not writable */
+    mb_input(b, "x", TF32, "4");
+    mb_init_f32(b, "lo", "", 1, (const float[]){INFINITY});
+    mb_node(b, "Clip", "c", "x,lo", "y");
+    mb_output(b, "y");
+    expect_ok();
+    c = nth_op(g, OP_CLAMP, 0);
+    ck_assert_ptr_nonnull(c);
+    ck_assert(node_float(c, "minValue", 0) == INFINITY);
+    diag_clear();
+    ck_assert_ptr_null(webnn_graph_json(g));
+    ck_assert_msg(strstr(diag_message(), "option 'minValue' is infinite, which webnn-graph files cannot spell"), "%s",
+                  diag_message());
 }
 END_TEST
 
@@ -819,6 +887,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, reduce_axes_attribute_vs_input);
     tcase_add_test(tc, reduce_sum_empty_axes);
     tcase_add_test(tc, clip_attributes_vs_inputs);
+    tcase_add_test(tc, clip_unbounded_constant_bounds_dropped);
     tcase_add_test(tc, split_num_outputs_and_sizes);
     tcase_add_test(tc, slice_negative_start_clamped_end);
     tcase_add_test(tc, slice_negative_step_uses_reverse);
