@@ -2,8 +2,9 @@
  * .https.any.js files): graph inputs (constants or inputs with data, scalar data = fill),
  * operators (positional operand arguments, literal arguments and options typed by the op table,
  * operands named inside options), expected outputs, and tolerance (wpt_tolerance.c).
- * Encodings: BigInt literals are strings like "123n"; Infinity/NaN were lost by the conversion
- * (null), so cases containing null are rejected. */
+ * Encodings: integers may be strings ("123", BigInt literals "123n"); non-finite numbers are the
+ * tags "Infinity", "-Infinity", "NaN" (the corpus's conversion lost them as null, which is
+ * rejected; wpt_restore.c puts the tags back from testdata/wpt/nonfinite_restore.json). */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -83,6 +84,8 @@ void wpt_file_free(WptFile *f) {
 
 int wpt_file_case_count(const WptFile *f) { return cJSON_GetArraySize(f->tests); }
 const char *wpt_file_operation(const WptFile *f) { return f->operation; }
+const char *wpt_file_stem(const WptFile *f) { return f->stem; }
+cJSON *wpt_file_case_json(const WptFile *f, int index) { return cJSON_GetArrayItem(f->tests, index); }
 
 const char *wpt_file_case_name(const WptFile *f, int index) {
     cJSON *c = cJSON_GetArrayItem(f->tests, index);
@@ -92,18 +95,38 @@ const char *wpt_file_case_name(const WptFile *f, int index) {
 
 /* ---- values -------------------------------------------------------------------------------- */
 
-/* A JSON scalar as double (numbers and BigInt strings "123n"); false for null/others. */
+bool wpt_nonfinite_tag(const char *s, double *value) {
+    static const struct {
+        const char *tag;
+        double value;
+    } tags[] = {{"Infinity", INFINITY}, {"-Infinity", -INFINITY}, {"NaN", NAN}};
+    for (size_t i = 0; s && i < sizeof tags / sizeof *tags; i++)
+        if (strcmp(s, tags[i].tag) == 0) {
+            if (value) *value = tags[i].value;
+            return true;
+        }
+    return false;
+}
+
+/* An integer literal as the corpus writes them in strings: -?[0-9]+, optionally with BigInt's "n". */
+static bool integer_literal(const char *s) {
+    if (*s == '-') s++;
+    size_t digits = strspn(s, "0123456789");
+    return digits > 0 && (s[digits] == 0 || (s[digits] == 'n' && s[digits + 1] == 0));
+}
+
+/* A JSON scalar as double: numbers, integer strings ("123", "123n") and the non-finite tags;
+ * false for null and any other string. */
 static bool json_double(const cJSON *j, double *out) {
     if (cJSON_IsNumber(j)) {
         *out = j->valuedouble;
         return true;
     }
-    if (cJSON_IsString(j)) {
-        char *end;
-        *out = strtod(j->valuestring, &end);
-        return end != j->valuestring && (*end == 0 || (*end == 'n' && end[1] == 0));
-    }
-    return false;
+    if (!cJSON_IsString(j)) return false;
+    if (wpt_nonfinite_tag(j->valuestring, out)) return true;
+    if (!integer_literal(j->valuestring)) return false;
+    *out = strtod(j->valuestring, NULL);
+    return true;
 }
 
 /* A JSON scalar as an exact 64-bit integer (BigInt strings parsed exactly). */
@@ -176,7 +199,7 @@ static void *encode(Graph *g, const cJSON *data, DType dt, int64_t count, uint64
         int64_t v = 0;
         bool ok = dtype_is_float(dt) ? json_double(e, &d) : json_int(e, !dtype_is_signed(dt), &v);
         if (!ok) {
-            diag_error("%s: element %lld is not a number (Infinity/NaN lost in the JSON conversion?)", what,
+            diag_error("%s: element %lld is not a number (null: an Infinity/NaN the JSON conversion lost?)", what,
                        (long long)k);
             return NULL;
         }
@@ -329,7 +352,8 @@ static int set_option(Graph *g, Node *n, const OpInfo *info, const char *key, co
     case AT_DIMS: if (!cJSON_IsArray(j)) goto bad; node_set_dims(g, n, key, count, dims); return 0;
     }
 bad:
-    diag_error("%s: option '%s' has an unsupported value (Infinity/NaN lost in the JSON conversion?)", info->name, key);
+    diag_error("%s: option '%s' has an unsupported value (null: an Infinity/NaN the JSON conversion lost?)", info->name,
+               key);
     return -1;
 }
 
@@ -444,8 +468,8 @@ static int add_expected(Builder *b, const cJSON *expected) {
             const cJSON *x = element(data, k);
             bool ok = o->expect_i ? json_int(x, !dtype_is_signed(o->dtype), &o->expect_i[k]) : json_double(x, &o->expect[k]);
             if (!ok) {
-                diag_error("%s: expected element %lld is not a number (Infinity/NaN lost in the JSON conversion?)",
-                           e->string, (long long)k);
+                diag_error("%s: expected element %lld is not a number (null: an Infinity/NaN the JSON conversion "
+                           "lost?)", e->string, (long long)k);
                 return -1;
             }
             if (o->expect_i) o->expect[k] = o->dtype == DT_U64 ? (double)(uint64_t)o->expect_i[k] : (double)o->expect_i[k];

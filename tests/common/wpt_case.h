@@ -1,6 +1,8 @@
 /* wpt_case.h - loads WebNN WPT conformance cases (../shared/wpt-webnn (*.json files)) into IR graphs with
  * their input data, expected outputs and the WPT tolerance (webnn/resources/utils.js rules:
- * ULP distance or ATOL, per-op budgets summed over the operators of the case).
+ * ULP distance or ATOL, per-op budgets summed over the operators of the case).  Where a number is
+ * expected, the strings "Infinity", "-Infinity" and "NaN" stand for the non-finite values (the
+ * corpus itself has null there; wpt_restore.h puts the tags back).
  *
  * Typical use:
  *   WptFile *f = wpt_file_load(path);
@@ -22,6 +24,7 @@
 #include "ir.h"
 
 typedef struct WptFile WptFile;
+struct cJSON;
 
 /* A non-constant graph input and its bytes (IR layout). */
 typedef struct {
@@ -62,9 +65,18 @@ int wpt_file_case_count(const WptFile *f);
 const char *wpt_file_case_name(const WptFile *f, int index);
 /* The operation name of the file ("add", "reduceSum", ...). */
 const char *wpt_file_operation(const WptFile *f);
+/* The file name without folder and extension ("clamp"). */
+const char *wpt_file_stem(const WptFile *f);
+/* The JSON object of case `index` ({"name", "graph"}), owned by f and editable (wpt_restore.c
+ * replaces graphs); NULL when out of range. */
+struct cJSON *wpt_file_case_json(const WptFile *f, int index);
+
+/* The tag strings that spell non-finite numbers: "Infinity", "-Infinity", "NaN" exactly.  True
+ * (and *value set when value is not NULL) for a tag, false for any other string. */
+bool wpt_nonfinite_tag(const char *s, double *value);
 
 /* Builds case `index` into a graph (shape inference runs on every node).  NULL with a diagnostic
- * when the case cannot be represented (unknown op or option, lost Infinity/NaN values, ...). */
+ * when the case cannot be represented (unknown op or option, a null where a number belongs, ...). */
 WptCase *wpt_case_build(const WptFile *f, int index);
 void wpt_case_free(WptCase *c);
 
