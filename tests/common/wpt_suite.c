@@ -1,4 +1,5 @@
-/* wpt_suite.c - the shared WPT suite driver (wpt_suite.h). */
+/* wpt_suite.c - the shared WPT suite driver (wpt_suite.h); the corpus's lost non-finite values
+ * are restored from testdata/wpt/nonfinite_restore.json (wpt_restore.h) as each file loads. */
 #include "wpt_suite.h"
 
 #include <check.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "wpt_restore.h"
 
 #define MAX_FILES 256
 
@@ -17,20 +19,8 @@ static int n_files;
 static WptRunFn run_fn;
 static const WptXfail *xf_list;
 static size_t xf_count;
-static int total_pass, total_fail, total_xfail;
-
-/* Cases of the corpus itself that no backend can pass: the JS -> JSON conversion of these clamp
- * cases turned Infinity/-Infinity/NaN into null, so the inputs, the bounds and the expected values
- * are lost (the case cannot be built, or two input elements are null). */
-static const WptXfail corpus_xfails[] = {
-    {"clamp", "minValue as -Infinity", "Infinity lost in the JSON conversion"},
-    {"clamp", "minValue as Infinity", "Infinity lost in the JSON conversion"},
-    {"clamp", "maxValue as -Infinity", "Infinity lost in the JSON conversion"},
-    {"clamp", "maxValue as Infinity", "Infinity lost in the JSON conversion"},
-    {"clamp", "minValue as NaN", "NaN lost in the JSON conversion"},
-    {"clamp", "maxValue as NaN", "NaN lost in the JSON conversion"},
-    {"clamp", "minValue == maxValue", "Infinity lost in the JSON conversion"},
-};
+static int total_pass, total_fail, total_xfail, total_restored;
+static WptRestore *restore;
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -49,15 +39,19 @@ static bool find_files(void) {
     return n_files > 0;
 }
 
-static const char *find_xfail(const WptXfail *list, size_t count, const char *file, const char *name) {
-    for (size_t i = 0; i < count; i++)
-        if (!strcmp(list[i].file, file) && !strcmp(list[i].name, name)) return list[i].reason;
+static const char *expected_failure(const char *file, const char *name) {
+    for (size_t i = 0; i < xf_count; i++)
+        if (!strcmp(xf_list[i].file, file) && !strcmp(xf_list[i].name, name)) return xf_list[i].reason;
     return NULL;
 }
 
-static const char *expected_failure(const char *file, const char *name) {
-    const char *why = find_xfail(corpus_xfails, sizeof corpus_xfails / sizeof *corpus_xfails, file, name);
-    return why ? why : find_xfail(xf_list, xf_count, file, name);
+/* The restoration file beside the sources (WEBNNC_SOURCE_ROOT, like the corpus). */
+static WptRestore *load_restore(void) {
+    const char *root = getenv("WEBNNC_SOURCE_ROOT");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/testdata/wpt/nonfinite_restore.json", root ? root : ".");
+    diag_clear();
+    return wpt_restore_load(path);
 }
 
 START_TEST(wpt_file) {
@@ -67,6 +61,15 @@ START_TEST(wpt_file) {
     diag_clear();
     WptFile *f = wpt_file_load(path);
     ck_assert_msg(f != NULL, "%s: %s", path, diag_message());
+    int restored = wpt_restore_apply(restore, f);
+    if (restored < 0) { /* every case of the file counts as failed */
+        fprintf(stderr, "FAIL %s\n", diag_message());
+        printf("wpt %-28s restoration failed: %d cases not run\n", files[_i], wpt_file_case_count(f));
+        total_fail += wpt_file_case_count(f);
+        wpt_file_free(f);
+        ck_abort_msg("%s", diag_message());
+    }
+    total_restored += restored;
     int pass = 0, fail = 0, xfail = 0, count = wpt_file_case_count(f);
     char stem[256];
     snprintf(stem, sizeof stem, "%s", files[_i]);
@@ -107,6 +110,10 @@ int wpt_suite_main(const char *suite_name, WptRunFn run, const WptXfail *xfails,
         fprintf(stderr, "%s: %s not found%s\n", suite_name, wpt_dir, under_ci ? " (CI=true: failing)" : "; skipping");
         return under_ci ? 1 : 77;
     }
+    if (!(restore = load_restore())) {
+        fprintf(stderr, "%s: %s\n", suite_name, diag_message());
+        return 1;
+    }
     run_fn = run;
     xf_list = xfails;
     xf_count = n_xfails;
@@ -120,6 +127,14 @@ int wpt_suite_main(const char *suite_name, WptRunFn run, const WptXfail *xfails,
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
+    diag_clear();
+    if (wpt_restore_check_used(restore) < 0) {
+        fprintf(stderr, "FAIL %s\n", diag_message());
+        failed++;
+    }
+    wpt_restore_free(restore);
+    printf("wpt restored: %d cases whose Infinity/NaN the corpus lost (testdata/wpt/nonfinite_restore.json)\n",
+           total_restored);
     printf("wpt total: %d passed, %d failed, %d expected failures\n", total_pass, total_fail, total_xfail);
     for (int i = 0; i < n_files; i++) free(files[i]);
     return failed ? 1 : 0;

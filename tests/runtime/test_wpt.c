@@ -1,9 +1,9 @@
 /* test_wpt.c - runs every WebNN WPT conformance case (../shared/wpt-webnn (*.json files)) on the
  * Vulkan runtime (lavapipe when there is no GPU) with one runtime context for all cases: load the
  * case graph, bind its inputs, run, read every output and compare it with wpt_compare (WPT's
- * tolerances).  The shared driver (tests/common/wpt_suite.c) prints per-file pass counts and each
- * failure with its reason; fails on any failure that is not an expected failure of the corpus
- * (and on listed cases that pass). */
+ * tolerances).  The shared driver (tests/common/wpt_suite.c) restores the clamp cases whose
+ * Infinity/NaN the corpus lost, prints per-file pass counts and each failure with its reason, and
+ * fails on any failure (the runtime has no expected failures). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
