@@ -241,9 +241,18 @@ VkDev *vkdev_open(int index) {
     f12.storageBuffer8BitAccess = d->info.storage8;
     f11.storageBuffer16BitAccess = d->info.storage16;
     f2.features.shaderInt64 = d->info.int64;
-    const char *exts[1];
+    const char *exts[2];
     uint32_t n_exts = 0;
     if (d->info.push_descriptor) exts[n_exts++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+    const char *stats = getenv("WEBNNC_PIPELINE_STATS");
+    d->pipeline_stats = stats && strcmp(stats, "1") == 0 &&
+                        has_extension(d->phys, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fexec = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR, .pipelineExecutableInfo = VK_TRUE};
+    if (d->pipeline_stats) {
+        exts[n_exts++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+        f12.pNext = &fexec;
+    }
     VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &f2,
                               .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci,
                               .enabledExtensionCount = n_exts, .ppEnabledExtensionNames = exts};

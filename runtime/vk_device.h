@@ -1,7 +1,9 @@
 /* vk_device.h - Vulkan instance, physical-device probing and the logical compute device.
  *
  * Vulkan 1.2+ core; optional features (16/8-bit storage, shaderFloat16, shaderInt8, shaderInt64,
- * subgroup arithmetic, push descriptors) are probed and enabled when present.
+ * subgroup arithmetic, push descriptors) are probed and enabled when present.  With
+ * WEBNNC_PIPELINE_STATS=1, VK_KHR_pipeline_executable_properties is enabled (where the driver has
+ * it) and vk_pipeline.c prints each new pipeline's statistics (registers, ...) to stderr.
  */
 #ifndef WEBNNC_VK_DEVICE_H
 #define WEBNNC_VK_DEVICE_H
@@ -21,6 +23,7 @@ typedef struct VkDev {
     uint8_t pipeline_cache_uuid[VK_UUID_SIZE];
     VkPhysicalDeviceMemoryProperties mem_props;
     PFN_vkCmdPushDescriptorSetKHR push_descriptor_fn; /* NULL when unsupported */
+    bool pipeline_stats;                              /* WEBNNC_PIPELINE_STATS=1 and the driver reports them */
     struct PipelineSet *pipelines;                    /* vk_pipeline.c */
 } VkDev;
 

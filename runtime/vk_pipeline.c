@@ -150,6 +150,33 @@ static void write_file_atomic(const char *path, const void *data, size_t len) {
     if (!ok || rename(tmp, path) != 0) remove(tmp);
 }
 
+/* WEBNNC_PIPELINE_STATS=1: one stderr line per new pipeline with the driver's statistics. */
+static void print_pipeline_stats(VkDev *d, VkPipeline pipe, const ShaderInfo *si, const uint32_t *spec, int n_spec) {
+    PFN_vkGetPipelineExecutableStatisticsKHR get_stats =
+        (PFN_vkGetPipelineExecutableStatisticsKHR)vkGetDeviceProcAddr(d->device, "vkGetPipelineExecutableStatisticsKHR");
+    if (!get_stats) return;
+    VkPipelineExecutableInfoKHR ei = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR, .pipeline = pipe, .executableIndex = 0};
+    VkPipelineExecutableStatisticKHR st[32];
+    uint32_t n = 32;
+    for (uint32_t i = 0; i < n; i++) st[i] = (VkPipelineExecutableStatisticKHR){.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR};
+    VkResult r = get_stats(d->device, &ei, &n, st);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) return;
+    fprintf(stderr, "pipeline %s %s->%s spec [", si->name, dtype_name(si->a), dtype_name(si->b));
+    for (int i = 0; i < n_spec; i++) fprintf(stderr, "%s%u", i ? " " : "", spec[i]);
+    fprintf(stderr, "]:");
+    for (uint32_t i = 0; i < n; i++) {
+        fprintf(stderr, " %s=", st[i].name);
+        switch (st[i].format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: fprintf(stderr, "%u", st[i].value.b32); break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: fprintf(stderr, "%lld", (long long)st[i].value.i64); break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: fprintf(stderr, "%llu", (unsigned long long)st[i].value.u64); break;
+        default: fprintf(stderr, "%g", st[i].value.f64); break;
+        }
+        fprintf(stderr, ";");
+    }
+    fprintf(stderr, "\n");
+}
+
 VkPipeline pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec) {
     PipelineSet *p = d->pipelines;
     const ShaderInfo *si = shader_get(shader);
@@ -196,7 +223,7 @@ VkPipeline pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec) {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                   .module = p->modules[shader], .pName = "main", .pSpecializationInfo = &spi},
-        .layout = p->layout};
+        .layout = p->layout, .flags = d->pipeline_stats ? VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR : 0};
     VkPipeline pipe = VK_NULL_HANDLE;
     r = vkCreateComputePipelines(d->device, cache, 1, &pci, NULL, &pipe);
     if (cache && r == VK_SUCCESS && !init) {
@@ -213,6 +240,7 @@ VkPipeline pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec) {
         diag_error("vulkan: creating the pipeline for shader %s failed (VkResult %d)", si->name, (int)r);
         return VK_NULL_HANDLE;
     }
+    if (d->pipeline_stats) print_pipeline_stats(d, pipe, si, spec, n_spec);
     if (p->n == p->cap) {
         int cap = p->cap ? 2 * p->cap : 32;
         PipeEntry *ne = realloc(p->entries, sizeof *ne * (size_t)cap);
