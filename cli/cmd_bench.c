@@ -2,7 +2,8 @@
  * [--nodes N] [--iters N] [--copy-mib N] [--json] [--no-fuse]`: runtime benchmarks (not tests).
  *
  * Each benchmark builds its IR graph in code, loads it with the public runtime API (the path of
- * `webnnc run`), warms up, then times --iters replays of the recorded command buffer.  Time per
+ * `webnnc run`), warms up (5 runs and at least 0.3 s), then times --iters replays of the recorded
+ * command buffer.  Time per
  * run is the median GPU time between two timestamps the runtime writes after the input uploads
  * and after the last node dispatch (wnrt_set_timing); without timestamp support it falls back to
  * the wall clock of wnrt_run (submit + wait).  Wall-clock figures are printed as well.
@@ -78,6 +79,9 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+#define WARMUP_RUNS 5
+#define WARMUP_US 300000.0
+
 /* Loads g, binds its inputs (zeros of their static shapes), warms up and times cfg->iters runs. */
 static int time_graph(WnrtContext *ctx, Graph *g, const BenchConfig *cfg, bool *gpu_timing, BenchResult *r) {
     WnrtModel *m = wnrt_load(ctx, g);
@@ -106,7 +110,11 @@ static int time_graph(WnrtContext *ctx, Graph *g, const BenchConfig *cfg, bool *
         }
         if (wnrt_bind_input(m, v->name, zeros, bytes, v->rank, shape) < 0) goto done;
     }
-    for (int i = 0; i < 5; i++)
+    /* warm-up: at least WARMUP_RUNS runs and WARMUP_US of wall time, so that GPU clocks have
+     * left their idle state before timing (a cold H100 timed the dispatch chain at 6.8 us per
+     * dispatch instead of 2.9) */
+    double warm_start = now_us();
+    for (int i = 0; i < WARMUP_RUNS || (now_us() - warm_start < WARMUP_US && i < 100000); i++)
         if (wnrt_run(m) < 0) goto done;
     for (int64_t i = 0; i < cfg->iters; i++) {
         double t0 = now_us();
