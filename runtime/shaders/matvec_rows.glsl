@@ -1,7 +1,7 @@
-#version 450
-// matvec_rows.comp - y[m, n] = sum_k x[m, k] * W[n, k] for weights stored ROW-major [N, K] (each
+// matvec_rows.glsl - y[m, n] = sum_k x[m, k] * W[n, k] for weights stored ROW-major [N, K] (each
 // output row n reads one contiguous run of K weights): the fast M == 1 (small M) path of matmul
-// with a constant B (k_matvec.c).  Weight formats (spec constant WBITS):
+// with a constant B (k_matvec.c).  Included by matvec_rows.comp (HALF_DOT 0) and
+// matvec_rows_half.comp (HALF_DOT 1).  Weight formats (spec constant WBITS):
 //   16 / 32  float weights of the activation type (f16 / f32), no scale;
 //   4 / 8    integers dequantized in registers: (q - zeroPoint) * scale, the scale and zero point
 //            of block (n / block_n, k / block_k); 4-bit rows are packed two per byte, low nibble
@@ -13,15 +13,21 @@
 //                  4-bit rows are not 16-byte aligned (K % 32 != 0; QLAYOUT bit 0).  The scale and
 //                  zero point are read once per unit and row (once per 16 k when a block boundary
 //                  can fall inside a unit: QLAYOUT bit 1).
-// Dequantization without shifts or integer-to-float conversions: value j of a 16-bit half-word h
-// is masked in place, (h & (QMASK << j*WBITS)) | 0x4b000000 is the float 2^23 + q * 2^(j*WBITS)
-// (below 2^24, so exact), and fma(that, 2^-(j*WBITS), -(2^(23 - j*WBITS) + zp)) = q - zp exactly.
-// Signed values are offset to unsigned by flipping their sign bits (q ^ 8 = q + 8 for int4), which
-// the zero-point term takes back.  f32 accumulation; the unit's sum is scaled once.  Two units per
-// loop iteration keep more loads in flight, or (QLAYOUT bit 2) a software pipeline loads the next
-// unit's weights and activations before computing the current one.  The workgroup reduces with subgroupAdd then shared
-// memory (or shared memory only without subgroup arithmetic).
-// Grid: x/y fold the row groups of this dispatch (flat_group), z = activation row m.
+// A quantized unit is loaded whole (weights, activations as stored, scales, zero-point words)
+// before it is computed; two units per loop iteration.
+// Dequantization without shifts or integer-to-float conversions (HALF_DOT 0, exact, f32): value j
+// of a 16-bit half-word h is masked in place, (h & (QMASK << j*WBITS)) | 0x4b000000 is the float
+// 2^23 + q * 2^(j*WBITS) (below 2^24, so exact), and fma(that, 2^-(j*WBITS), -(2^(23 - j*WBITS) +
+// zp)) = q - zp exactly; the zero point itself becomes the float 2^23 + zp the same way.  Signed
+// values are offset to unsigned by flipping their sign bits (q ^ 8 = q + 8 for int4), which the
+// zero-point term takes back.  f32 accumulation; the unit's sum is scaled once.
+// HALF_DOT 1 (4-bit weights, float16 activations, devices with float16 arithmetic): two nibbles at
+// a time as float16 pairs, (w & 0x000F000F) | 0x64006400 = (1024 + q0, 1024 + q4); one f16 fma
+// turns them into (q - zp) / 16 exactly; the products with x are summed four at a time in f16
+// (|partial| <= 5.75 * max|x|, so no overflow below |x| = 11392) and then in f32; a unit whose
+// f16 sum is not finite is computed again in the exact form.
+// The workgroup reduces with subgroupAdd then shared memory (or shared memory only without
+// subgroup arithmetic).  Grid: x/y fold the row groups of this dispatch (flat_group), z = row m.
 #include "common.glsl"
 #extension GL_KHR_shader_subgroup_basic : enable
 #extension GL_KHR_shader_subgroup_arithmetic : enable
@@ -32,8 +38,7 @@ layout(constant_id = 3) const bool WSIGNED = false; // quantized values are sign
 layout(constant_id = 4) const bool HAS_ZP = false;
 layout(constant_id = 5) const bool SG_REDUCE = true; // subgroupAdd available
 layout(constant_id = 6) const uint SLOTS = 64;       // shared slots per row (>= subgroups or invocations)
-layout(constant_id = 7) const uint QLAYOUT = 0u;     // quantized: bit 0 uvec2 units, bit 1 blocks split units,
-                                                     // bit 2 prefetch the next unit (software pipeline)
+layout(constant_id = 7) const uint QLAYOUT = 0u;     // quantized: bit 0 uvec2 units, bit 1 blocks split units
 
 layout(push_constant) uniform PC {
     uint rows;      // rows of this dispatch
@@ -62,17 +67,24 @@ shared float red[8 * SLOTS];
 const bool QUANT = WBITS <= 8u;
 const uint QWORDS = (QLAYOUT & 1u) != 0u ? 2u : 4u; // 32-bit words per quantized unit
 const bool SPLIT = (QLAYOUT & 2u) != 0u;
-const bool PREFETCH = (QLAYOUT & 4u) != 0u;
 const uint KPU = QUANT ? QWORDS * 32u / WBITS : 16u; // k per unit
 const uint SUBS = KPU / 16u;                         // 16-k sub-units per unit (1 or 2)
 const uint VPH = QUANT ? 16u / WBITS : 1u;           // quantized values per 16-bit half-word
 const uint QMASK = (1u << WBITS) - 1u;
 const uint SIGNFLIP = WSIGNED ? (WBITS == 4u ? 0x88888888u : 0x80808080u) : 0u;
+const uint XVECS = KPU * A_BITS / 128u;              // uvec4 of activations per unit (2 .. 8)
+const bool HALF = HALF_DOT != 0 && WBITS == 4u && A_BITS == 16;
 
-float xv[32];  // activations of the current unit
-uvec4 qw[8];   // quantized weight units of the ROWS rows
-uvec4 qn[8];   // PREFETCH: the next unit's weights
-uvec4 xn[8];   // PREFETCH: the next unit's activations, as stored
+// One quantized unit of ROWS rows, as loaded: weights, activations as stored, and per row the
+// scale and the zero-point word of its block(s) (index 1: the second block of a split unit).
+struct Unit {
+    uvec4 q[8];
+    uvec4 x[8];
+    float s[8][2];
+    uint z[8][2];
+};
+
+float xv[32]; // activations of a float-weight unit, or of the quantized unit being computed
 
 // Activations [16 * h, 16 * h + 16) of the unit starting at k = k0, into xv.
 void load_x16(uint m, uint k0, uint h) {
@@ -117,17 +129,67 @@ float dot_float(uint row, uint u) {
     return acc;
 }
 
-// ---- quantized weights -----------------------------------------------------------------------
-
-// Zero point of block index zi (elements of the zero-point dtype: 4 or 8 bits), as stored.
-float zero_point(uint zi) {
-    uint word = z_in[zi * WBITS / 32u];
-    uint off = (zi * WBITS) % 32u;
-    return WSIGNED ? float(bitfieldExtract(int(word), int(off), int(WBITS))) : float(bitfieldExtract(word, int(off), int(WBITS)));
+void float_unit(uint m, uint u, uint first, inout float acc[8]) {
+    load_x16(m, u * 16u, 0u);
+    for (uint r = 0u; r < ROWS; r++) acc[r] += dot_float(min(first + r, pc.rows - 1u), u);
 }
+
+// ---- quantized weights -----------------------------------------------------------------------
 
 // Block index along k of element k.
 uint kblock(uint k) { return pc.kshift < 32u ? k >> pc.kshift : k / pc.block_k; }
+
+// Zero point of block element zi, offset to unsigned (+8 / +128 when signed), from its 32-bit word.
+uint zero_point(uint word, uint zi) {
+    if (!HAS_ZP) return WSIGNED ? 1u << (WBITS - 1u) : 0u;
+    return ((word >> ((zi * WBITS) % 32u)) & QMASK) ^ (WSIGNED ? 1u << (WBITS - 1u) : 0u);
+}
+
+// Loads unit u (k from u * KPU) of rows first .. first + ROWS - 1 (clamped).
+void load_unit(uint m, uint u, uint first, uint rbase[8], out Unit t) {
+    uint k0 = u * KPU;
+    for (uint r = 0u; r < ROWS; r++) {
+        uint row = min(first + r, pc.rows - 1u);
+        if (QWORDS == 4u) t.q[r] = w4[pc.w_base + row * pc.units + u];
+        else t.q[r] = uvec4(w2[pc.w_base + row * pc.units + u], 0u, 0u);
+    }
+    uint xi = pc.x_base + m * pc.x_stride + k0 * A_BITS / 128u;
+    for (uint c = 0u; c < XVECS; c++) t.x[c] = x4[xi + c];
+    uint kb[2] = uint[2](kblock(k0) * pc.s_k, SPLIT && SUBS > 1u ? kblock(k0 + 16u) * pc.s_k : 0u);
+    for (uint r = 0u; r < ROWS; r++)
+        for (uint b = 0u; b < (SPLIT && SUBS > 1u ? 2u : 1u); b++) {
+            uint bi = rbase[r] + kb[b];
+            t.s[r][b] = float(s_in[pc.s_base + bi]);
+            t.z[r][b] = HAS_ZP ? z_in[(pc.z_base + bi) * WBITS / 32u] : 0u;
+        }
+}
+
+#if HALF_DOT
+// sum over the 8 values of word w of (q - zp) / 16 * x, x = the 8 float16 of xq (k in order);
+// b0 / b1 = -(64 + zp / 16) / -(4 + zp / 16) as float16 pairs.
+float dot_word_half(uint w, uvec4 xq, f16vec2 b0, f16vec2 b1) {
+    uint w8 = w >> 8u;
+    f16vec2 d0 = fma(unpackFloat2x16((w & 0x000F000Fu) | 0x64006400u), f16vec2(0.0625), b0);   // (q0, q4)
+    f16vec2 d1 = fma(unpackFloat2x16((w & 0x00F000F0u) | 0x64006400u), f16vec2(0.00390625), b1); // (q1, q5)
+    f16vec2 d2 = fma(unpackFloat2x16((w8 & 0x000F000Fu) | 0x64006400u), f16vec2(0.0625), b0);  // (q2, q6)
+    f16vec2 d3 = fma(unpackFloat2x16((w8 & 0x00F000F0u) | 0x64006400u), f16vec2(0.00390625), b1); // (q3, q7)
+    f16vec2 s = d0 * unpackFloat2x16((xq.x & 0xffffu) | (xq.z << 16u));           // (x0, x4)
+    s = fma(d1, unpackFloat2x16((xq.x >> 16u) | (xq.z & 0xffff0000u)), s);       // (x1, x5)
+    s = fma(d2, unpackFloat2x16((xq.y & 0xffffu) | (xq.w << 16u)), s);           // (x2, x6)
+    s = fma(d3, unpackFloat2x16((xq.y >> 16u) | (xq.w & 0xffff0000u)), s);       // (x3, x7)
+    vec2 f = vec2(s);
+    return f.x + f.y;
+}
+
+// sum over words [i0, i1) of row r's weights: word i pairs with activation vector i.
+float dot_half(uvec4 w, const Unit t, uint zp, uint i0, uint i1) {
+    float z16 = float(zp) * 0.0625;
+    f16vec2 b0 = f16vec2(float16_t(-(64.0 + z16))), b1 = f16vec2(float16_t(-(4.0 + z16)));
+    float a = 0.0;
+    for (uint i = i0; i < i1; i++) a += dot_word_half(w[i], t.x[i], b0, b1);
+    return a * 16.0;
+}
+#endif
 
 // sum over the VPH values of each half of word w of (q - zp) * x, x from xv[xo..]: the low half
 // holds k = xo .. xo + VPH - 1, the high half the next VPH.  nb[j] = -(2^(23 - j*WBITS) + zp).
@@ -142,74 +204,61 @@ float dot_word(uint w, uint xo, float nb[4], float acc) {
     return acc;
 }
 
-// Scale and negated biases of scale / zero-point element bi.
-float block_terms(uint bi, out float nb[4]) {
-    float zp = (WSIGNED ? float(1u << (WBITS - 1u)) : 0.0) + (HAS_ZP ? zero_point(pc.z_base + bi) : 0.0);
-    for (uint j = 0u; j < 4u; j++) nb[j] = -(float(1u << (23u - min(j * WBITS, 23u))) + zp);
-    return float(s_in[pc.s_base + bi]);
+// sum over words [i0, i1) of (q - zp) * x (exact dequantization, f32).
+float dot_exact(uvec4 w, uint zp, uint i0, uint i1) {
+    float zf = uintBitsToFloat(0x4b000000u | zp); // 2^23 + zp
+    float nb[4];
+    for (uint j = 0u; j < 4u; j++) nb[j] = (8388608.0 - float(1u << (23u - min(j * WBITS, 23u)))) - zf;
+    float a = 0.0;
+    for (uint i = i0; i < i1; i++) a = dot_word(w[i], i * 2u * VPH, nb, a);
+    return a;
 }
 
-// Weights of unit u of rows first .. first + ROWS - 1 (clamped) into q.
-void load_units(uint u, uint first, out uvec4 q[8]) {
-    for (uint r = 0u; r < ROWS; r++) {
-        uint row = min(first + r, pc.rows - 1u);
-        if (QWORDS == 4u) q[r] = w4[pc.w_base + row * pc.units + u];
-        else q[r] = uvec4(w2[pc.w_base + row * pc.units + u], 0u, 0u);
-    }
-}
-
-// PREFETCH: the activations of the unit starting at k0, as stored (KPU * A_BITS / 128 uvec4).
-void load_x_raw(uint m, uint k0) {
-    uint i = pc.x_base + m * pc.x_stride + k0 * A_BITS / 128u;
-    for (uint c = 0u; c < KPU * A_BITS / 128u; c++) xn[c] = x4[i + c];
-}
-
-// PREFETCH: xv from the stored activations xn.
-void unpack_x_raw() {
-    for (uint c = 0u; c < KPU * A_BITS / 128u; c++) {
+// The activations of unit t as f32, into xv.
+void unpack_x(const Unit t) {
+    for (uint c = 0u; c < XVECS; c++) {
 #if A_BITS == 16
         for (uint j = 0u; j < 4u; j++) {
-            vec2 f = unpackHalf2x16(xn[c][j]);
+            vec2 f = unpackHalf2x16(t.x[c][j]);
             xv[c * 8u + j * 2u] = f.x;
             xv[c * 8u + j * 2u + 1u] = f.y;
         }
 #else
-        vec4 f = uintBitsToFloat(xn[c]);
+        vec4 f = uintBitsToFloat(t.x[c]);
         xv[c * 4u] = f.x; xv[c * 4u + 1u] = f.y; xv[c * 4u + 2u] = f.z; xv[c * 4u + 3u] = f.w;
 #endif
     }
 }
 
-// Unit u (k from u * KPU) of rows first .. first + ROWS - 1 (clamped) into acc; the weights in qw
-// and the activations in xv already when `loaded`.
-void quant_unit(uint m, uint u, uint first, uint rbase[8], bool loaded, inout float acc[8]) {
-    uint k0 = u * KPU;
-    if (!loaded) {
-        load_units(u, first, qw);
-        for (uint h = 0u; h < SUBS; h++) load_x16(m, k0, h);
+// sum over words [i0, i1) of w of (q - zp) * x: float16 pairs when HALF, falling back to the exact
+// f32 form when a float16 partial overflowed (or x holds Inf / NaN, which the exact form keeps).
+float dot_words(uvec4 w, const Unit t, uint zp, uint i0, uint i1, inout bool unpacked) {
+#if HALF_DOT
+    if (HALF) {
+        float a = dot_half(w, t, zp, i0, i1);
+        if (!isinf(a) && !isnan(a)) return a;
     }
-    uint kb0 = kblock(k0) * pc.s_k, kb1 = SPLIT && SUBS > 1u ? kblock(k0 + 16u) * pc.s_k : kb0;
-    for (uint r = 0u; r < ROWS; r++) {
-        uvec4 w = qw[r] ^ uvec4(SIGNFLIP);
-        float nb0[4], nb1[4];
-        float s0 = block_terms(rbase[r] + kb0, nb0);
-        if (SUBS == 1u || !SPLIT) {
-            float a = 0.0;
-            for (uint i = 0u; i < QWORDS; i++) a = dot_word(w[i], i * 2u * VPH, nb0, a);
-            acc[r] = fma(s0, a, acc[r]);
-        } else {
-            float s1 = block_terms(rbase[r] + kb1, nb1);
-            float a0 = 0.0, a1 = 0.0;
-            for (uint i = 0u; i < QWORDS / 2u; i++) a0 = dot_word(w[i], i * 2u * VPH, nb0, a0);
-            for (uint i = QWORDS / 2u; i < QWORDS; i++) a1 = dot_word(w[i], i * 2u * VPH, nb1, a1);
-            acc[r] = fma(s0, a0, fma(s1, a1, acc[r]));
-        }
+#endif
+    if (!unpacked) {
+        unpack_x(t);
+        unpacked = true;
     }
+    return dot_exact(w, zp, i0, i1);
 }
 
-void float_unit(uint m, uint u, uint first, inout float acc[8]) {
-    load_x16(m, u * 16u, 0u);
-    for (uint r = 0u; r < ROWS; r++) acc[r] += dot_float(min(first + r, pc.rows - 1u), u);
+// Adds unit t (k from u * KPU) of rows first .. first + ROWS - 1 to acc.
+void compute_unit(uint u, const Unit t, uint rbase[8], inout float acc[8]) {
+    bool two = SPLIT && SUBS > 1u;
+    uint bi0 = kblock(u * KPU) * pc.s_k, bi1 = two ? kblock(u * KPU + 16u) * pc.s_k : bi0;
+    uint mid = two ? QWORDS / 2u : QWORDS;
+    bool unpacked = false;
+    for (uint r = 0u; r < ROWS; r++) {
+        uvec4 w = t.q[r] ^ uvec4(SIGNFLIP);
+        uint z0 = zero_point(t.z[r][0], pc.z_base + rbase[r] + bi0);
+        uint z1 = two ? zero_point(t.z[r][1], pc.z_base + rbase[r] + bi1) : z0;
+        float a0 = dot_words(w, t, z0, 0u, mid, unpacked), a1 = two ? dot_words(w, t, z1, mid, QWORDS, unpacked) : 0.0;
+        acc[r] = fma(t.s[r][0], a0, two ? fma(t.s[r][1], a1, acc[r]) : acc[r]);
+    }
 }
 
 void main() {
@@ -224,33 +273,25 @@ void main() {
     uint rbase[8];
     for (uint r = 0u; r < ROWS; r++) rbase[r] = QUANT ? ((pc.row0 + min(first + r, pc.rows - 1u)) / pc.block_n) * pc.s_n : 0u;
     uint wgs = gl_WorkGroupSize.x, u = tid;
-    if (QUANT && PREFETCH) {
-        // software pipeline: the next unit's weights and activations load while this one computes
-        if (u < pc.units) {
-            load_units(u, first, qn);
-            load_x_raw(m, u * KPU);
-        }
-        for (; u < pc.units; u += wgs) {
-            for (uint r = 0u; r < ROWS; r++) qw[r] = qn[r];
-            unpack_x_raw();
-            uint un = min(u + wgs, pc.units - 1u); // past the end: reload the last unit (unused)
-            load_units(un, first, qn);
-            load_x_raw(m, un * KPU);
-            quant_unit(m, u, first, rbase, true, acc);
-        }
-    }
+    Unit ta, tb;
     for (; u + wgs < pc.units; u += 2u * wgs) {
-        if (QUANT) {
-            quant_unit(m, u, first, rbase, false, acc);
-            quant_unit(m, u + wgs, first, rbase, false, acc);
-        } else {
+        if (!QUANT) {
             float_unit(m, u, first, acc);
             float_unit(m, u + wgs, first, acc);
+        } else {
+            load_unit(m, u, first, rbase, ta);
+            compute_unit(u, ta, rbase, acc);
+            load_unit(m, u + wgs, first, rbase, tb);
+            compute_unit(u + wgs, tb, rbase, acc);
         }
     }
     if (u < pc.units) {
-        if (QUANT) quant_unit(m, u, first, rbase, false, acc);
-        else float_unit(m, u, first, acc);
+        if (QUANT) {
+            load_unit(m, u, first, rbase, ta);
+            compute_unit(u, ta, rbase, acc);
+        } else {
+            float_unit(m, u, first, acc);
+        }
     }
     uint slot;
     if (SG_REDUCE) {

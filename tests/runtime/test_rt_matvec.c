@@ -131,6 +131,7 @@ typedef struct {
     int64_t block;  /* along K; K = per-channel */
     bool zero_zp;   /* all zero points 0 */
     bool f32;       /* float32 activations and scales (else float16) */
+    float x_fill;   /* != 0: every activation is x_fill and scales are (1..8) / 2^14 (else |x| <= 1, scales (1..8) / 256) */
 } QCase;
 
 static void put_q(uint8_t *buf, DType qt, int64_t i, int v) {
@@ -152,9 +153,9 @@ static void check_quant(const QCase *c) {
     for (int64_t i = 0; i < K * N; i++) qv[i] = lo + irand(span); /* logical q[n][k] at n*K+k */
     for (int64_t i = 0; i < N * nb; i++) {
         zv[i] = c->zero_zp ? 0 : lo + irand(span);
-        sv[i] = (float)(1 + irand(8)) / 256.0f; /* logical [n][block] */
+        sv[i] = (float)(1 + irand(8)) / (c->x_fill != 0 ? 16384.0f : 256.0f); /* logical [n][block] */
     }
-    for (int64_t i = 0; i < M * K; i++) xf[i] = frand();
+    for (int64_t i = 0; i < M * K; i++) xf[i] = c->x_fill != 0 ? c->x_fill : frand();
     /* storage in the graph's orientation: [N, K] (scale [N, nb]) or [K, N] (scale [nb, N]) */
     uint64_t qbytes = dtype_storage_bytes(c->qt, (uint64_t)(K * N)), zbytes = dtype_storage_bytes(c->qt, (uint64_t)(N * nb));
     uint8_t *qs = calloc(qbytes, 1), *zs = calloc(zbytes, 1);
@@ -236,14 +237,23 @@ END_TEST
 START_TEST(i4_half_units) { check_quant(&(QCase){DT_I4, true, 1, 80, 21, 16, false}); }
 END_TEST
 
-/* the software-pipelined variant (WEBNNC_MATVEC_PREFETCH=1) over the layouts above */
-START_TEST(prefetch_variants) {
-    setenv("WEBNNC_MATVEC_PREFETCH", "1", 1);
+/* the exact f32 kernel (WEBNNC_MATVEC_HALF=0) on the float16 layouts above, which run the
+ * float16-pair kernel by default where the device has float16 arithmetic */
+START_TEST(exact_kernel) {
+    setenv("WEBNNC_MATVEC_HALF", "0", 1);
     check_quant(&(QCase){DT_U4, true, 1, 2080, 19, 32, false});
-    check_quant(&(QCase){DT_I4, false, 1, 160, 11, 16, false, true});
     check_quant(&(QCase){DT_I4, true, 1, 80, 21, 16, false});
-    check_quant(&(QCase){DT_U8, true, 2, 80, 9, 80, false, true});
-    unsetenv("WEBNNC_MATVEC_PREFETCH");
+    check_quant(&(QCase){DT_U4, true, 2, 192, 13, 48, false});
+    check_quant(&(QCase){DT_I4, true, 4, 48, 7, 16, true});
+    unsetenv("WEBNNC_MATVEC_HALF");
+}
+END_TEST
+/* activations of 30720 with non-negative q - zp: the float16 partial sums of the float16-pair
+ * kernel overflow in most words, and the kernel recomputes those units exactly (without the
+ * fallback the outputs are Inf) */
+START_TEST(half_overflow_fallback) {
+    check_quant(&(QCase){DT_U4, true, 1, 256, 40, 32, true, .x_fill = 30720});
+    check_quant(&(QCase){DT_U4, true, 2, 96, 9, 16, true, .x_fill = 30720});
 }
 END_TEST
 
@@ -342,7 +352,8 @@ int main(void) {
     tcase_add_test(tc, u4_long_rows);
     tcase_add_test(tc, i8_f32_k208);
     tcase_add_test(tc, i4_half_units);
-    tcase_add_test(tc, prefetch_variants);
+    tcase_add_test(tc, exact_kernel);
+    tcase_add_test(tc, half_overflow_fallback);
     tcase_add_test(tc, k_not_multiple_of_16);
     tcase_add_test(tc, copy_vectors_exact);
     tcase_add_test(tc, copy_vectors_tail);
