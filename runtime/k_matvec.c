@@ -14,13 +14,13 @@ typedef struct {
 } MatvecRowsPush;
 
 /* Workgroup size and rows per workgroup (bench/matvec_sweep.sh, 4096x4096, driver 580): float16
- * 64 x 4 rows (H200: 8.65 us), exact int4 32 x 2 rows (H200: 4.66 us; H100: 4.65 us), float16-pair
- * int4 32 x 4 rows (H100: 3.97 us) were best; CPU devices: 64 x 4.  Rows with fewer units than
- * invocations get a smaller workgroup (down to one subgroup, at least 32). */
-static void work_split(const WnrtDeviceInfo *d, int bits, bool half, uint64_t units, uint32_t *wg, uint32_t *rows) {
+ * 64 x 4 rows (H200: 8.65 us), int4 32 x 2 rows (H100: float16-pair 4.09 us, 64 registers, 78.3%
+ * of copy; exact 4.72 us) were best; CPU devices: 64 x 4.  Rows with fewer units than invocations
+ * get a smaller workgroup (down to one subgroup, at least 32). */
+static void work_split(const WnrtDeviceInfo *d, int bits, uint64_t units, uint32_t *wg, uint32_t *rows) {
     bool cpu = d->type == WNRT_DEV_CPU;
     *wg = cpu || bits > 8 ? 64 : 32;
-    *rows = cpu || bits > 8 || half ? 4 : 2;
+    *rows = cpu || bits > 8 ? 4 : 2;
     uint32_t min_wg = d->subgroup_size > 32 ? d->subgroup_size : 32;
     while (*wg / 2 >= min_wg && *wg / 2 >= units) *wg /= 2;
     /* tuning overrides (bench sweeps): WEBNNC_MATVEC_WG = 32..1024, WEBNNC_MATVEC_ROWS = 1..8 */
@@ -40,11 +40,11 @@ static bool env_flag(const char *name, bool def) {
 }
 
 /* 4-bit weights with float16 activations use the float16-pair kernel (matvec_rows_half.comp) on
- * devices with float16 arithmetic: 80.6% of the copy bandwidth against 68.7% for the exact f32
- * kernel (H100, 4096 x 4096 with zero points, bench/matvec_sweep.sh); WEBNNC_MATVEC_HALF=0 forces
- * the exact kernel. */
+ * GPUs with float16 arithmetic: 78.3% of the copy bandwidth against 67.8% for the exact f32 kernel
+ * (H100, 4096 x 4096 with zero points, bench/matvec_sweep.sh).  CPU devices emulate float16 and
+ * run the exact kernel faster.  WEBNNC_MATVEC_HALF=1 / 0 forces the choice (where float16 exists). */
 static bool half_dot(const WnrtDeviceInfo *d, const KMatvecRows *p, DType act) {
-    return p->bits == 4 && act == DT_F16 && d->float16 && env_flag("WEBNNC_MATVEC_HALF", true);
+    return p->bits == 4 && act == DT_F16 && d->float16 && env_flag("WEBNNC_MATVEC_HALF", d->type != WNRT_DEV_CPU);
 }
 
 /* Quantized units (matvec_rows.comp): 16 bytes of weights, or 8 bytes for 4-bit rows whose byte
@@ -117,7 +117,7 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
     if (sh < 0) return -1;
     uint64_t ku = unit_k(p);
     uint32_t wg, rows;
-    work_split(d, p->bits, half, K / ku, &wg, &rows);
+    work_split(d, p->bits, K / ku, &wg, &rows);
     /* QLAYOUT: bit 0 = 8-byte units, bit 1 = a block boundary may fall inside a unit */
     uint32_t qlayout = (half_units(p) ? 1u : 0u) | (quant && (uint64_t)p->block_k % ku ? 2u : 0u);
     uint32_t spec[8] = {wg, rows, (uint32_t)p->bits, p->is_signed, p->has_zp, d->subgroup_arithmetic, wg, qlayout};

@@ -24,8 +24,9 @@
 // HALF_DOT 1 (4-bit weights, float16 activations, devices with float16 arithmetic): two nibbles at
 // a time as float16 pairs, (w & 0x000F000F) | 0x64006400 = (1024 + q0, 1024 + q4); one f16 fma
 // turns them into (q - zp) / 16 exactly; the products with x are summed four at a time in f16
-// (|partial| <= 5.75 * max|x|, so no overflow below |x| = 11392) and then in f32; a unit whose
-// f16 sum is not finite is computed again in the exact form.
+// (|partial| <= 5.75 * max|x|, so no overflow below |x| = 11392) and then in f32; an invocation
+// whose row sums end up not finite computes its units again in the exact form (outside the hot
+// loop: a check inside it cost a third of the speed on an H100).
 // The workgroup reduces with subgroupAdd then shared memory (or shared memory only without
 // subgroup arithmetic).  Grid: x/y fold the row groups of this dispatch (flat_group), z = row m.
 #include "common.glsl"
@@ -230,34 +231,54 @@ void unpack_x(const Unit t) {
     }
 }
 
-// sum over words [i0, i1) of w of (q - zp) * x: float16 pairs when HALF, falling back to the exact
-// f32 form when a float16 partial overflowed (or x holds Inf / NaN, which the exact form keeps).
-float dot_words(uvec4 w, const Unit t, uint zp, uint i0, uint i1, inout bool unpacked) {
-#if HALF_DOT
-    if (HALF) {
-        float a = dot_half(w, t, zp, i0, i1);
-        if (!isinf(a) && !isnan(a)) return a;
-    }
-#endif
-    if (!unpacked) {
-        unpack_x(t);
-        unpacked = true;
-    }
-    return dot_exact(w, zp, i0, i1);
-}
-
-// Adds unit t (k from u * KPU) of rows first .. first + ROWS - 1 to acc.
-void compute_unit(uint u, const Unit t, uint rbase[8], inout float acc[8]) {
+// Adds unit t (k from u * KPU) of rows first .. first + ROWS - 1 to acc: float16 pairs when
+// `use_half`, else exact.
+void compute_unit(uint u, const Unit t, uint rbase[8], bool use_half, inout float acc[8]) {
     bool two = SPLIT && SUBS > 1u;
     uint bi0 = kblock(u * KPU) * pc.s_k, bi1 = two ? kblock(u * KPU + 16u) * pc.s_k : bi0;
     uint mid = two ? QWORDS / 2u : QWORDS;
-    bool unpacked = false;
+    if (!use_half) unpack_x(t);
     for (uint r = 0u; r < ROWS; r++) {
         uvec4 w = t.q[r] ^ uvec4(SIGNFLIP);
         uint z0 = zero_point(t.z[r][0], pc.z_base + rbase[r] + bi0);
         uint z1 = two ? zero_point(t.z[r][1], pc.z_base + rbase[r] + bi1) : z0;
-        float a0 = dot_words(w, t, z0, 0u, mid, unpacked), a1 = two ? dot_words(w, t, z1, mid, QWORDS, unpacked) : 0.0;
+        float a0, a1 = 0.0;
+#if HALF_DOT
+        if (use_half) {
+            a0 = dot_half(w, t, z0, 0u, mid);
+            if (two) a1 = dot_half(w, t, z1, mid, QWORDS);
+        } else
+#endif
+        {
+            a0 = dot_exact(w, z0, 0u, mid);
+            if (two) a1 = dot_exact(w, z1, mid, QWORDS);
+        }
         acc[r] = fma(t.s[r][0], a0, two ? fma(t.s[r][1], a1, acc[r]) : acc[r]);
+    }
+}
+
+// This invocation's units u0, u0 + wgs, ... of rows first .. first + ROWS - 1, added to acc.
+void run_units(uint m, uint u0, uint first, uint rbase[8], bool use_half, inout float acc[8]) {
+    uint wgs = gl_WorkGroupSize.x, u = u0;
+    Unit ta, tb;
+    for (; u + wgs < pc.units; u += 2u * wgs) {
+        if (!QUANT) {
+            float_unit(m, u, first, acc);
+            float_unit(m, u + wgs, first, acc);
+        } else {
+            load_unit(m, u, first, rbase, ta);
+            compute_unit(u, ta, rbase, use_half, acc);
+            load_unit(m, u + wgs, first, rbase, tb);
+            compute_unit(u + wgs, tb, rbase, use_half, acc);
+        }
+    }
+    if (u < pc.units) {
+        if (QUANT) {
+            load_unit(m, u, first, rbase, ta);
+            compute_unit(u, ta, rbase, use_half, acc);
+        } else {
+            float_unit(m, u, first, acc);
+        }
     }
 }
 
@@ -272,25 +293,14 @@ void main() {
     // scale / zero-point element of each row's block 0 (divisions hoisted out of the loop)
     uint rbase[8];
     for (uint r = 0u; r < ROWS; r++) rbase[r] = QUANT ? ((pc.row0 + min(first + r, pc.rows - 1u)) / pc.block_n) * pc.s_n : 0u;
-    uint wgs = gl_WorkGroupSize.x, u = tid;
-    Unit ta, tb;
-    for (; u + wgs < pc.units; u += 2u * wgs) {
-        if (!QUANT) {
-            float_unit(m, u, first, acc);
-            float_unit(m, u + wgs, first, acc);
-        } else {
-            load_unit(m, u, first, rbase, ta);
-            compute_unit(u, ta, rbase, acc);
-            load_unit(m, u + wgs, first, rbase, tb);
-            compute_unit(u + wgs, tb, rbase, acc);
-        }
-    }
-    if (u < pc.units) {
-        if (QUANT) {
-            load_unit(m, u, first, rbase, ta);
-            compute_unit(u, ta, rbase, acc);
-        } else {
-            float_unit(m, u, first, acc);
+    run_units(m, tid, first, rbase, HALF, acc);
+    if (HALF) {
+        // a float16 partial overflowed (or x holds Inf / NaN): this invocation's units again, exactly
+        bool finite = true;
+        for (uint r = 0u; r < ROWS; r++) finite = finite && !isinf(acc[r]) && !isnan(acc[r]);
+        if (!finite) {
+            for (uint r = 0u; r < ROWS; r++) acc[r] = 0.0;
+            run_units(m, tid, first, rbase, false, acc);
         }
     }
     uint slot;

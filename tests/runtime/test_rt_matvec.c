@@ -237,23 +237,35 @@ END_TEST
 START_TEST(i4_half_units) { check_quant(&(QCase){DT_I4, true, 1, 80, 21, 16, false}); }
 END_TEST
 
-/* the exact f32 kernel (WEBNNC_MATVEC_HALF=0) on the float16 layouts above, which run the
- * float16-pair kernel by default where the device has float16 arithmetic */
-START_TEST(exact_kernel) {
-    setenv("WEBNNC_MATVEC_HALF", "0", 1);
+/* The float16-pair kernel (WEBNNC_MATVEC_HALF=1; the default on GPUs, while CPU devices run the
+ * exact kernel) on the float16 layouts above; the device must have float16 arithmetic. */
+static void force_half(bool on) {
+    if (!on) {
+        unsetenv("WEBNNC_MATVEC_HALF");
+        return;
+    }
+    ck_assert_msg(wnrt_context_device(rt_ctx)->float16, "the device has no float16 arithmetic: the float16-pair kernel cannot be tested");
+    setenv("WEBNNC_MATVEC_HALF", "1", 1);
+}
+START_TEST(half_kernel) {
+    force_half(true);
     check_quant(&(QCase){DT_U4, true, 1, 2080, 19, 32, false});
+    check_quant(&(QCase){DT_U4, true, 1, 256, 40, 32, false});
     check_quant(&(QCase){DT_I4, true, 1, 80, 21, 16, false});
     check_quant(&(QCase){DT_U4, true, 2, 192, 13, 48, false});
     check_quant(&(QCase){DT_I4, true, 4, 48, 7, 16, true});
-    unsetenv("WEBNNC_MATVEC_HALF");
+    check_quant(&(QCase){DT_U4, false, 2, 96, 33, 16, false});
+    force_half(false);
 }
 END_TEST
 /* activations of 30720 with non-negative q - zp: the float16 partial sums of the float16-pair
- * kernel overflow in most words, and the kernel recomputes those units exactly (without the
+ * kernel overflow in most words, and the invocations recompute their units exactly (without the
  * fallback the outputs are Inf) */
 START_TEST(half_overflow_fallback) {
+    force_half(true);
     check_quant(&(QCase){DT_U4, true, 1, 256, 40, 32, true, .x_fill = 30720});
     check_quant(&(QCase){DT_U4, true, 2, 96, 9, 16, true, .x_fill = 30720});
+    force_half(false);
 }
 END_TEST
 
@@ -352,7 +364,7 @@ int main(void) {
     tcase_add_test(tc, u4_long_rows);
     tcase_add_test(tc, i8_f32_k208);
     tcase_add_test(tc, i4_half_units);
-    tcase_add_test(tc, exact_kernel);
+    tcase_add_test(tc, half_kernel);
     tcase_add_test(tc, half_overflow_fallback);
     tcase_add_test(tc, k_not_multiple_of_16);
     tcase_add_test(tc, copy_vectors_exact);
