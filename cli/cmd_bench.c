@@ -79,16 +79,49 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Deterministic small float16 values (|v| <= 1/8) for weights and scales. */
+static void fill_f16(uint16_t *p, uint64_t n, uint16_t base) {
+    uint32_t s = 1;
+    for (uint64_t i = 0; i < n; i++) {
+        s = s * 1103515245u + 12345u;
+        p[i] = (uint16_t)(base | ((s >> 12) & 0x3ff) | ((s >> 22) & 1) << 15);
+    }
+}
+
+static void fill_bytes(uint8_t *p, uint64_t n) {
+    uint32_t s = 7;
+    for (uint64_t i = 0; i < n; i++) {
+        s = s * 1103515245u + 12345u;
+        p[i] = (uint8_t)(s >> 16);
+    }
+}
+
+/* Graph-input values (benchmarks never run on zeros, which can hide work): float16 and float32
+ * in (-1, 1), other dtypes random bytes. */
+static void fill_input(DType dt, void *p, uint64_t n, uint64_t bytes) {
+    if (dt == DT_F16) {
+        fill_f16(p, n, 0x3800);
+    } else if (dt == DT_F32) {
+        uint32_t s = 3;
+        for (uint64_t i = 0; i < n; i++) {
+            s = s * 1103515245u + 12345u;
+            ((float *)p)[i] = (float)((int32_t)(s >> 8) - (1 << 23)) / (float)(1 << 23);
+        }
+    } else {
+        fill_bytes(p, bytes);
+    }
+}
+
 #define WARMUP_RUNS 5
 #define WARMUP_US 300000.0
 
-/* Loads g, binds its inputs (zeros of their static shapes), warms up and times cfg->iters runs. */
+/* Loads g, binds its inputs (fill_input values of their static shapes), warms up and times cfg->iters runs. */
 static int time_graph(WnrtContext *ctx, Graph *g, const BenchConfig *cfg, bool *gpu_timing, BenchResult *r) {
     WnrtModel *m = wnrt_load(ctx, g);
     if (!m) return -1;
     int rc = -1;
     double *gpu = calloc((size_t)cfg->iters, sizeof *gpu), *wall = calloc((size_t)cfg->iters, sizeof *wall);
-    void *zeros = NULL;
+    void *data = NULL;
     if (!gpu || !wall) {
         diag_error("out of memory");
         goto done;
@@ -103,12 +136,13 @@ static int time_graph(WnrtContext *ctx, Graph *g, const BenchConfig *cfg, bool *
         uint64_t n = 1;
         for (int d = 0; d < v->rank; d++) n *= (uint64_t)(shape[d] = v->shape[d].v);
         uint64_t bytes = dtype_storage_bytes(v->dtype, n);
-        free(zeros);
-        if (!(zeros = calloc(bytes ? bytes : 1, 1))) {
+        free(data);
+        if (!(data = calloc(bytes ? bytes : 1, 1))) {
             diag_error("out of memory");
             goto done;
         }
-        if (wnrt_bind_input(m, v->name, zeros, bytes, v->rank, shape) < 0) goto done;
+        fill_input(v->dtype, data, n, bytes);
+        if (wnrt_bind_input(m, v->name, data, bytes, v->rank, shape) < 0) goto done;
     }
     /* warm-up: at least WARMUP_RUNS runs and WARMUP_US of wall time, so that GPU clocks have
      * left their idle state before timing (a cold H100 timed the dispatch chain at 6.8 us per
@@ -136,7 +170,7 @@ static int time_graph(WnrtContext *ctx, Graph *g, const BenchConfig *cfg, bool *
 done:
     free(gpu);
     free(wall);
-    free(zeros);
+    free(data);
     wnrt_free(m);
     return rc;
 }
@@ -151,23 +185,6 @@ static Value *binary(Graph *g, OpId op, Value *a, Value *b) {
 static Value *input(Graph *g, const char *name, DType dt, int64_t d0, int64_t d1) {
     Dim d[2] = {dim_static(d0), dim_static(d1)};
     return graph_add_input(g, name, dt, 2, d);
-}
-
-/* Deterministic small float16 values (|v| <= 1/8) for weights and scales. */
-static void fill_f16(uint16_t *p, uint64_t n, uint16_t base) {
-    uint32_t s = 1;
-    for (uint64_t i = 0; i < n; i++) {
-        s = s * 1103515245u + 12345u;
-        p[i] = (uint16_t)(base | ((s >> 12) & 0x3ff) | ((s >> 22) & 1) << 15);
-    }
-}
-
-static void fill_bytes(uint8_t *p, uint64_t n) {
-    uint32_t s = 7;
-    for (uint64_t i = 0; i < n; i++) {
-        s = s * 1103515245u + 12345u;
-        p[i] = (uint8_t)(s >> 16);
-    }
 }
 
 static int bench_copy(WnrtContext *ctx, const BenchConfig *cfg, bool *ts, BenchResult *r) {
