@@ -10,6 +10,7 @@
 
 #include "diag.h"
 #include "eval.h"
+#include "clamp_cases.h"
 #include "test_util.h"
 
 #define SHAPE(...) (const int64_t[]){__VA_ARGS__}
@@ -153,36 +154,15 @@ static const void *fold_clamp(Value *x, double lo, double hi) {
 }
 
 START_TEST(clamp_nan_and_infinite_bounds) {
-    /* float: NaN bounds are ignored, infinite ones act as given, NaN elements stay NaN */
-    static const float x[6] = {-INFINITY, INFINITY, NAN, -3e35f, -2, 5};
-    static const struct {
-        double lo, hi;
-        float want[6];
-    } fc[] = {
-        {NAN, 2, {-INFINITY, 2, NAN, -3e35f, -2, 2}},
-        {-1, NAN, {-1, INFINITY, NAN, -1, -1, 5}},
-        {NAN, NAN, {-INFINITY, INFINITY, NAN, -3e35f, -2, 5}},
-        {INFINITY, INFINITY, {INFINITY, INFINITY, NAN, INFINITY, INFINITY, INFINITY}},
-        {-INFINITY, -INFINITY, {-INFINITY, -INFINITY, NAN, -INFINITY, -INFINITY, -INFINITY}},
-    };
-    Value *xf = K(DT_F32, 1, SHAPE(6), x);
-    for (int i = 0; i < LEN(fc); i++) expect_f32(fold_clamp(xf, fc[i].lo, fc[i].hi), fc[i].want, 6, 0);
-    /* int32: the same rules, bounds rounded inward and saturated to the type */
-    static const int32_t xi[5] = {INT32_MIN, -5, 0, 7, INT32_MAX};
-    static const struct {
-        double lo, hi;
-        int32_t want[5];
-    } ic[] = {
-        {NAN, 3, {INT32_MIN, -5, 0, 3, 3}},
-        {-2.5, NAN, {-2, -2, 0, 7, INT32_MAX}},
-        {INFINITY, INFINITY, {INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX}},
-        {-INFINITY, -INFINITY, {INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN}},
-    };
-    Value *vi = K(DT_I32, 1, SHAPE(5), xi);
-    for (int i = 0; i < LEN(ic); i++) {
-        const int32_t *r = fold_clamp(vi, ic[i].lo, ic[i].hi);
+    /* float32 and int32: the shared cases of clamp_cases.h */
+    Value *xf = K(DT_F32, 1, SHAPE(6), clamp_f32_x);
+    for (int i = 0; i < CLAMP_CASE_COUNT(clamp_f32_cases); i++)
+        expect_f32(fold_clamp(xf, clamp_f32_cases[i].lo, clamp_f32_cases[i].hi), clamp_f32_cases[i].want, 6, 0);
+    Value *vi = K(DT_I32, 1, SHAPE(5), clamp_i32_x);
+    for (int i = 0; i < CLAMP_CASE_COUNT(clamp_i32_cases); i++) {
+        const int32_t *r = fold_clamp(vi, clamp_i32_cases[i].lo, clamp_i32_cases[i].hi);
         for (int k = 0; k < 5; k++)
-            ck_assert_msg(r[k] == ic[i].want[k], "case %d [%d] = %d, want %d", i, k, r[k], ic[i].want[k]);
+            ck_assert_msg(r[k] == clamp_i32_cases[i].want[k], "case %d [%d] = %d, want %d", i, k, r[k], clamp_i32_cases[i].want[k]);
     }
     /* uint64 (compared unsigned) */
     static const uint64_t xu[3] = {0, 5, UINT64_MAX};

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clamp_cases.h"
 #include "rt_test_util.h"
 
 #define ULP_F32 1.1920929e-7f
@@ -178,22 +179,12 @@ static void run_clamp(DType dt, int64_t count, const void *x, double lo, double 
 /* A NaN bound is no bound on that side (the host passes +-Infinity: GLSL's min/max with NaN are
  * undefined); infinite bounds act as given; NaN elements stay NaN.  float32, float16, int32. */
 START_TEST(clamp_nan_and_infinite_bounds) {
-    static const float x[6] = {-INFINITY, INFINITY, NAN, -3e35f, -2, 5};
-    static const struct {
-        double lo, hi;
-        float want[6];
-    } fc[] = {
-        {NAN, 2, {-INFINITY, 2, NAN, -3e35f, -2, 2}},
-        {-1, NAN, {-1, INFINITY, NAN, -1, -1, 5}},
-        {INFINITY, INFINITY, {INFINITY, INFINITY, NAN, INFINITY, INFINITY, INFINITY}},
-        {-INFINITY, -INFINITY, {-INFINITY, -INFINITY, NAN, -INFINITY, -INFINITY, -INFINITY}},
-    };
-    for (int i = 0; i < (int)(sizeof fc / sizeof *fc); i++) {
+    for (int i = 0; i < CLAMP_CASE_COUNT(clamp_f32_cases); i++) {
         float out[6];
-        run_clamp(DT_F32, 6, x, fc[i].lo, fc[i].hi, out, sizeof out);
+        run_clamp(DT_F32, 6, clamp_f32_x, clamp_f32_cases[i].lo, clamp_f32_cases[i].hi, out, sizeof out);
         for (int k = 0; k < 6; k++)
-            ck_assert_msg(out[k] == fc[i].want[k] || (isnan(out[k]) && isnan(fc[i].want[k])),
-                          "float32 case %d [%d] = %g, want %g", i, k, out[k], fc[i].want[k]);
+            ck_assert_msg(out[k] == clamp_f32_cases[i].want[k] || (isnan(out[k]) && isnan(clamp_f32_cases[i].want[k])),
+                          "float32 case %d [%d] = %g, want %g", i, k, out[k], clamp_f32_cases[i].want[k]);
     }
     /* float16 bits: -inf, +inf, -2, 5 -> clamp(NaN, 2) -> -inf, 2, -2, 2 */
     static const uint16_t h[4] = {0xfc00, 0x7c00, 0xc000, 0x4500}, hwant[4] = {0xfc00, 0x4000, 0xc000, 0x4000};
@@ -201,22 +192,12 @@ START_TEST(clamp_nan_and_infinite_bounds) {
     run_clamp(DT_F16, 4, h, NAN, 2, hout, sizeof hout);
     for (int k = 0; k < 4; k++)
         ck_assert_msg(hout[k] == hwant[k], "float16 [%d] = %#x, want %#x", k, hout[k], hwant[k]);
-    /* int32: bounds rounded inward and saturated to the type */
-    static const int32_t xi[5] = {INT32_MIN, -5, 0, 7, INT32_MAX};
-    static const struct {
-        double lo, hi;
-        int32_t want[5];
-    } ic[] = {
-        {NAN, 3, {INT32_MIN, -5, 0, 3, 3}},
-        {-2.5, NAN, {-2, -2, 0, 7, INT32_MAX}},
-        {INFINITY, INFINITY, {INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX}},
-        {-INFINITY, -INFINITY, {INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN}},
-    };
-    for (int i = 0; i < (int)(sizeof ic / sizeof *ic); i++) {
+    for (int i = 0; i < CLAMP_CASE_COUNT(clamp_i32_cases); i++) {
         int32_t out[5];
-        run_clamp(DT_I32, 5, xi, ic[i].lo, ic[i].hi, out, sizeof out);
+        run_clamp(DT_I32, 5, clamp_i32_x, clamp_i32_cases[i].lo, clamp_i32_cases[i].hi, out, sizeof out);
         for (int k = 0; k < 5; k++)
-            ck_assert_msg(out[k] == ic[i].want[k], "int32 case %d [%d] = %d, want %d", i, k, out[k], ic[i].want[k]);
+            ck_assert_msg(out[k] == clamp_i32_cases[i].want[k], "int32 case %d [%d] = %d, want %d", i, k, out[k],
+                          clamp_i32_cases[i].want[k]);
     }
 }
 END_TEST
