@@ -5,7 +5,8 @@
 #   tests/run_all.sh [BUILD_DIR [MESON_SETUP_ARGS...]]
 #
 # BUILD_DIR defaults to ./build (relative to the source root).  WEBNNC_TEST_ARGS adds arguments to
-# `meson test` (e.g. "--no-suite e2e" for the unit tests only).  Exit status: meson test's.
+# `meson test` (e.g. "--no-suite e2e" for the unit tests only); WEBNNC_TEST_PRELOAD becomes the
+# tests' LD_PRELOAD (not the build's; .ci/run's sanitizer stage uses it).  Exit status: meson test's.
 set -euo pipefail
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-build}
@@ -22,5 +23,6 @@ if [ ! -f "$build/build.ninja" ]; then
     meson setup "$build" "$src" "$@"
 fi
 ninja -C "$build"
+if [ -n "${WEBNNC_TEST_PRELOAD:-}" ]; then export LD_PRELOAD=$WEBNNC_TEST_PRELOAD; fi
 # shellcheck disable=SC2086 # WEBNNC_TEST_ARGS is a word list on purpose
 meson test -C "$build" --print-errorlogs ${WEBNNC_TEST_ARGS:-}
