@@ -87,26 +87,25 @@ struct Unit {
 
 float xv[32]; // activations of a float-weight unit, or of the quantized unit being computed
 
-// Activations [16 * h, 16 * h + 16) of the unit starting at k = k0, into xv.
-void load_x16(uint m, uint k0, uint h) {
+// The activations of one stored uvec4 (8 float16 or 4 float32) into xv[at ..] as f32.
+const uint XPV = 128u / A_BITS; // activations per uvec4
+void put_x(uint at, uvec4 q) {
 #if A_BITS == 16
-    uint i = pc.x_base + m * pc.x_stride + (k0 + 16u * h) / 8u;
-    for (uint c = 0u; c < 2u; c++) {
-        uvec4 q = x4[i + c];
-        for (uint j = 0u; j < 4u; j++) {
-            vec2 f = unpackHalf2x16(q[j]);
-            xv[16u * h + c * 8u + j * 2u] = f.x;
-            xv[16u * h + c * 8u + j * 2u + 1u] = f.y;
-        }
+    for (uint j = 0u; j < 4u; j++) {
+        vec2 f = unpackHalf2x16(q[j]);
+        xv[at + j * 2u] = f.x;
+        xv[at + j * 2u + 1u] = f.y;
     }
 #else
-    uint i = pc.x_base + m * pc.x_stride + (k0 + 16u * h) / 4u;
-    for (uint c = 0u; c < 4u; c++) {
-        vec4 f = uintBitsToFloat(x4[i + c]);
-        xv[16u * h + c * 4u] = f.x; xv[16u * h + c * 4u + 1u] = f.y;
-        xv[16u * h + c * 4u + 2u] = f.z; xv[16u * h + c * 4u + 3u] = f.w;
-    }
+    vec4 f = uintBitsToFloat(q);
+    xv[at] = f.x; xv[at + 1u] = f.y; xv[at + 2u] = f.z; xv[at + 3u] = f.w;
 #endif
+}
+
+// Activations [k0, k0 + 16) of row m into xv[0 .. 16).
+void load_x16(uint m, uint k0) {
+    uint i = pc.x_base + m * pc.x_stride + k0 / XPV;
+    for (uint c = 0u; c < 16u / XPV; c++) put_x(c * XPV, x4[i + c]);
 }
 
 // ---- float weights ---------------------------------------------------------------------------
@@ -131,7 +130,7 @@ float dot_float(uint row, uint u) {
 }
 
 void float_unit(uint m, uint u, uint first, inout float acc[8]) {
-    load_x16(m, u * 16u, 0u);
+    load_x16(m, u * 16u);
     for (uint r = 0u; r < ROWS; r++) acc[r] += dot_float(min(first + r, pc.rows - 1u), u);
 }
 
@@ -217,18 +216,7 @@ float dot_exact(uvec4 w, uint zp, uint i0, uint i1) {
 
 // The activations of unit t as f32, into xv.
 void unpack_x(const Unit t) {
-    for (uint c = 0u; c < XVECS; c++) {
-#if A_BITS == 16
-        for (uint j = 0u; j < 4u; j++) {
-            vec2 f = unpackHalf2x16(t.x[c][j]);
-            xv[c * 8u + j * 2u] = f.x;
-            xv[c * 8u + j * 2u + 1u] = f.y;
-        }
-#else
-        vec4 f = uintBitsToFloat(t.x[c]);
-        xv[c * 4u] = f.x; xv[c * 4u + 1u] = f.y; xv[c * 4u + 2u] = f.z; xv[c * 4u + 3u] = f.w;
-#endif
-    }
+    for (uint c = 0u; c < XVECS; c++) put_x(c * XPV, t.x[c]);
 }
 
 // Adds unit t (k from u * KPU) of rows first .. first + ROWS - 1 to acc: float16 pairs when
