@@ -2,11 +2,11 @@
  * [--nodes N] [--iters N] [--copy-mib N] [--json] [--no-fuse]`: runtime benchmarks (not tests).
  *
  * Each benchmark builds its IR graph in code, loads it with the public runtime API (the path of
- * `webnnc run`), warms up (5 runs and at least 0.3 s), then times --iters replays of the recorded
- * command buffer.  Time per
- * run is the median GPU time between two timestamps the runtime writes after the input uploads
- * and after the last node dispatch (wnrt_set_timing); without timestamp support it falls back to
- * the wall clock of wnrt_run (submit + wait).  Wall-clock figures are printed as well.
+ * `webnnc run`), binds non-zero inputs, warms up (5 runs and at least 0.3 s), then times --iters
+ * replays of the recorded command buffer.  Time per run is the median GPU time between two
+ * timestamps the runtime writes after the input uploads and after the last node dispatch
+ * (wnrt_set_timing); without timestamp support it falls back to the wall clock of wnrt_run
+ * (submit + wait).  Wall-clock figures are printed as well.
  *
  *   copy         a buffer copy kernel (expand to the same shape, int64 elements) over --copy-mib
  *                MiB (default 256, 64 on CPU devices); bytes = read + write.  The runtime copies
@@ -79,7 +79,8 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Deterministic small float16 values (|v| <= 1/8) for weights and scales. */
+/* Deterministic float16 values with the exponent bits of `base` and random mantissa and sign
+ * (0x1c00: |v| < 1/128 for scales, 0x2c00: < 1/8 for weights, 0x3800: [0.5, 1) for inputs). */
 static void fill_f16(uint16_t *p, uint64_t n, uint16_t base) {
     uint32_t s = 1;
     for (uint64_t i = 0; i < n; i++) {

@@ -1,4 +1,4 @@
-/* k_matvec.c - the row-major mat-vec kernel (k_matvec.h, shaders/matvec_rows.comp): parameter
+/* k_matvec.c - the row-major mat-vec kernel (k_matvec.h, shaders/matvec_rows.glsl): parameter
  * checks, per-device work split (workgroup size, rows per workgroup), weight windows that keep
  * each binding within maxStorageBufferRange (rows split over several dispatches), and the
  * kernel family used by plan rewrites. */
@@ -47,7 +47,7 @@ static bool half_dot(const WnrtDeviceInfo *d, const KMatvecRows *p, DType act) {
     return p->bits == 4 && act == DT_F16 && d->float16 && env_flag("WEBNNC_MATVEC_HALF", d->type != WNRT_DEV_CPU);
 }
 
-/* Quantized units (matvec_rows.comp): 16 bytes of weights, or 8 bytes for 4-bit rows whose byte
+/* Quantized units (matvec_rows.glsl): 16 bytes of weights, or 8 bytes for 4-bit rows whose byte
  * length is not a multiple of 16 (K % 32 != 0); float weights: 16 k, read as uvec4. */
 static bool half_units(const KMatvecRows *p) { return p->bits == 4 && p->K % 32 != 0; }
 static uint64_t unit_k(const KMatvecRows *p) {

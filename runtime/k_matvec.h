@@ -1,4 +1,5 @@
-/* k_matvec.h - the row-major mat-vec kernel (shaders/matvec_rows.comp): y[m, :] = x[m, :] . W^T
+/* k_matvec.h - the row-major mat-vec kernel (shaders/matvec_rows.glsl, built as
+ * matvec_rows.comp and matvec_rows_half.comp): y[m, :] = x[m, :] . W^T
  * for weights W stored [N, K] row-major (each output row reads K contiguous weights), float
  * (weights of the activation dtype) or 4/8-bit integers dequantized in registers with blockwise
  * scale and optional zero point.  Used by plan-level rewrites of matmul with a constant B
