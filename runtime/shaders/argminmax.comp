@@ -4,7 +4,7 @@
 #include "common.glsl"
 
 layout(constant_id = 1) const uint IS_MIN = 0;
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint rows, A, inner;
     int base_in, base_out;
 } pc;

@@ -11,6 +11,10 @@
 
 layout(local_size_x_id = 0) in;
 
+// Every kernel declares its parameters as `PARAMS_BLOCK PC { ... } pc;` so that where the
+// parameters live (push constants today) is decided here, once, for every shader.
+#define PARAMS_BLOCK layout(push_constant) uniform
+
 uint flat_group() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
 uint flat_id() { return flat_group() * gl_WorkGroupSize.x + gl_LocalInvocationID.x; }
 

@@ -7,7 +7,7 @@
 #include "common.glsl"
 
 layout(constant_id = 1) const uint TRANSPOSED = 0;
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint total, nhwc, has_bias, groups;
     uint C, H, W, OC;
     uint OH, OW, KH, KW;

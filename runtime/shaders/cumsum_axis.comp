@@ -4,7 +4,7 @@
 // in f32, integers in their compute type (wrapping).
 #include "common.glsl"
 
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint lines, len, inner, flags;
     int base_x, base_y;
 } pc;

@@ -4,7 +4,7 @@
 // One element per invocation over a 1-D grid (flat_id).
 #include "common.glsl"
 
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint n;
     float alpha;
     uint base_x, base_y;

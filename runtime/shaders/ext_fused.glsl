@@ -13,7 +13,7 @@ layout(constant_id = 1) const uint FLAGS = 0u; // 1 skip, 2 skipBias, 4 gated, 8
 const bool HAS_SKIP = (FLAGS & 1u) != 0u, HAS_SKIP_BIAS = (FLAGS & 2u) != 0u, GATED = (FLAGS & 4u) != 0u;
 const bool HAS_BIAS = (FLAGS & 8u) != 0u, WRITE_SUM = (FLAGS & 16u) != 0u;
 
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint M, K, N;      // activation rows, reduction size, weight columns (row stride of W)
     uint col0, cols;   // first weight column of this split, output columns (row stride of y)
     uint half_n;       // gated: column offset of the up half

@@ -16,7 +16,7 @@ layout(constant_id = 1) const uint DATA_KIND = 0u;
 layout(constant_id = 2) const bool IDX64 = false;
 layout(constant_id = 3) const bool HAS_ZP = false;
 
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint n, I, D, post, Q, inner, nB, block, bits, zp_last;
     uint base_data, base_idx, base_scale, base_zp, base_y; // data / zp: in elements of `bits`
 } pc;

@@ -17,7 +17,7 @@ layout(constant_id = 2) const bool HAS_BIAS = false;
 layout(constant_id = 3) const bool HAS_SINK = false; // headSink operand
 layout(constant_id = 4) const bool SMOOTH = false;   // smoothSoftmax: sink 0 when no headSink
 
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint B, S, N, kvN, H, C, window;
     float scale, softcap;
     uint bias_b, bias_n; // attentionBias dims 0 and 1 (1 = broadcast)

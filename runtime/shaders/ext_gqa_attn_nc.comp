@@ -22,7 +22,7 @@ layout(constant_id = 5) const bool POS_IDS = false;
 layout(constant_id = 6) const bool POS64 = false;
 layout(constant_id = 7) const bool SMOOTH = false;
 
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint B, S, N, kvN, H, window;
     float scale, softcap, eps;
     uint rot, max_pos;

@@ -20,7 +20,7 @@ layout(constant_id = 5) const bool INTERLEAVED = false;
 layout(constant_id = 6) const bool POS_IDS = false;
 layout(constant_id = 7) const bool POS64 = false;
 
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint B, S, heads, H, C, rot, max_pos;
     uint src_row, src_head0; // elements per token of the source; first head of this role in it
     float eps;

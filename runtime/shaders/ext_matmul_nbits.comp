@@ -14,7 +14,7 @@ layout(constant_id = 5) const uint MT = 1u;        // activation rows per workgr
 layout(constant_id = 6) const bool SG_REDUCE = true;
 layout(constant_id = 7) const uint SLOTS = 256u;   // shared slots per accumulator
 
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint M, N, K, kBlocks, block, row_words, zp_row, rows, row0;
     uint base_a, base_w, base_s, base_z, base_bias, base_y;
 } pc;

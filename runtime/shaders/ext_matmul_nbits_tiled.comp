@@ -8,7 +8,7 @@
 #include "common.glsl"
 #include "ext_common.glsl"
 
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint M, N, K, kBlocks, block, row_words, zp_row, rows, row0;
     uint base_a, base_w, base_s, base_z, base_bias, base_y;
 } pc;

@@ -19,7 +19,7 @@ layout(constant_id = 7) const uint FLAGS = 0u;   // 1 skip, 2 skipBias, 4 gated,
 const bool HAS_SKIP = (FLAGS & 1u) != 0u, HAS_SKIP_BIAS = (FLAGS & 2u) != 0u;
 const bool GATED = (FLAGS & 4u) != 0u, SUM_ONLY = (FLAGS & 8u) != 0u;
 
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint M, K, kBlocks, block, row_words, zp_row, rows, row0, out_cols, half_n;
     float eps;
     uint base_x, base_skip, base_b2, base_scale, base_w, base_s, base_z, base_y;

@@ -15,7 +15,7 @@ layout(constant_id = 2) const bool HAS_SKIP = false;
 layout(constant_id = 3) const bool HAS_BIAS = false;
 layout(constant_id = 4) const bool HAS_SUM = false;
 
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint rows, size;
     float eps;
     uint outer_rank;      // dims of outer[] used (skip broadcast), innermost last

@@ -14,7 +14,7 @@ layout(constant_id = 2) const bool INTERLEAVED = false;
 layout(constant_id = 3) const uint POS_FORM = 1u;
 layout(constant_id = 4) const bool POS64 = true;
 
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint n, B, S, N, H, rot, cache_rows;
     uint base_x, base_pos, base_cos, base_sin, base_y;
 } pc;

@@ -15,7 +15,7 @@
 #else
 #define E_T uint
 #endif
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint n, inner, axis_dim, n_idx;
     uint out0, s0, s1;
     int base_in, base_idx, base_out;

@@ -4,7 +4,7 @@
 // One thread per output element, f32 accumulation.
 #include "common.glsl"
 
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint M, N, K, flags;
     float alpha, beta;
     int c_rs, c_cs;

@@ -6,7 +6,7 @@
 #include "common.glsl"
 
 layout(constant_id = 1) const uint SCATTER = 0;
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint n, rank, axis, axis_dim;
     uint shape[8]; // WN_MAX_RANK
     int xst[8];

@@ -5,7 +5,7 @@
 #include "common.glsl"
 
 layout(constant_id = 1) const uint SCATTER = 0;
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint n, k, inner, pad0;
     uint dims[8];
     int xst[8];

@@ -8,7 +8,7 @@
 #define BM 64
 #define BN 64
 #define BK 16
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint M, N, K, brank;
     uint bshape[4];
     uint a_bst[4];

@@ -6,7 +6,7 @@
 #include "common.glsl"
 
 layout(constant_id = 1) const uint KS = 4;
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint M, N, K, brank;
     uint bshape[4];
     uint a_bst[4];

@@ -41,7 +41,7 @@ layout(constant_id = 5) const bool SG_REDUCE = true; // subgroupAdd available
 layout(constant_id = 6) const uint SLOTS = 64;       // shared slots per row (>= subgroups or invocations)
 layout(constant_id = 7) const uint QLAYOUT = 0u;     // quantized: bit 0 uvec2 units, bit 1 blocks split units
 
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint rows;      // rows of this dispatch
     uint units;     // units per row (float: K / 16; quantized: K / (k per unit))
     uint row0;      // global index of the first row of this dispatch (scale / zero point / output)

@@ -3,7 +3,7 @@
 // where c is the coordinate on `axis` (x viewed as [outer, C, inner]); one thread per element.
 #include "common.glsl"
 
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint total, C, inner, flags; // flags 1: scale, 2: bias
     float eps;
     int base_x, base_m, base_v, base_s, base_b, base_y;

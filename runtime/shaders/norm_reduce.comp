@@ -6,7 +6,7 @@
 // y = (x - mean) / sqrt(var + eps) * scale + bias.  f32 arithmetic.
 #include "common.glsl"
 
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint rank, n_red, outer, red;
     uint shape[6];
     int xst[6];

@@ -5,7 +5,7 @@
 // row and base_in may be negative (the input row 0 lies before the bound window).
 #include "common.glsl"
 
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint n, rank, mode;
     uint shape[6];    // output
     uint in_shape[6];

@@ -6,7 +6,7 @@
 #include "common.glsl"
 
 layout(constant_id = 1) const uint KIND = 0;
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint total, nhwc, C, H;
     uint W, OH, OW, KH;
     uint KW, sh, sw, dh;

@@ -7,7 +7,7 @@
 // word (8 elements) per thread so no two threads share a word.
 #include "common.glsl"
 
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint n, rank, threads, pad0;
     uint shape[6];
     uint block[6];

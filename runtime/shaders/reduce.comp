@@ -18,7 +18,7 @@
 
 layout(constant_id = 1) const uint OP = R_SUM;
 layout(constant_id = 2) const uint PER_THREAD = 0;
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint n_out, R, krank, rrank;
     uint kshape[6];
     uint kst[6];

@@ -6,7 +6,7 @@
 #include "common.glsl"
 
 layout(constant_id = 1) const uint LINEAR = 0;
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint n, ax0, ax1, pad0;
     uint oshape[4];
     int xst[4];

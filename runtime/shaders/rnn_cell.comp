@@ -14,7 +14,7 @@ layout(constant_id = 1) const uint LSTM = 0;
 layout(constant_id = 2) const uint ACT0 = EWU_SIGMOID;
 layout(constant_id = 3) const uint ACT1 = EWU_TANH;
 layout(constant_id = 4) const uint ACT2 = EWU_TANH;
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint steps, B, I, H;
     uint ndir, flags, slots, pad0;
     int base_x, base_w, base_r, base_b, base_rb, base_p, base_s, base_c;

@@ -3,7 +3,7 @@
 // per (outer, inner) row: max, sum of exp(x - max), then exp(x - max) / sum.  f32 math.
 #include "common.glsl"
 
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint rows, A, inner;
     int base_in, base_out;
 } pc;

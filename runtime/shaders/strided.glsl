@@ -2,7 +2,7 @@
 // (k_strided.c): iteration shape of up to 6 dims; per operand element strides (0 = broadcast,
 // negative = reversed) and a base element offset inside its binding.  The output is operand
 // n_inputs (st1 for unary/cast/copy, st2 for binary); where (3 inputs) writes base3 + i.
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint n;     // elements in this dispatch
     uint rank;
     uint shape[6];

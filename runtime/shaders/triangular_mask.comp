@@ -12,7 +12,7 @@
 #else
 #define E_T uint
 #endif
-layout(push_constant) uniform PC {
+PARAMS_BLOCK PC {
     uint n, rows, cols, upper;
     int diag;
     int base_x, base_y;
