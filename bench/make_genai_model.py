@@ -19,7 +19,9 @@ and every tensor is streamed to the data file in bounded chunks, so a 0.5B model
   make_genai_model.py --check-outputs SET_DIR      ONNX Runtime's output_N.pb there are finite and the
                                                    logits are [1, 8, vocab]
 
-Presets: tiny (the shared corpus sizes; pick --arch qwen2|llama), qwen2-0.5b, smollm-135m.
+Presets: tiny (the shared corpus sizes; --arch picks any of genai_arch.ARCHS: qwen2, llama, mistral,
+gemma, gemma2, granite, olmo, nemotron, ernie, chatglm, phi3), qwen2-0.5b, smollm-135m, and full-size
+gemma2-2b, phi3.5-mini, mistral-7b (issue 11; with --layers N for a reduced layer count).
 --bias-init zero drops the qkv bias Adds like the builder does for all-zero biases (what a
 Hugging Face random init gives, hence the README's 373-node Qwen2-0.5B); random keeps them.
 """
@@ -53,6 +55,17 @@ PRESETS = {
     "smollm-135m": dict(arch="llama", layers=30, hidden=576, heads=9, kv_heads=3, head_dim=64,
                         intermediate=1536, vocab=49152, max_pos=2048, rope_theta=1e4,
                         rms_eps=1e-5, tie=True, bias_init="zero", bos=0, eos=0, pad=None),
+    # issue 11's full-size shapes (HF configs; use --layers N for a reduced layer count)
+    "gemma2-2b": dict(arch="gemma2", layers=26, hidden=2304, heads=8, kv_heads=4, head_dim=256,
+                      intermediate=9216, vocab=256000, max_pos=8192, rope_theta=1e4, rms_eps=1e-6,
+                      window=4096, attn_scale=256 ** -0.5, tie=True, bias_init="zero", bos=2, eos=1),
+    "phi3.5-mini": dict(arch="phi3", layers=32, hidden=3072, heads=32, kv_heads=32, head_dim=96,
+                        intermediate=8192, vocab=32064, max_pos=131072, original_max_pos=4096,
+                        rope_theta=1e4, rms_eps=1e-5, window=262144, tie=False, bias_init="zero",
+                        bos=1, eos=32000),
+    "mistral-7b": dict(arch="mistral", layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128,
+                       intermediate=14336, vocab=32000, max_pos=32768, rope_theta=1e4, rms_eps=1e-5,
+                       window=4096, tie=False, bias_init="zero", bos=1, eos=2),
 }
 
 IO_TYPES = {"fp32": (TensorProto.FLOAT, np.float32), "fp16": (TensorProto.FLOAT16, np.float16)}
@@ -126,7 +139,7 @@ def make_config(a):
     if not (cfg["rope_theta"] > 0 and cfg["rms_eps"] > 0):
         fail("rope_theta and rms_eps must be positive")
     cfg["eps"] = float(np.float32(cfg["rms_eps"]))
-    cfg["original_max_pos"] = cfg["max_pos"] // 2  # LongRoPE: the short cache's length
+    cfg.setdefault("original_max_pos", cfg["max_pos"] // 2)  # LongRoPE: the short cache's length
     if cfg["target"] == "cpu" and cfg["precision"] == "fp16":
         fail("cpu fp16 is not a builder combination (it emits MultiHeadAttention)")
     return cfg

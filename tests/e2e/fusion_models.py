@@ -18,6 +18,8 @@
                      (it rotates q and k); on the ONNX side RotaryEmbedding nodes + 2 per
                      GroupQueryAttention with do_rotary=1.  So the dml form (4 RotaryEmbedding before
                      2 GQA) recovered as 2 GQA with doRotary counts 4 = 4.
+     layerNorm     = layerNormalization nodes (LayerNorm models; ONNX: LayerNormalization and
+                     com.microsoft SkipLayerNormalization, which the importer lowers to add + it)
    ONNX side: the sum of MatMulNBits N, GroupQueryAttention, SimplifiedLayerNormalization (plain) and
    SkipSimplifiedLayerNormalization (skip) nodes.  The torch-dynamo exports have no macro-ops; their
    expected counts are those of the same architecture's fp32-cpu export, judged for the norms only
@@ -45,7 +47,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_common as e2e  # noqa: E402
 from genai_models import TORCH_DIM, same_argmax, test_logits, tolerance  # noqa: E402
 
-MACROS = ("matmulNBits", "GQA", "norm", "skipNorm", "rotary")
+MACROS = ("matmulNBits", "GQA", "norm", "skipNorm", "layerNorm", "rotary")
 # (model, check) -> why it is known to fail
 KNOWN_MISSES = {}
 
@@ -71,6 +73,8 @@ def onnx_macros(model_dir):
             c["norm"] += 1
         elif n.op_type == "SkipSimplifiedLayerNormalization":
             c["skipNorm"] += 1
+        elif n.op_type in ("LayerNormalization", "SkipLayerNormalization"):
+            c["layerNorm"] += 1
         elif n.op_type == "RotaryEmbedding":
             c["rotary"] += 1
     return len(g.node), {k: c[k] for k in MACROS}
@@ -93,6 +97,8 @@ def fused_macros(out):
             c["norm"] += 1
         elif op == "skipRmsNorm":
             c["skipNorm"] += 1
+        elif op == "layerNormalization":
+            c["layerNorm"] += 1
         elif op in ("qkvProjection", "gatedMlp"):
             # input, skip?, ...: a skip written positionally or by name
             skip = len(n["inputs"]) > 1 or "skip" in opt
