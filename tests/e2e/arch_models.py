@@ -29,7 +29,7 @@ import onnx
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_common as e2e  # noqa: E402
-from fusion_models import check_model, fmt, onnx_macros  # noqa: E402
+from fusion_models import check_model, fmt, judge, onnx_macros, report  # noqa: E402
 
 LEFTOVER_OPS = ("softmax", "erf", "tanh", "reduceMean", "scatterElements")
 KNOWN_MISSES = {
@@ -92,14 +92,7 @@ def main():
             row["leftover"] = leftovers(model, os.path.join(out_root, name + "-fused"))
             checks["leftover"] = (not row["leftover"], f"decomposed macro-ops left: {row['leftover']}")
         rows.append(row)
-        for check, (ok, detail) in checks.items():
-            known = KNOWN_MISSES.get((name, check))
-            if known and ok:
-                failures.append(f"{name}: {check} passes now; drop it from KNOWN_MISSES")
-            elif not ok and not known:
-                failures.append(f"{name}: {check}: {detail}")
-            elif not ok:
-                print(f"known miss: {name}: {check} ({known}): {detail}")
+        judge(name, checks, KNOWN_MISSES, failures)
         print(f"{name:20s} ladder {' '.join(str(n) for _, n in row['ladder'] or [])} fused {row['fused']}", flush=True)
     for (name, _check) in KNOWN_MISSES:
         if name not in variants:
@@ -113,15 +106,7 @@ def main():
         md.append(f"| {r['model']} | {r['onnx_nodes']} | {base} | {r['fused_nodes']} | {macros} | "
                   f"{r.get('leftover') or '-'} | {fmt(r['runs'].get('0'))} / {fmt(r['runs'].get('0f'))} | "
                   f"{fmt(r['runs'].get('1'))} / {fmt(r['runs'].get('1f'))} |")
-    with open(os.path.join(e2e.build_root(), "arch_models.json"), "w") as fh:
-        json.dump(rows, fh, indent=1)
-    with open(os.path.join(e2e.build_root(), "arch_models.md"), "w") as fh:
-        fh.write("\n".join(md) + "\n")
-    print("\n".join(md))
-    for f in failures:
-        print("FAIL " + f)
-    print(f"{len(rows)} variants, {len(failures)} failures")
-    return 1 if failures else 0
+    return report("arch_models", rows, md, failures, "variants")
 
 
 if __name__ == "__main__":

@@ -167,6 +167,31 @@ def fmt(x):
     return "-" if x is None else f"{x:.3g}"
 
 
+def judge(name, checks, known_misses, failures):
+    """Appends the failed checks of one model to failures; a known miss that passes is a failure too."""
+    for check, (ok, detail) in checks.items():
+        known = known_misses.get((name, check))
+        if known and ok:
+            failures.append(f"{name}: {check} passes now; drop it from KNOWN_MISSES")
+        elif not ok and not known:
+            failures.append(f"{name}: {check}: {detail}")
+        elif not ok:
+            print(f"known miss: {name}: {check} ({known}): {detail}")
+
+
+def report(stem, rows, md, failures, what):
+    """Writes STEM.json / STEM.md into the build folder, prints the table and failures; exit code."""
+    with open(os.path.join(e2e.build_root(), stem + ".json"), "w") as fh:
+        json.dump(rows, fh, indent=1)
+    with open(os.path.join(e2e.build_root(), stem + ".md"), "w") as fh:
+        fh.write("\n".join(md) + "\n")
+    print("\n".join(md))
+    for f in failures:
+        print("FAIL " + f)
+    print(f"{len(rows)} {what}, {len(failures)} failures")
+    return 1 if failures else 0
+
+
 def main():
     e2e.webnnc()
     shared = e2e.shared_dir_or_skip("fusion_models (fusion evidence on the model corpus)")
@@ -189,14 +214,7 @@ def main():
         row, checks = check_model(TORCH_DIM if torch else [], model, name, out_root, expected)
         row["expected"] = expected
         rows.append(row)
-        for check, (ok, detail) in checks.items():
-            known = KNOWN_MISSES.get((name, check))
-            if known and ok:
-                failures.append(f"{name}: {check} passes now; drop it from KNOWN_MISSES")
-            elif not ok and not known:
-                failures.append(f"{name}: {check}: {detail}")
-            elif not ok:
-                print(f"known miss: {name}: {check} ({known}): {detail}")
+        judge(name, checks, KNOWN_MISSES, failures)
         lad = " ".join(f"{n}" for _, n in row["ladder"] or [])
         print(f"{name:26s} ladder {lad:40s} fused {row['fused']} origin {row['origin']}", flush=True)
     for (name, check) in KNOWN_MISSES:
@@ -218,15 +236,7 @@ def main():
     md.append("")
     md.append("Macro-op columns: recovered/expected (the ONNX origin's; torch-dynamo: the fp32-cpu sibling's "
               "MatMulNBits and norms, '-' where not judged).  qwen3 webgpu models have no test sets.")
-    with open(os.path.join(e2e.build_root(), "fusion_models.json"), "w") as fh:
-        json.dump(rows, fh, indent=1)
-    with open(os.path.join(e2e.build_root(), "fusion_models.md"), "w") as fh:
-        fh.write("\n".join(md) + "\n")
-    print("\n".join(md))
-    for f in failures:
-        print("FAIL " + f)
-    print(f"{len(rows)} models, {len(failures)} failures")
-    return 1 if failures else 0
+    return report("fusion_models", rows, md, failures, "models")
 
 
 if __name__ == "__main__":
