@@ -20,6 +20,8 @@ static const ArgSpec specs[] = {
     {"dim", 0, ARG_LIST, "NAME=MAX", "keep NAME dynamic with upper bound MAX (overrides defaults; with genai_config.json: "
                                      "batch_size=1 fixed, kv_cache_dim=head_size fixed, *sequence_length<=max_length)"},
     {"text", 0, ARG_FLAG, NULL, "also write OUTDIR/model.webnn (text form)"},
+    {"contiguous-weights", 0, ARG_FLAG, NULL, "tensors back to back in model.weights (no 64-byte alignment), "
+                                              "the layout webnn-graph's pack-weights requires"},
     {"verbose", 'v', ARG_FLAG, NULL, "print stage timings and per-pass node counts to stderr"},
     {"fuse", 0, ARG_VALUE, "all|none|LIST", "fuse into extension ops after the decompositions (default none: spec ops only); LIST = comma-separated patterns"},
 };
@@ -71,7 +73,10 @@ int cmd_convert(const CliCommand *self, int argc, char **argv) {
     /* The written files are re-read and validated (as `webnnc validate`) in the temporary folder,
      * before it is renamed into place: a graph that fails leaves no output behind. */
     WrittenCheck check = {.flags = VALIDATE_TRUST_WEIGHT_HASHES | (fuse_mask ? VALIDATE_ALLOW_EXTENSION_OPS : 0)};
-    WebnnWriteOptions wopt = {.text = args_count(&r, "text") > 0, .check = check_written, .check_ctx = &check};
+    WebnnWriteOptions wopt = {.text = args_count(&r, "text") > 0,
+                              .contiguous_weights = args_count(&r, "contiguous-weights") > 0,
+                              .check = check_written,
+                              .check_ctx = &check};
     diag_set_file(outdir);
     if (webnn_write(g, outdir, &wopt) != 0) {
         graph_free(g);

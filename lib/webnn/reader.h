@@ -17,7 +17,7 @@ typedef struct {
     Graph *g;
     const char *src;  /* file named in errors */
     const char *dir;  /* folder holding weights + manifest, NULL: none allowed */
-    const char *stem; /* <stem>.weights / <stem>.manifest.json */
+    const char *stem; /* graph <stem>.webnn.json: weights_open() looks for <stem>.* files */
     NameMap values;   /* JSON name -> Value* */
     NameMap node_ids; /* JSON node id -> (void *)1 */
     WeightsSource *weights; /* opened on the first weights ref */

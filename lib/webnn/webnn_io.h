@@ -8,21 +8,28 @@
 
 #include "ir.h"
 
-/* File names inside an output folder. */
+/* File names inside an output folder.  The manifest is named as the webnn-graph tools look for
+ * it beside model.webnn.json and model.webnn alike (rustnn src/loader.rs, webnn-graph
+ * src/external_weights.rs: "manifest.json" first, then "<file stem>.manifest.json"); folders of
+ * earlier webnnc versions hold WN_MANIFEST_FILE_OLD, which the reader still finds. */
 #define WN_GRAPH_FILE "model.webnn.json"
 #define WN_WEIGHTS_FILE "model.weights"
-#define WN_MANIFEST_FILE "model.manifest.json"
+#define WN_MANIFEST_FILE "manifest.json"
+#define WN_MANIFEST_FILE_OLD "model.manifest.json"
 #define WN_TEXT_FILE "model.webnn"
 
 typedef struct {
     bool text; /* also write OUTDIR/model.webnn */
+    /* Tensors back to back from offset 8 (no 64-byte alignment padding), as webnn-graph's
+     * pack-weights requires; readers copy tensors that end up misaligned for their dtype. */
+    bool contiguous_weights;
     /* Optional check of the finished files, run on the temporary folder before it is renamed into
      * place; a non-zero result aborts the write (nothing is left behind) and is returned. */
     int (*check)(const char *tmpdir, void *ctx);
     void *check_ctx;
 } WebnnWriteOptions;
 
-/* Writes OUTDIR/model.webnn.json, model.weights, model.manifest.json (and model.webnn) through a
+/* Writes OUTDIR/model.webnn.json, model.weights, manifest.json (and model.webnn) through a
  * temporary folder renamed into place; nothing is left behind on failure.  0 or -1 + diagnostic
  * (or the check's non-zero result). */
 int webnn_write(Graph *g, const char *outdir, const WebnnWriteOptions *opt);
@@ -34,8 +41,8 @@ char *webnn_graph_json(Graph *g);
 char *webnn_graph_text(Graph *g);
 
 /* Reads a graph: PATH is a .webnn.json file or an OUTDIR holding model.webnn.json.  Weights and
- * manifest are found beside it (model.weights / <stem>.weights, model.manifest.json /
- * <stem>.manifest.json); checksums and byte lengths are verified.  NULL + diagnostic on failure. */
+ * manifest are found beside it (weights_read.c lists the names, those of the webnn-graph tools
+ * first); checksums and byte lengths are verified.  NULL + diagnostic on failure. */
 Graph *webnn_read(const char *path);
 
 enum {

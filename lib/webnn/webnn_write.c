@@ -12,7 +12,9 @@
 #include "webnn_io.h"
 #include "writers.h"
 
-static const char *const our_files[] = {WN_GRAPH_FILE, WN_WEIGHTS_FILE, WN_MANIFEST_FILE, WN_TEXT_FILE, NULL};
+/* Files an output folder of webnnc (this version or an earlier one) may hold. */
+static const char *const our_files[] = {WN_GRAPH_FILE, WN_WEIGHTS_FILE, WN_MANIFEST_FILE, WN_MANIFEST_FILE_OLD,
+                                        WN_TEXT_FILE, NULL};
 
 /* One rendering of the graph (JSON or text) as a malloc'ed string, NULL + diagnostic. */
 static char *render(Graph *g, int (*emit)(const Graph *, const WritePlan *, TextBuf *)) {
@@ -71,6 +73,7 @@ static int write_files(Graph *g, WritePlan *p, const char *dir, bool want_text) 
 int webnn_write(Graph *g, const char *outdir, const WebnnWriteOptions *opt) {
     WritePlan p;
     if (write_plan_begin(g, &p)) return -1;
+    if (opt && opt->contiguous_weights) p.align = 1;
     char *tmp = outdir_begin(outdir);
     int rc = -1;
     if (tmp) {
