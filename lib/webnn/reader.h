@@ -34,6 +34,12 @@ typedef struct {
 Graph *graph_json_read(const char *json, size_t len, const char *src, const char *dir, const char *stem,
                        unsigned flags);
 
+/* The same from a parsed JSON tree (the text form's parser builds one); takes ownership of root. */
+Graph *graph_tree_read(cJSON *root, const char *src, const char *dir, const char *stem, unsigned flags);
+/* Reads the .webnn text form (graph_text_read.c): parses it into the JSON tree and reads that. */
+Graph *graph_text_read(const char *text, size_t len, const char *src, const char *dir, const char *stem,
+                       unsigned flags);
+
 void rd_error(const ReadCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Integer JSON number (integral, |v| <= 2^53). */

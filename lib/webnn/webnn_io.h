@@ -40,7 +40,16 @@ char *webnn_graph_json(Graph *g);
 /* The .webnn text form as a string (malloc'ed), NULL + diagnostic on failure. */
 char *webnn_graph_text(Graph *g);
 
-/* Reads a graph: PATH is a .webnn.json file or an OUTDIR holding model.webnn.json.  Weights and
+/* Largest total of weights bytes webnn_graph_inline writes (each byte becomes up to 5 characters,
+ * and the reader takes files up to 1 GiB). */
+#define WN_INLINE_ALL_MAX_BYTES (128ull << 20)
+/* The graph as one self-contained file, JSON or (text) the .webnn form, with every constant inline
+ * ({"kind": "inlineBytes"} / @bytes, scalars as {"kind": "scalar"}): webnn-graph's
+ * inline-weights.  Malloc'ed, NULL + diagnostic on failure. */
+char *webnn_graph_inline(Graph *g, bool text);
+
+/* Reads a graph: PATH is a .webnn.json or .webnn (text form) file, or an OUTDIR holding
+ * model.webnn.json (else model.webnn); a file starting with `webnn_graph` is the text form.  Weights and
  * manifest are found beside it (weights_read.c lists the names, those of the webnn-graph tools
  * first); checksums and byte lengths are verified.  NULL + diagnostic on failure. */
 Graph *webnn_read(const char *path);
@@ -55,5 +64,7 @@ Graph *webnn_read_ex(const char *path, unsigned flags);
 
 /* Reads a graph from a JSON string; `dir` locates the weights (NULL: graph must have no weights). */
 Graph *webnn_read_json(const char *json, size_t len, const char *dir);
+/* The same from the .webnn text form (graph_text_read.c: grammar and limits). */
+Graph *webnn_read_text(const char *text, size_t len, const char *dir);
 
 #endif

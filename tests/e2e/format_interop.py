@@ -22,7 +22,11 @@ webnn-graph-format.md section 3), independently of webnnc's own reader:
   {"name", "maxSize"}, const shapes numbers, nodes in topological order, outputs key == value.
 
 Then webnnc itself: the contiguous output runs with parity on the Vulkan runtime (unaligned tensors),
-and folders of earlier webnnc versions (model.manifest.json) are still read and replaced.
+and folders of earlier webnnc versions (model.manifest.json) are still read and replaced.  The text
+form: validate / inspect / run read model.webnn (a folder holding only the text form too), bad text
+is one error line (exit 2); `unpack` writes one self-contained file (every const inlineBytes, as
+webnn-graph's inline-weights: lengths = elements x size) and `pack` turns it back into a folder
+byte-identical to what convert wrote.
 """
 import json
 import os
@@ -204,6 +208,46 @@ def resolved_by_tools(outdir, what):
     return got
 
 
+def text_form_and_pack(tmp, aligned, contiguous):
+    text = os.path.join(aligned, "model.webnn")
+    r = e2e.run_webnnc(["validate", text])
+    check(r.returncode == 0 and r.stdout.startswith(f"OK {text}: 108 nodes"), f"validate model.webnn: {r.stdout.strip()}")
+    r = e2e.run_webnnc(["inspect", text, "--json"])
+    check(r.returncode == 0 and json.loads(r.stdout or "{}").get("nodes") == 108, f"inspect --json model.webnn: {r.describe()}")
+    only = os.path.join(tmp, "text-only")
+    os.mkdir(only)
+    for f in ("model.webnn", "model.weights", "manifest.json"):
+        shutil.copy(os.path.join(aligned, f), only)
+    r = e2e.run_webnnc(["validate", only])
+    check(r.returncode == 0, f"validate a folder holding only the text form: {r.describe()}")
+    bad = os.path.join(tmp, "bad.webnn")
+    with open(bad, "w") as f:
+        f.write('webnn_graph "t" v2 {\n  inputs { x: f32[2] }\n}\n')
+    r = e2e.run_webnnc(["validate", bad])
+    check(r.is_clean_error() and f"{bad}:2: expected ';'" in r.stderr, f"bad text: one error line with the line: {r.describe()}")
+
+    inline = os.path.join(tmp, "inline.webnn.json")
+    r = e2e.run_webnnc(["unpack", aligned, "-o", inline])
+    check(r.returncode == 0 and os.path.isfile(inline), f"unpack -> one file: {r.describe()}")
+    with open(inline) as f:
+        consts = json.load(f)["consts"]
+    kinds = {c["init"]["kind"] for c in consts.values()}
+    sizes_ok = all(len(c["init"]["bytes"]) == numel(c["shape"]) * DTYPE_SIZE[c["dataType"]]
+                   for c in consts.values() if c["init"]["kind"] == "inlineBytes")
+    check(kinds <= {"inlineBytes", "scalar"} and sizes_ok, f"unpacked consts are inline, lengths = elements x size: {kinds}")
+    inline_text = os.path.join(tmp, "inline.webnn")
+    r = e2e.run_webnnc(["unpack", inline, "-o", inline_text])
+    check(r.returncode == 0, f"unpack to the text form: {r.describe()}")
+    packed = os.path.join(tmp, "packed")
+    r = e2e.run_webnnc(["pack", inline_text, "-o", packed, "--contiguous-weights", "--text"])
+    check(r.returncode == 0, f"pack the inline text form: {r.describe()}")
+    same = all(open(os.path.join(packed, f), "rb").read() == open(os.path.join(contiguous, f), "rb").read()
+               for f in ("model.webnn.json", "model.weights", "manifest.json", "model.webnn"))
+    check(same, "unpack -> text -> pack gives the files convert --contiguous-weights --text wrote, byte for byte")
+    r = e2e.run_webnnc(["unpack", aligned, "-o", tmp])
+    check(r.is_clean_error(), f"unpack onto a folder: one error line: {r.describe()}")
+
+
 def main():
     e2e.webnnc()
     testdata = os.path.join(e2e.source_root(), "testdata")
@@ -257,13 +301,17 @@ def main():
         check(r.returncode == 0 and sorted(os.listdir(old)) == ["manifest.json", "model.webnn.json", "model.weights"],
               f"convert replaces an earlier version's folder: {sorted(os.listdir(old))} {r.describe()}")
 
+        text_form_and_pack(tmp, aligned, contiguous)
+
         if e2e.use_working_vulkan_device() is None:
             check(os.environ.get("CI") != "true", "a Vulkan device (lavapipe) for the run of the contiguous output")
             return
-        r = e2e.run_webnnc(["run", contiguous, "--inputs", data, "--expect", data])
-        rows = e2e.parity_lines(r.stdout)
-        check(r.returncode == 0 and rows and all(x["ok"] for x in rows),
-              f"run of the contiguous (unaligned) output passes parity: {r.describe()}")
+        for what, graph in (("contiguous (unaligned) output", contiguous),
+                            ("text form (folder holding model.webnn only)", os.path.join(tmp, "text-only"))):
+            r = e2e.run_webnnc(["run", graph, "--inputs", data, "--expect", data])
+            rows = e2e.parity_lines(r.stdout)
+            check(r.returncode == 0 and rows and all(x["ok"] for x in rows),
+                  f"run of the {what} passes parity: {r.describe()}")
 
 
 if __name__ == "__main__":
