@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "capacity_fit.h"
 #include "convert_pipeline.h"
 #include "diag.h"
 #include "input_kind.h"
@@ -183,7 +184,8 @@ static int step(Decoder *d, const int64_t *tokens, int64_t start, int64_t count,
     return 0;
 }
 
-static Graph *load_graph(const CliCommand *self, const ArgResult *r, const char *path, unsigned fuse, int *code) {
+static Graph *load_graph(const CliCommand *self, const ArgResult *r, const char *path, unsigned fuse, int device,
+                         int *code) {
     *code = WN_EXIT_BAD_INPUT;
     if (input_kind(path) == INPUT_WEBNN) return read_webnn_fused(path, fuse);
     static DimSettingList fix, dim;
@@ -193,7 +195,7 @@ static Graph *load_graph(const CliCommand *self, const ArgResult *r, const char 
     }
     size_t onnx_nodes;
     ConvertOptions copt = {&fix, &dim, fuse, args_count(r, "verbose")};
-    return convert_onnx(path, &copt, &onnx_nodes, code);
+    return convert_onnx_fitting(path, &copt, device, &onnx_nodes, code); /* capacity lowered to fit the device */
 }
 
 /* --max-new N (default 12) -> *max_new; 0 or -1 after a usage error. */
@@ -269,7 +271,7 @@ int cmd_generate(const CliCommand *self, int argc, char **argv) {
     const char *path = r.pos[0];
     diag_set_file(path);
     Decoder d = {0};
-    d.g = load_graph(self, &r, path, fuse, &rc);
+    d.g = load_graph(self, &r, path, fuse, device, &rc);
     if (!d.g) return rc < 0 ? WN_EXIT_BAD_INPUT : cli_fail(path, rc);
     rc = generate(&d, device, max_new, tokens, n_prompt);
     free(d.out);
