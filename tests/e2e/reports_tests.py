@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """reports_tests.py - machine-readable reports and no dead ends for a new user (issue 13).
 
-- `--json` on convert, run, validate, diff, devices, ops: stdout is exactly one JSON object with
+- `--json` on convert, run, validate, diff, devices, ops, generate: stdout is exactly one JSON object with
   "command", "ok", "exitCode" (and "error" = the stderr line when it failed), plus each command's keys.
 - `run --repeat N`: min <= median <= p90 over N runs (text line and JSON "timing").
 - `run --expect` without --atol/--rtol passes a correct int4 and fp16 corpus model (the tolerance is
@@ -186,6 +186,10 @@ def capacity(tmp, shared):
     r2 = e2e.run_webnnc(args + ["--dim", f"total_sequence_length={m[1]}"], timeout=600)
     check(r2.returncode == 0 and r2.stdout == r.stdout and not any("note:" in x for x in r2.stderr_lines),
           f"--dim total_sequence_length={m[1]} generates the same tokens ({r.stdout.strip()}) without a notice")
+    r3 = e2e.run_webnnc(args + ["--dim", f"total_sequence_length={m[1]}", "--json"], timeout=600)
+    o = one_object(r3, "generate", "generate --json")
+    check(o and ",".join(str(t) for t in o["tokens"]) == r.stdout.strip() and o["promptTokens"] == 3 and o["kvResident"]
+          and o["ttftMs"] > 0, f"generate --json: the same tokens, prompt length, timings: {o}")
 
 
 def main():
