@@ -16,10 +16,12 @@
 #include <string.h>
 
 #include "args.h"
+#include "capacity_fit.h"
 #include "convert_pipeline.h"
 #include "diag.h"
 #include "input_kind.h"
 #include "kv_io.h"
+#include "report.h"
 #include "tensor_compare.h"
 #include "webnnc_runtime.h"
 
@@ -33,6 +35,7 @@ static const ArgSpec specs[] = {
     {"fix", 0, ARG_LIST, "NAME=N", "ONNX input: freeze dimension NAME to N (as in convert)"},
     {"dim", 0, ARG_LIST, "NAME=MAX", "ONNX input: keep NAME dynamic with upper bound MAX (as in convert)"},
     {"verbose", 'v', ARG_FLAG, NULL, "conversion stage timings on stderr"},
+    ARG_SPEC_JSON,
 };
 
 typedef struct {
@@ -183,7 +186,8 @@ static int step(Decoder *d, const int64_t *tokens, int64_t start, int64_t count,
     return 0;
 }
 
-static Graph *load_graph(const CliCommand *self, const ArgResult *r, const char *path, unsigned fuse, int *code) {
+static Graph *load_graph(const CliCommand *self, const ArgResult *r, const char *path, unsigned fuse, int device,
+                         int *code) {
     *code = WN_EXIT_BAD_INPUT;
     if (input_kind(path) == INPUT_WEBNN) return read_webnn_fused(path, fuse);
     static DimSettingList fix, dim;
@@ -193,7 +197,7 @@ static Graph *load_graph(const CliCommand *self, const ArgResult *r, const char 
     }
     size_t onnx_nodes;
     ConvertOptions copt = {&fix, &dim, fuse, args_count(r, "verbose")};
-    return convert_onnx(path, &copt, &onnx_nodes, code);
+    return convert_onnx_fitting(path, &copt, device, &onnx_nodes, code); /* capacity lowered to fit the device */
 }
 
 /* --max-new N (default 12) -> *max_new; 0 or -1 after a usage error. */
@@ -208,7 +212,21 @@ static int parse_max_new(const CliCommand *self, const ArgResult *r, int n_promp
     return 0;
 }
 
-static int generate(Decoder *d, int device, long long max_new, int64_t *tokens, int n_prompt) {
+/* --json: the generated ids and the timings of the stderr line. */
+static void json_result(cJSON *r, const WnrtContext *ctx, const Decoder *d, const int64_t *tokens, int n_prompt,
+                        int64_t n, const double *ms) {
+    cJSON *ids = report_add_array(r, "tokens");
+    for (int64_t k = n_prompt; k < n; k++) cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)tokens[k]));
+    cJSON_AddNumberToObject(r, "promptTokens", n_prompt);
+    cJSON_AddStringToObject(r, "device", wnrt_context_device(ctx)->name);
+    cJSON_AddNumberToObject(r, "loadMs", ms[0]);
+    cJSON_AddNumberToObject(r, "ttftMs", ms[1]);
+    cJSON_AddNumberToObject(r, "decodeMs", ms[2]);
+    cJSON_AddNumberToObject(r, "tokensPerSecond", n - n_prompt > 1 && ms[2] > 0 ? (double)(n - n_prompt - 1) / ms[2] * 1e3 : 0);
+    cJSON_AddBoolToObject(r, "kvResident", d->g->n_kv > 0);
+}
+
+static int generate(Decoder *d, int device, long long max_new, int64_t *tokens, int n_prompt, cJSON *report) {
     if (decoder_inputs(d) < 0) return WN_EXIT_BAD_INPUT;
     int64_t longest = max_total(d), need = n_prompt + max_new - 1;
     if (need > longest) {
@@ -239,8 +257,13 @@ static int generate(Decoder *d, int device, long long max_new, int64_t *tokens, 
         if (k == 0) ttft = cli_now_s() - ts;
     }
     double decode = cli_now_s() - t0 - t_load - ttft;
-    for (int64_t k = n_prompt; k < n; k++) printf("%s%lld", k > n_prompt ? "," : "", (long long)tokens[k]);
-    printf("\n");
+    if (report) {
+        double ms[3] = {t_load * 1e3, ttft * 1e3, decode * 1e3};
+        json_result(report, ctx, d, tokens, n_prompt, n, ms);
+    } else {
+        for (int64_t k = n_prompt; k < n; k++) printf("%s%lld", k > n_prompt ? "," : "", (long long)tokens[k]);
+        printf("\n");
+    }
     fprintf(stderr, "webnnc: %s: load %.1f ms, prefill %d tokens (TTFT) %.1f ms, decode %lld tokens %.1f ms = %.1f tokens/s (%s)\n",
             wnrt_context_device(ctx)->name, t_load * 1e3, n_prompt, ttft * 1e3, max_new - 1, decode * 1e3,
             max_new > 1 && decode > 0 ? (double)(max_new - 1) / decode : 0.0,
@@ -269,11 +292,14 @@ int cmd_generate(const CliCommand *self, int argc, char **argv) {
     const char *path = r.pos[0];
     diag_set_file(path);
     Decoder d = {0};
-    d.g = load_graph(self, &r, path, fuse, &rc);
-    if (!d.g) return rc < 0 ? WN_EXIT_BAD_INPUT : cli_fail(path, rc);
-    rc = generate(&d, device, max_new, tokens, n_prompt);
+    d.g = load_graph(self, &r, path, fuse, device, &rc);
+    if (!d.g && rc < 0) return WN_EXIT_BAD_INPUT; /* usage error already printed */
+    cJSON *report = args_count(&r, "json") ? report_new(self->name) : NULL;
+    if (report) cJSON_AddStringToObject(report, "model", path);
+    if (!d.g) return report_fail(report, path, rc);
+    rc = generate(&d, device, max_new, tokens, n_prompt, report);
     free(d.out);
     graph_free(d.g);
-    if (rc == WN_EXIT_BAD_INPUT && diag_has_error()) return cli_fail(path, rc);
-    return rc;
+    if (rc == WN_EXIT_BAD_INPUT && diag_has_error()) return report_fail(report, path, rc);
+    return report ? report_end(report, rc) : rc;
 }

@@ -344,12 +344,17 @@ static int read_header(ReadCtx *c, const cJSON *root) {
 Graph *graph_json_read(const char *json, size_t len, const char *src, const char *dir, const char *stem,
                        unsigned flags) {
     cJSON *root = cJSON_ParseWithLength(json, len);
-    ReadCtx c = {.src = src, .dir = dir, .stem = stem, .flags = flags};
     if (!cJSON_IsObject(root)) {
+        ReadCtx c = {.src = src};
         rd_error(&c, "not a JSON object (malformed or truncated JSON%s)", root ? "" : ", parse failed");
         cJSON_Delete(root);
         return NULL;
     }
+    return graph_tree_read(root, src, dir, stem, flags);
+}
+
+Graph *graph_tree_read(cJSON *root, const char *src, const char *dir, const char *stem, unsigned flags) {
+    ReadCtx c = {.src = src, .dir = dir, .stem = stem, .flags = flags};
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(root, "name");
     c.g = graph_new(cJSON_IsString(name) ? name->valuestring : NULL);
     c.g->source = graph_strdup(c.g, src);

@@ -1,6 +1,7 @@
-/* weights_read.c - the reader's side of model.weights + model.manifest.json: finds both beside
- * the graph (<stem>.manifest.json, model.manifest.json, manifest.json; <stem>.weights,
- * model.weights), mmaps the blob for the graph's lifetime, and hands out each constant's bytes
+/* weights_read.c - the reader's side of model.weights + manifest.json: finds both beside the
+ * graph <stem>.webnn.json (or <stem>.json) by the webnn-graph tools' names first (manifest.json,
+ * <stem>.webnn.manifest.json; <stem>.webnn.weights), then by webnnc's earlier ones
+ * (<stem>.manifest.json, model.manifest.json; <stem>.weights, model.weights), mmaps the blob for the graph's lifetime, and hands out each constant's bytes
  * after checking its manifest entry: dtype and shape equal to the const's, byteLength ==
  * elements x (1 byte for int4/uint4, else the dtype size), byteOffset + byteLength within the
  * file, xxhash64 when present.  byteOffset is absolute from the file start (whether or not the
@@ -139,14 +140,16 @@ WeightsSource *weights_open(ReadCtx *c) {
     WeightsSource *w = calloc(1, sizeof *w);
     if (!w) abort();
     graph_add_cleanup(c->g, weights_cleanup, w);
-    char stem_manifest[600], stem_weights[600];
+    char stem_manifest[600], webnn_manifest[600], stem_weights[600], webnn_weights[600];
     snprintf(stem_manifest, sizeof stem_manifest, "%s.manifest.json", c->stem);
+    snprintf(webnn_manifest, sizeof webnn_manifest, "%s.webnn.manifest.json", c->stem);
     snprintf(stem_weights, sizeof stem_weights, "%s.weights", c->stem);
-    const char *manifests[] = {stem_manifest, "model.manifest.json", "manifest.json", NULL};
-    const char *blobs[] = {stem_weights, "model.weights", NULL};
+    snprintf(webnn_weights, sizeof webnn_weights, "%s.webnn.weights", c->stem);
+    const char *manifests[] = {WN_MANIFEST_FILE, webnn_manifest, stem_manifest, WN_MANIFEST_FILE_OLD, NULL};
+    const char *blobs[] = {webnn_weights, stem_weights, WN_WEIGHTS_FILE, NULL};
     if (!find_file(c->dir, manifests, w->manifest_path, sizeof w->manifest_path)) {
-        rd_error(c, "the graph refers to external weights but %s/%s (or model.manifest.json) does not exist", c->dir,
-                 stem_manifest);
+        rd_error(c, "the graph refers to external weights but %s/%s (or %s) does not exist", c->dir, WN_MANIFEST_FILE,
+                 webnn_manifest);
         return NULL;
     }
     if (!find_file(c->dir, blobs, w->weights_path, sizeof w->weights_path)) {
