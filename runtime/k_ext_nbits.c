@@ -4,7 +4,8 @@
  * layout: the row mat-vec of k_matvec.c (shaders/matvec_rows.glsl, the fast decode kernel;
  * WEBNNC_NBITS_GENERIC=1 turns it off).  Other few-row cases: shaders/ext_matmul_nbits.comp, a
  * mat-vec that dequantizes in registers; more rows (prefill): shaders/ext_matmul_nbits_tiled.comp,
- * a tiled GEMM dequantizing weight tiles into shared memory.  Weight rows are split over several
+ * a tiled GEMM dequantizing weight tiles into shared memory (the int4 tile core shaders/nbits_tile.glsl;
+ * on NV cooperative matrices where the device has them: ext_matmul_nbits_coop.comp).  Weight rows are split over several
  * dispatches when the packed weights exceed one binding (maxStorageBufferRange). */
 #include "k_ext_nbits.h"
 
@@ -17,7 +18,7 @@
 #define NB_MATVEC_MAX_M 16 /* activation rows up to which the mat-vec path runs */
 #define NB_ROWS_MAX_M 4    /* ... and the row mat-vec of k_matvec.c (it reads the weights once per row) */
 #define NB_MT 4            /* activation rows per mat-vec workgroup */
-#define NB_TILE 32         /* GEMM tile */
+#define NB_TILE 64         /* GEMM tile (shaders/nbits_tile.glsl) */
 
 typedef struct {
     uint32_t M, N, K, kBlocks, block, row_words, zp_row, rows, row0;
@@ -81,8 +82,9 @@ int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const K
     if (M == 0) return 0;
     KMatvecRows rp;
     if (rows_layout(geo, M, a, b, zp, &rp)) return kmatvec_rows_record(kc, n, &rp, a, b, scales, zp, bias, y);
-    bool matvec = M <= NB_MATVEC_MAX_M;
-    int sh = kc_find_shader(kc, n, matvec ? "ext_matmul_nbits" : "ext_matmul_nbits_tiled", a->dtype, a->dtype);
+    bool matvec = M <= NB_MATVEC_MAX_M, coop = !matvec && ext_coop(kc);
+    int sh = kc_find_shader(kc, n, matvec ? "ext_matmul_nbits" : coop ? "ext_matmul_nbits_coop" : "ext_matmul_nbits_tiled",
+                            a->dtype, a->dtype);
     if (sh < 0) return -1;
 
     NbitsPush pc;
@@ -108,7 +110,7 @@ int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const K
     }
     if (bias && ext_bind(kc, n, bias, false, &bd[4], &pc.base_bias) < 0) return -1;
 
-    uint32_t wg = matvec ? ext_wg(kc) : 256, rows = 4, sg = ext_sg_reduce(kc);
+    uint32_t wg = matvec ? ext_wg(kc) : coop ? 128 : 256, rows = 4, sg = ext_sg_reduce(kc);
     if (!matvec && d->max_workgroup_invocations < 256) return ext_no_kernel(n, a->dtype);
     uint32_t slots = sg ? (wg + 3) / 4 : wg;
     uint32_t spec[SPEC_COUNT] = {wg, (uint32_t)geo->bits, zp ? (zp_u8 ? 1u : 2u) : 0u, bias != NULL, rows, NB_MT, sg, slots};

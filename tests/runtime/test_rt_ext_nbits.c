@@ -79,6 +79,8 @@ START_TEST(gemm) {
     check_nbits((NbCase){DT_F32, 8, 16, 40, 100, 33, 0, false}); /* k padded, partial tiles */
     check_nbits((NbCase){DT_F32, 2, 32, 33, 96, 64, 2, true});
     check_nbits((NbCase){DT_F16, 4, 32, 64, 320, 96, 1, false});
+    check_nbits((NbCase){DT_F16, 4, 32, 130, 96, 200, 1, true}); /* 3 x 4 tiles, partial in both */
+    check_nbits((NbCase){DT_F32, 4, 128, 65, 200, 64, 0, false}); /* k padded inside a 32-k step */
 }
 END_TEST
 
