@@ -21,7 +21,8 @@ layout(std430, binding = 5) writeonly buffer Y { A_T y_out[]; };
 
 #include "ext_nbits.glsl"
 
-#define TILE_GATED 0
+#define TILE_HAS_UP 0
+const bool TILE_UP = false;
 float tile_a(uint m, uint k) { return float(a_in[pc.base_a + m * pc.K + k]); }
 
 uint tile_n0; // first dispatch-local weight row of this workgroup's tile

@@ -12,7 +12,8 @@
 //    accumulators; tiles staged as float16; the accumulators go through shared memory so that
 //    tile_store() gets one value per output as on the portable path.
 // Requires, before the include: common.glsl, ext_common.glsl, the bindings and push constants of
-// ext_nbits.glsl (then ext_nbits.glsl itself), TILE_COOP, TILE_GATED, and
+// ext_nbits.glsl (then ext_nbits.glsl itself), the macros TILE_COOP (0/1) and TILE_HAS_UP (0/1: the
+// up tile exists), the constant bool TILE_UP (gated: the up tile is used; false without it), and
 //   float tile_a(uint m, uint k)                  activation row m (< pc.M), k (< pc.K)
 //   void tile_store(uint m, uint c, float y, float up)  output (m, c) (c < the tile's column count)
 // Weights: row wrow0 + c of the word binding is output column c (its scales / zero points: row
@@ -34,11 +35,10 @@
 // As[m][k] / Bs[c][k] (k contiguous: the cooperative loads read A row-major, B column-major)
 shared TILE_T As[TILE_BM * (TILE_BK + TILE_PAD)];
 shared TILE_T Bs[TILE_BN * (TILE_BK + TILE_PAD)];
-#if TILE_GATED
+#if TILE_HAS_UP
 shared TILE_T Bu[TILE_BN * (TILE_BK + TILE_PAD)];
 #endif
 const uint TILE_LD = TILE_BK + TILE_PAD;
-const bool TILE_UP = TILE_GATED != 0;
 
 // Dequantized values of word u (k from u * VPW) of weight row (wrow, srow) into Bs[c][kl..] (Bu when up).
 void tile_weight_word(uint wrow, uint srow, uint u, uint c, uint kl, bool ok, bool up) {
@@ -47,7 +47,7 @@ void tile_weight_word(uint wrow, uint srow, uint u, uint c, uint kl, bool ok, bo
     if (ok) block_params(srow, (u * VPW) / pc.block, s, z);
     for (uint j = 0u; j < VPW; j++) {
         TILE_T v = TILE_T((float(bitfieldExtract(word, int(j * BITS), int(BITS))) - z) * s);
-#if TILE_GATED
+#if TILE_HAS_UP
         if (up) Bu[c * TILE_LD + kl + j] = v;
         else
 #endif
@@ -80,13 +80,13 @@ shared float Cs[TILE_BM * TILE_BN]; // accumulators on their way out (gate, then
 void nbits_tile(uint m0, uint wrow0, uint srow0, uint ncols, uint up_off) {
     uint sg = gl_SubgroupID, sm = (sg / 2u) * 32u, sn = (sg % 2u) * 32u;
     TILE_ACC acc[2][2];
-#if TILE_GATED
+#if TILE_HAS_UP
     TILE_ACC accu[2][2];
 #endif
     for (uint i = 0u; i < 2u; i++)
         for (uint j = 0u; j < 2u; j++) {
             acc[i][j] = TILE_ACC(0.0);
-#if TILE_GATED
+#if TILE_HAS_UP
             accu[i][j] = TILE_ACC(0.0);
 #endif
         }
@@ -99,10 +99,12 @@ void nbits_tile(uint m0, uint wrow0, uint srow0, uint ncols, uint up_off) {
             for (uint j = 0u; j < 2u; j++) coopMatLoadNV(b[j], Bs, (sn + 16u * j) * TILE_LD + kk, TILE_LD, true);
             for (uint i = 0u; i < 2u; i++)
                 for (uint j = 0u; j < 2u; j++) acc[i][j] = coopMatMulAddNV(a[i], b[j], acc[i][j]);
-#if TILE_GATED
-            for (uint j = 0u; j < 2u; j++) coopMatLoadNV(b[j], Bu, (sn + 16u * j) * TILE_LD + kk, TILE_LD, true);
-            for (uint i = 0u; i < 2u; i++)
-                for (uint j = 0u; j < 2u; j++) accu[i][j] = coopMatMulAddNV(a[i], b[j], accu[i][j]);
+#if TILE_HAS_UP
+            if (TILE_UP) {
+                for (uint j = 0u; j < 2u; j++) coopMatLoadNV(b[j], Bu, (sn + 16u * j) * TILE_LD + kk, TILE_LD, true);
+                for (uint i = 0u; i < 2u; i++)
+                    for (uint j = 0u; j < 2u; j++) accu[i][j] = coopMatMulAddNV(a[i], b[j], accu[i][j]);
+            }
 #endif
         }
         barrier();
@@ -112,7 +114,7 @@ void nbits_tile(uint m0, uint wrow0, uint srow0, uint ncols, uint up_off) {
     for (uint pass = 0u; pass < (TILE_UP ? 2u : 1u); pass++) {
         for (uint i = 0u; i < 2u; i++)
             for (uint j = 0u; j < 2u; j++) {
-#if TILE_GATED
+#if TILE_HAS_UP
                 TILE_ACC v = pass == 0u ? acc[i][j] : accu[i][j];
 #else
                 TILE_ACC v = acc[i][j];
@@ -146,7 +148,7 @@ void nbits_tile(uint m0, uint wrow0, uint srow0, uint ncols, uint up_off) {
             for (uint i = 0u; i < 4u; i++) av[i] = As[(ty * 4u + i) * TILE_LD + kk];
             for (uint j = 0u; j < 4u; j++) {
                 bv[j] = Bs[(tx + 16u * j) * TILE_LD + kk];
-#if TILE_GATED
+#if TILE_HAS_UP
                 uv[j] = Bu[(tx + 16u * j) * TILE_LD + kk];
 #else
                 uv[j] = 0.0;
