@@ -73,9 +73,9 @@ static int dispatch(KernelCtx *kc, const Node *n, int sh, FusedRun *r, uint64_t 
 }
 
 /* The prefill kernel (shaders/norm_proj_tile.glsl): 64 x 64 output tiles, x = column tiles, y = row tiles. */
-static int dispatch_tiled(KernelCtx *kc, const Node *n, int sh, FusedRun *r) {
+static int dispatch_tiled(KernelCtx *kc, const Node *n, int sh, bool coop, FusedRun *r) {
     const WnrtDeviceInfo *d = kc_device(kc);
-    uint32_t spec[8] = {ext_coop(kc) ? 128 : 256, r->bits, r->zp_mode, r->has_bias, 0, 0, 0, r->flags};
+    uint32_t spec[8] = {coop ? 128 : 256, r->bits, r->zp_mode, r->has_bias, 0, 0, 0, r->flags};
     uint64_t gx = (r->pc.rows + FUSED_TILE - 1) / FUSED_TILE, gy = (r->pc.M + FUSED_TILE - 1) / FUSED_TILE;
     if (gx == 0) return 0;
     if (gx > d->max_workgroup_count[0] || gy > d->max_workgroup_count[1]) {
@@ -185,7 +185,7 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
     uint32_t rows = gated ? 2 : 4;
     int tiled = -1; /* prefill: the tile kernel */
     if (M >= FUSED_TILE_MIN_M &&
-        (tiled = kc_find_shader(kc, n, ext_coop(kc) ? "ext_norm_proj_coop" : "ext_norm_proj_tiled", x->dtype, x->dtype)) < 0)
+        (tiled = kc_find_shader(kc, n, ext_coop(kc, x->dtype) ? "ext_norm_proj_coop" : "ext_norm_proj_tiled", x->dtype, x->dtype)) < 0)
         return -1;
     uint64_t col = 0;
     for (int i = 0; i < n_splits; i++) {
@@ -195,7 +195,7 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
             diag_node_error(n, "output %d does not match its split", i);
             return -1;
         }
-        if (tiled >= 0 ? dispatch_tiled(kc, n, tiled, &r) < 0
+        if (tiled >= 0 ? dispatch_tiled(kc, n, tiled, ext_coop(kc, x->dtype), &r) < 0
                        : dispatch(kc, n, sh, &r, (pc->rows + rows - 1) / rows, (M + FUSED_MT - 1) / FUSED_MT) < 0)
             return -1;
         col += (uint64_t)splits[i];

@@ -82,7 +82,7 @@ int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const K
     if (M == 0) return 0;
     KMatvecRows rp;
     if (rows_layout(geo, M, a, b, zp, &rp)) return kmatvec_rows_record(kc, n, &rp, a, b, scales, zp, bias, y);
-    bool matvec = M <= NB_MATVEC_MAX_M, coop = !matvec && ext_coop(kc);
+    bool matvec = M <= NB_MATVEC_MAX_M, coop = !matvec && ext_coop(kc, a->dtype);
     int sh = kc_find_shader(kc, n, matvec ? "ext_matmul_nbits" : coop ? "ext_matmul_nbits_coop" : "ext_matmul_nbits_tiled",
                             a->dtype, a->dtype);
     if (sh < 0) return -1;
