@@ -6,7 +6,7 @@
  * rows (normed, rotated) and value rows into the presents at past + s, (3) shaders/ext_gqa_attn.comp:
  * one workgroup per (batch, token, head), online softmax over the valid cache rows, no score
  * matrix; for prefill (S >= 2, head size <= 128) shaders/ext_gqa_attn_flash.comp instead: one
- * workgroup per (batch, head, 32 query tokens), key/value tiles in shared memory
+ * workgroup per (batch, head, 16 query tokens), key/value tiles in shared memory
  * (WEBNNC_NO_FLASH_ATTN=1 keeps the per-token kernel).  past / total come from seqlensK on the device (no CPU round trip).  Semantics: the CPU
  * reference lib/eval/eval_gqa.c; operand slots and outputs: lib/core/gqa.h.
  * Without a KV cache (no pastKey/pastValue, one output): the query prep (push constant C = 0: past = 0), then
@@ -25,7 +25,7 @@
 #define GQA_MAX_HEAD 512 /* head size limit: 4 channels per invocation, shared rows of 1024 */
 #define GQA_FLASH_MIN_S 2   /* query tokens from which prefill attention runs flash-style ... */
 #define GQA_FLASH_MAX_H 128 /* ... for heads up to this size (ext_gqa_attn_flash.comp) */
-#define GQA_FLASH_BQ 32     /* query tokens per workgroup there */
+#define GQA_FLASH_BQ 16     /* query tokens per workgroup there */
 
 typedef struct {
     uint32_t B, S, heads, H, C, rot, max_pos;

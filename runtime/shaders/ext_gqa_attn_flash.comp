@@ -1,12 +1,12 @@
 #version 450
 // ext_gqa_attn_flash.comp - groupQueryAttention, step 2 for prefill (S > 1): flash-style, one
-// workgroup of 128 invocations per (batch, query head, block of 32 query tokens), so the keys and
+// workgroup of 128 invocations per (batch, query head, block of 16 query tokens), so the keys and
 // values are read once per block instead of once per token.  The block's prepared query rows
 // (normed, rotated: ext_gqa_prep.comp) are read from the output into shared memory and replaced by
-// the attention result.  Keys are processed in tiles of KT = min(1024 / H, 32) rows (16 at H = 64)
-// staged in shared memory (rows padded to H + 1 against bank conflicts): each invocation computes KT * 32 / 128 full scores (query q, keys j = sub, sub + 4,
-// ...), then invocation (q, sub) updates query q's online softmax (running max m, sum l) and its
-// output channels h = sub + 4 i.  Same semantics as ext_gqa_attn.comp (decode): keys j in [lo, p]
+// the attention result.  Keys are processed in tiles of KT = min(2048 / H, 32) rows (32 at H = 64)
+// staged in shared memory (key rows padded to H + 1 against bank conflicts): 8 invocations per
+// query row; invocation (q, sub) computes the full scores of keys j = sub, sub + 8, ..., then
+// updates query q's online softmax (running max m, sum l) and its output channels h = sub + 8 i.  Same semantics as ext_gqa_attn.comp (decode): keys j in [lo, p]
 // with p = past + s, lo = p - W + 1 with a local window W, rows < total only; scores scale * q.k,
 // softcap, + attentionBias, sink term for smoothSoftmax / headSink; a batch whose seqlensK is
 // outside S-1..C-1 gets zeros.  f32 throughout; H <= 128 (k_ext_gqa.c picks this kernel).
@@ -32,21 +32,22 @@ layout(std430, binding = 4) readonly buffer Bi { A_T bias_in[]; };
 layout(std430, binding = 5) readonly buffer Sk { A_T sink_in[]; };
 
 #define NEG_INF uintBitsToFloat(0xff800000u)
-#define BQ 32u
+#define BQ 16u
+#define TPQ 8u // invocations per query row
 #define MAXH 128u
 #define KTMAX 32u
 shared float Qs[BQ * (MAXH + 1u)];
-shared float Ks[1056]; // KT * (H + 1) <= 1056 for every H <= 128
-shared float Vs[1024];
+shared float Ks[2080]; // KT * (H + 1) <= 2080 for every H <= 128
+shared float Vs[2048];
 shared float Ss[BQ * (KTMAX + 1u)]; // scores of the tile: [q][j]
 
 void main() {
     uint g = flat_group(), qblocks = (pc.S + BQ - 1u) / BQ;
     if (g >= pc.B * pc.N * qblocks) return;
-    uint tid = gl_LocalInvocationID.x, q = tid / 4u, sub = tid % 4u;
+    uint tid = gl_LocalInvocationID.x, q = tid / TPQ, sub = tid % TPQ;
     uint qb = g % qblocks, head = (g / qblocks) % pc.N, b = g / (qblocks * pc.N);
     uint s0 = qb * BQ, nq = min(BQ, pc.S - s0), H = pc.H;
-    uint KT = min(1024u / H, KTMAX), LD = H + 1u, SLD = KTMAX + 1u;
+    uint KT = min(2048u / H, KTMAX), LD = H + 1u, SLD = KTMAX + 1u;
     int total = seqlens_in[pc.base_seqlens + b] + 1;
     bool valid = total >= int(pc.S) && total <= int(pc.C);
     uint past = valid ? uint(total) - pc.S : 0u;
@@ -68,8 +69,8 @@ void main() {
         m = HAS_SINK ? float(sink_in[pc.base_sink + head]) : 0.0;
         l = 1.0;
     }
-    float acc[MAXH / 4u];
-    for (uint i = 0u; i < MAXH / 4u; i++) acc[i] = 0.0;
+    float acc[MAXH / TPQ];
+    for (uint i = 0u; i < MAXH / TPQ; i++) acc[i] = 0.0;
     uint j_start = valid ? (lo_first / KT) * KT : 1u, j_end = valid ? p_last + 1u : 0u;
     for (uint j0 = j_start; j0 < j_end; j0 += KT) {
         uint nk = min(KT, j_end - j0);
@@ -79,8 +80,8 @@ void main() {
             Vs[r * H + h] = float(v_in[pc.base_v + row]);
         }
         barrier();
-        // scores: BQ * KT dots, this invocation's are (q, j = sub + 4 t)
-        for (uint j = sub; j < KT; j += 4u) {
+        // scores: BQ * KT dots, this invocation's are (q, j = sub + TPQ t)
+        for (uint j = sub; j < KT; j += TPQ) {
             uint kj = j0 + j;
             float d = NEG_INF;
             if (mine && j < nk && kj >= lo && kj <= p) {
@@ -99,13 +100,13 @@ void main() {
         if (mn != NEG_INF) {
             float rescale = m == NEG_INF ? 0.0 : exp(m - mn);
             l *= rescale;
-            for (uint i = 0u; i < MAXH / 4u; i++) acc[i] *= rescale;
+            for (uint i = 0u; i < MAXH / TPQ; i++) acc[i] *= rescale;
             for (uint j = 0u; j < nk; j++) {
                 float sc = Ss[q * SLD + j];
                 float e = sc == NEG_INF ? 0.0 : exp(sc - mn);
                 l += e;
-                for (uint i = 0u; i < MAXH / 4u; i++) {
-                    uint h = sub + 4u * i;
+                for (uint i = 0u; i < MAXH / TPQ; i++) {
+                    uint h = sub + TPQ * i;
                     if (h < H) acc[i] = fma(e, Vs[j * H + h], acc[i]);
                 }
             }
@@ -115,8 +116,8 @@ void main() {
     }
     if (!mine) return;
     uint orow = pc.base_out + ((b * pc.S + s) * pc.N + head) * H;
-    for (uint i = 0u; i < MAXH / 4u; i++) {
-        uint h = sub + 4u * i;
+    for (uint i = 0u; i < MAXH / TPQ; i++) {
+        uint h = sub + TPQ * i;
         if (h < H) io[orow + h] = A_T(valid && l > 0.0 ? acc[i] / l : 0.0);
     }
 }

@@ -92,7 +92,7 @@ START_TEST(prefill) {
 }
 END_TEST
 
-/* Flash-style prefill (ext_gqa_attn_flash.comp, 32 query tokens per workgroup): several and partial
+/* Flash-style prefill (ext_gqa_attn_flash.comp, 16 query tokens per workgroup): several and partial
  * query blocks, a past in the cache, key tiles cut by the causal limit and a local window, head sizes
  * 64 / 128 / 40, two batches with different pasts, attentionBias, headSink, softcap, float16. */
 START_TEST(flash_prefill) {
