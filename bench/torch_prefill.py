@@ -7,24 +7,11 @@ timed with CUDA events (median of --iters runs after warm-up).  Prints one JSON 
 python3 with torch and a CUDA GPU."""
 import argparse
 import json
-import statistics
 
 import torch
 import torch.nn.functional as F
 
-
-def timed(fn, iters):
-    start = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
-    end = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
-    for _ in range(10):
-        fn()
-    torch.cuda.synchronize()
-    for i in range(iters):
-        start[i].record()
-        fn()
-        end[i].record()
-    torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) * 1e3 for s, e in zip(start, end))  # us
+from torch_matvec import timed  # CUDA-event median after warm-up (same directory)
 
 
 def main():

@@ -4,31 +4,14 @@
 // normalized activations h = v * inv_rms * normScale as the tile core's A operand, so h never goes
 // to device memory.  qkvProjection: weight rows row0 .. row0 + rows - 1 go to output columns 0.. of
 // one split output (one dispatch per split); gatedMlp (GATED): output column c from gate row c and
-// up row half_n + c, silu(gate) * up.  Operation, bindings and push constants as
+// up row half_n + c, silu(gate) * up.  Bindings and push constants: norm_proj_io.glsl, shared with
 // ext_norm_proj.comp (the decode kernel; it also runs the outputSum pre-pass).  Built as
 // ext_norm_proj_tiled.comp (portable) and ext_norm_proj_coop.comp (NV cooperative matrices).
 // Grid: x = 64-column tiles of the split, y = 64-row tiles of M.
 #include "common.glsl"
 #include "ext_common.glsl"
 
-layout(constant_id = 7) const uint FLAGS = 0u; // 1 skip, 2 skipBias, 4 gated (ext_norm_proj.comp)
-const bool HAS_SKIP = (FLAGS & 1u) != 0u, HAS_SKIP_BIAS = (FLAGS & 2u) != 0u, GATED = (FLAGS & 4u) != 0u;
-
-PARAMS_BLOCK PC {
-    uint M, K, kBlocks, block, row_words, zp_row, rows, row0, out_cols, half_n;
-    float eps;
-    uint base_x, base_skip, base_b2, base_scale, base_w, base_s, base_z, base_y;
-} pc;
-layout(std430, binding = 0) readonly buffer X { A_T x_in[]; };
-layout(std430, binding = 1) readonly buffer Sk { A_T skip_in[]; };
-layout(std430, binding = 2) readonly buffer B2 { A_T b2_in[]; };
-layout(std430, binding = 3) readonly buffer Ns { A_T scale_in[]; };
-layout(std430, binding = 4) readonly buffer W { uint w_in[]; };
-layout(std430, binding = 5) readonly buffer S { A_T s_in[]; };
-layout(std430, binding = 6) readonly buffer Z { uint z_in[]; };
-layout(std430, binding = 6) readonly buffer Zf { A_T zf_in[]; };
-layout(std430, binding = 7) writeonly buffer Y { A_T y_out[]; };
-
+#include "norm_proj_io.glsl"
 #include "ext_nbits.glsl"
 
 #define TILE_HAS_UP 1
@@ -37,14 +20,6 @@ const bool TILE_UP = GATED;
 shared float inv_rms[64];
 shared float part[256];
 uint tile_m0, tile_c0;
-
-float value_at(uint m, uint k) {
-    uint i = m * pc.K + k;
-    float v = float(x_in[pc.base_x + i]);
-    if (HAS_SKIP) v += float(skip_in[pc.base_skip + i]);
-    if (HAS_SKIP_BIAS) v += float(b2_in[pc.base_b2 + k]);
-    return v;
-}
 
 float tile_a(uint m, uint k) { return value_at(m, k) * inv_rms[m - tile_m0] * float(scale_in[pc.base_scale + k]); }
 
