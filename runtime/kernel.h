@@ -38,7 +38,7 @@
 
 #define K_MAX_RANK 6     /* ranks the strided shaders index; more are collapsed */
 #define K_MAX_BINDINGS 8
-#define K_MAX_SPEC 8
+#define K_MAX_SPEC 12
 #define K_PUSH_MAX 128
 
 typedef struct {
