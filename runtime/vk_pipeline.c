@@ -12,6 +12,7 @@
 
 #include "diag.h"
 #include "kernel.h"
+#include "outdir.h"
 
 /* ---- shader table (generated) ------------------------------------------------------------ */
 #include "shader_table.h"
@@ -140,14 +141,14 @@ static void *read_file(const char *path, size_t *len) {
     return buf;
 }
 
+/* Best effort (a cache): a temporary file created O_EXCL | O_NOFOLLOW, renamed into place. */
 static void write_file_atomic(const char *path, const void *data, size_t len) {
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) return;
-    bool ok = fwrite(data, 1, len, f) == len;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) remove(tmp);
+    OutFile f;
+    bool had_error = diag_has_error();
+    if (outfile_open(&f, path) < 0 || outfile_write(&f, data, len) < 0 || outfile_commit(&f) < 0) {
+        if (f.fd >= 0) outfile_abort(&f);
+        if (!had_error) diag_clear(); /* no error: the pipeline is simply compiled again next time */
+    }
 }
 
 /* WEBNNC_PIPELINE_STATS=1: one stderr line per new pipeline with the driver's statistics. */
