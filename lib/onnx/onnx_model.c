@@ -149,13 +149,15 @@ static OnnxModel *parse_model(const uint8_t *buf, size_t len, const char *file, 
         diag_error("%s: empty model file", file);
         goto fail;
     }
-    if (onnx_wire_check(buf, len, &onnx__model_proto__descriptor, file) != 0) goto fail;
+    if (!input_limit_ok(LIMIT_ONNX_FILE_BYTES, len, file, "file size") ||
+        onnx_wire_check(buf, len, &onnx__model_proto__descriptor, file) != 0)
+        goto fail;
     m->proto = onnx__model_proto__unpack(NULL, len, buf);
     if (!m->proto) {
         diag_error("%s: truncated or invalid protobuf", file);
         goto fail;
     }
-    if (validate_model(m->proto, file) != 0) goto fail;
+    if (validate_model(m->proto, file) != 0 || onnx_graph_check_limits(m->proto->graph, file) != 0) goto fail;
     return m;
 fail:
     onnx_model_free(m);

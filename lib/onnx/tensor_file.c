@@ -11,31 +11,15 @@
 
 #include "checked.h"
 #include "diag.h"
+#include "input_limits.h"
 #include "onnx_model.h"
 #include "outdir.h"
 
-#define MAX_FILE_BYTES (UINT64_C(16) << 30)
-
+/* Whole file, bounded by the tensor-file-size limit. */
 static uint8_t *slurp(const char *path, uint64_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        diag_error("%s: cannot open", path);
-        return NULL;
-    }
-    uint8_t *buf = NULL;
-    long n = -1;
-    if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
-    if (n < 0 || (uint64_t)n > MAX_FILE_BYTES || fseek(f, 0, SEEK_SET) != 0) {
-        diag_error("%s: cannot read (or larger than 16 GiB)", path);
-    } else if (!(buf = malloc((size_t)n + 1))) {
-        diag_error("%s: out of memory", path);
-    } else if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        diag_error("%s: read error", path);
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *len = (uint64_t)(n < 0 ? 0 : n);
+    size_t n = 0;
+    uint8_t *buf = (uint8_t *)input_file_read(path, LIMIT_TENSOR_FILE_BYTES, &n);
+    *len = n;
     return buf;
 }
 
@@ -138,6 +122,7 @@ static int read_npy(const char *path, TensorFile *out) {
             diag_error("%s: .npy shape too large", path);
             goto done;
         }
+        if (!input_limit_ok(LIMIT_TENSOR_ELEMENTS, numel, path, ".npy element count")) goto done;
         out->shape[out->rank++] = (int64_t)v;
         p = end;
     }

@@ -8,10 +8,9 @@
 #include <sys/stat.h>
 
 #include "diag.h"
+#include "input_limits.h"
 #include "reader.h"
 #include "webnn_io.h"
-
-enum { MAX_GRAPH_JSON = 1 << 30 };
 
 Graph *webnn_read_json(const char *json, size_t len, const char *dir) {
     if (!json) {
@@ -58,25 +57,9 @@ Graph *webnn_read_ex(const char *path, unsigned flags) {
         snprintf(file, sizeof file, "%s", path);
         split_path(path, dir, sizeof dir, stem, sizeof stem);
     }
-    FILE *f = fopen(file, "rb");
-    if (!f) {
-        diag_error("%s: cannot open: %s", file, strerror(errno));
-        return NULL;
-    }
-    char *buf = NULL;
     size_t len = 0;
-    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (size >= 0 && size <= MAX_GRAPH_JSON && fseek(f, 0, SEEK_SET) == 0) {
-        buf = malloc((size_t)size + 1);
-        if (!buf) abort();
-        len = fread(buf, 1, (size_t)size, f);
-    }
-    fclose(f);
-    if (!buf || len != (size_t)size) {
-        diag_error("%s: cannot read (or larger than %d bytes)", file, MAX_GRAPH_JSON);
-        free(buf);
-        return NULL;
-    }
+    char *buf = input_file_read(file, LIMIT_GRAPH_JSON_BYTES, &len);
+    if (!buf) return NULL;
     Graph *g = graph_json_read(buf, len, file, dir, stem, flags);
     free(buf);
     return g;
