@@ -41,13 +41,7 @@ def put(outdir, harness, name, data):
 
 # ---- a minimal protobuf encoder for one valid external-data model (no onnx module needed) ----
 def varint(v):
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        out.append(b | (0x80 if v else 0))
-        if not v:
-            return bytes(out)
+    return bytes([v]) if v < 0x80 else bytes([v & 0x7F | 0x80]) + varint(v >> 7)
 
 
 def field(num, wire, payload):

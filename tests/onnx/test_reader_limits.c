@@ -45,9 +45,9 @@ static void expect_limit(InputLimit limit) {
     diag_clear();
 }
 
-static bool onnx_loads(void) {
+static bool onnx_loads(const char *path) {
     diag_clear();
-    OnnxModel *m = onnx_model_load(tiny_mlp());
+    OnnxModel *m = onnx_model_load(path);
     onnx_model_free(m);
     return m != NULL;
 }
@@ -100,35 +100,31 @@ static bool genai_reads(const char *text) {
     return genai_config_read(path, &cfg) == 0;
 }
 
+/* `limit` set one byte below the size of `file`, then to its size: read(arg) fails naming the
+ * limit, then succeeds. */
+static void size_limit_case(InputLimit limit, const char *file, bool (*read)(const char *), const char *arg) {
+    uint64_t n = file_size(file);
+    input_limit_set(limit, n - 1);
+    ck_assert(!read(arg));
+    expect_limit(limit);
+    input_limit_set(limit, n);
+    ck_assert_msg(read(arg), "%s", diag_message());
+}
+
 START_TEST(onnx_file_size) {
-    uint64_t n = file_size(tiny_mlp());
-    input_limit_set(LIMIT_ONNX_FILE_BYTES, n - 1);
-    ck_assert(!onnx_loads());
-    expect_limit(LIMIT_ONNX_FILE_BYTES);
-    input_limit_set(LIMIT_ONNX_FILE_BYTES, n);
-    ck_assert(onnx_loads());
+    size_limit_case(LIMIT_ONNX_FILE_BYTES, tiny_mlp(), onnx_loads, tiny_mlp());
 }
 END_TEST
 
 START_TEST(graph_json_size) {
     const char *dir = webnn_folder();
-    uint64_t n = file_size(tu_path(dir, WN_GRAPH_FILE));
-    input_limit_set(LIMIT_GRAPH_JSON_BYTES, n - 1);
-    ck_assert(!webnn_reads(dir));
-    expect_limit(LIMIT_GRAPH_JSON_BYTES);
-    input_limit_set(LIMIT_GRAPH_JSON_BYTES, n);
-    ck_assert(webnn_reads(dir));
+    size_limit_case(LIMIT_GRAPH_JSON_BYTES, tu_path(dir, WN_GRAPH_FILE), webnn_reads, dir);
 }
 END_TEST
 
 START_TEST(manifest_size) {
     const char *dir = webnn_folder();
-    uint64_t n = file_size(tu_path(dir, WN_MANIFEST_FILE));
-    input_limit_set(LIMIT_MANIFEST_BYTES, n - 1);
-    ck_assert(!webnn_reads(dir));
-    expect_limit(LIMIT_MANIFEST_BYTES);
-    input_limit_set(LIMIT_MANIFEST_BYTES, n);
-    ck_assert(webnn_reads(dir));
+    size_limit_case(LIMIT_MANIFEST_BYTES, tu_path(dir, WN_MANIFEST_FILE), webnn_reads, dir);
 }
 END_TEST
 
@@ -148,12 +144,7 @@ END_TEST
 
 START_TEST(tensor_file_size) {
     const char *path = write_npy6();
-    uint64_t n = file_size(path);
-    input_limit_set(LIMIT_TENSOR_FILE_BYTES, n - 1);
-    ck_assert(!npy_reads(path));
-    expect_limit(LIMIT_TENSOR_FILE_BYTES);
-    input_limit_set(LIMIT_TENSOR_FILE_BYTES, n);
-    ck_assert(npy_reads(path));
+    size_limit_case(LIMIT_TENSOR_FILE_BYTES, path, npy_reads, path);
 }
 END_TEST
 
@@ -186,10 +177,10 @@ END_TEST
 START_TEST(protobuf_nesting) {
     /* model > graph > node > attribute: tiny_mlp needs depth 4 at most (tensor types: 5) */
     input_limit_set(LIMIT_PROTO_NESTING, 2);
-    ck_assert(!onnx_loads());
+    ck_assert(!onnx_loads(tiny_mlp()));
     expect_limit(LIMIT_PROTO_NESTING);
     input_limit_set(LIMIT_PROTO_NESTING, 0);
-    ck_assert(onnx_loads());
+    ck_assert(onnx_loads(tiny_mlp()));
 }
 END_TEST
 
@@ -206,7 +197,7 @@ START_TEST(string_length) {
     free(s);
     /* ONNX names: tiny_mlp's longest name is short; a limit of 2 bytes is crossed */
     input_limit_set(LIMIT_STRING_LENGTH, 2);
-    ck_assert(!onnx_loads());
+    ck_assert(!onnx_loads(tiny_mlp()));
     expect_limit(LIMIT_STRING_LENGTH);
 }
 END_TEST
@@ -214,10 +205,10 @@ END_TEST
 START_TEST(node_count) {
     const char *dir = webnn_folder();
     input_limit_set(LIMIT_NODE_COUNT, 5); /* tiny_mlp: 6 ONNX nodes */
-    ck_assert(!onnx_loads());
+    ck_assert(!onnx_loads(tiny_mlp()));
     expect_limit(LIMIT_NODE_COUNT);
     input_limit_set(LIMIT_NODE_COUNT, 6);
-    ck_assert(onnx_loads());
+    ck_assert(onnx_loads(tiny_mlp()));
     input_limit_set(LIMIT_NODE_COUNT, 1);
     ck_assert(!webnn_reads(dir));
     expect_limit(LIMIT_NODE_COUNT);

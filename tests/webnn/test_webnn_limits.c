@@ -1,7 +1,8 @@
 /* test_webnn_limits.c - implementation limits files (impl_limits.h): the Chromium 153 file in
  * ../shared/webnn-limits reads with facts checked against its JSON (95 ops, add's operands,
  * rank ranges, maxTensorByteLength, nhwc, int4 but no uint4), and every malformed shape is refused
- * with one error naming the file and the key. */
+ * with one error naming the file and the key.  The shared corpus: $WEBNNC_SHARED, else
+ * $WEBNNC_SOURCE_ROOT/../shared. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +11,10 @@
 #include "webnn_test_util.h"
 
 START_TEST(reads_chromium_limits) {
-    const char *root = getenv("WEBNNC_SOURCE_ROOT");
-    ck_assert_ptr_nonnull(root);
+    const char *shared = getenv("WEBNNC_SHARED"), *root = getenv("WEBNNC_SOURCE_ROOT");
+    ck_assert(shared || root);
     char path[4096];
-    snprintf(path, sizeof path, "%s/../shared/webnn-limits/chromium-153-cpu.json", root);
+    snprintf(path, sizeof path, "%s%s/webnn-limits/chromium-153-cpu.json", shared ? shared : root, shared ? "" : "/../shared");
     ImplLimits *l = impl_limits_read(path);
     ck_assert_msg(l != NULL, "%s", diag_message());
     ck_assert_int_eq(l->n_ops, 95);

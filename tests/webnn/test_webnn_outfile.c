@@ -37,6 +37,14 @@ static void assert_victim_untouched(void) {
     free(v);
 }
 
+/* Plants tu_scratch/name -> tu_scratch/target; returns the link's path (static). */
+static const char *plant_link(const char *name, const char *target) {
+    static char link[4096];
+    snprintf(link, sizeof link, "%s", tu_path(tu_scratch, name));
+    ck_assert_int_eq(symlink(tu_path(tu_scratch, target), link), 0);
+    return link;
+}
+
 static void setup_out_and_victim(void) {
     tu_scratch_setup();
     ck_assert_int_eq(mkdir(tu_path(tu_scratch, "out"), 0755), 0);
@@ -44,9 +52,7 @@ static void setup_out_and_victim(void) {
 }
 
 START_TEST(npy_replaces_planted_symlink) {
-    char link[4096];
-    snprintf(link, sizeof link, "%s", tu_path(tu_scratch, "out/logits.npy"));
-    ck_assert_int_eq(symlink(tu_path(tu_scratch, "victim"), link), 0);
+    const char *link = plant_link("out/logits.npy", "victim");
     const float data[3] = {1, 2, 3};
     const int64_t shape[1] = {3};
     ck_assert_int_eq(tensor_file_write_npy(link, DT_F32, 1, shape, data), 0);
@@ -63,9 +69,7 @@ START_TEST(npy_replaces_planted_symlink) {
 END_TEST
 
 START_TEST(dangling_symlink_target_not_created) {
-    char link[4096];
-    snprintf(link, sizeof link, "%s", tu_path(tu_scratch, "out/y.npy"));
-    ck_assert_int_eq(symlink(tu_path(tu_scratch, "created-through-link"), link), 0);
+    const char *link = plant_link("out/y.npy", "created-through-link");
     const int64_t shape[1] = {1};
     const int32_t v = 7;
     ck_assert_int_eq(tensor_file_write_npy(link, DT_I32, 1, shape, &v), 0);
@@ -110,9 +114,7 @@ START_TEST(folder_at_the_name_is_refused) {
 END_TEST
 
 START_TEST(webnn_write_refuses_symlinked_outdir) {
-    char link[4096];
-    snprintf(link, sizeof link, "%s", tu_path(tu_scratch, "linked-out"));
-    ck_assert_int_eq(symlink(tu_path(tu_scratch, "out"), link), 0);
+    const char *link = plant_link("linked-out", "out");
     Graph *g = graph_new("g");
     Value *x = tu_input(g, "x", DT_F32, SHAPE(1, 4));
     graph_add_output(g, tu_finish(g, tu_node(g, OP_RELU, 1, x)));
