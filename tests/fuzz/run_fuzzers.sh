@@ -3,6 +3,8 @@
 # each for SECONDS, with its corpus, seeds, dictionary and crash folder kept outside git.
 #
 # Usage: tests/fuzz/run_fuzzers.sh SECONDS [HARNESS...]      (default: every harness built)
+#        tests/fuzz/run_fuzzers.sh --replay [HARNESS...]     each libFuzzer binary over its
+#            tests/fuzz/regressions/<h>/ only (-runs=0; CI's smoke test of the clang build)
 # Env:   WEBNNC_FUZZ_DIR  work folder (default ~/.cache/webnnc-fuzz): corpus/<h>/ (grows),
 #                         seeds/<h>/ (make_seeds.py, made once), crashes/<h>/, logs/<h>.<time>.log
 #        WEBNNC_FUZZ_BUILD  clang build with -Dfuzz=true (default build-fuzz)
@@ -13,11 +15,23 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 work=${WEBNNC_FUZZ_DIR:-$HOME/.cache/webnnc-fuzz}
 build=${WEBNNC_FUZZ_BUILD:-$root/build-fuzz}
-[ $# -ge 1 ] || { echo "usage: $0 SECONDS [HARNESS...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 SECONDS|--replay [HARNESS...]" >&2; exit 2; }
 secs=$1
 shift
 if [ $# -eq 0 ]; then
     set -- $(ls "$build/tests/fuzz" | sed -n "s/^fuzz_\([a-z_0-9]*\)$/\1/p")
+fi
+if [ "$secs" = --replay ]; then
+    failed=0
+    for h in "$@"; do
+        if "$build/tests/fuzz/fuzz_$h" -runs=0 "$here/regressions/$h" >"$build/fuzz-replay-$h.log" 2>&1; then
+            echo "ok   fuzz_$h: $(ls "$here/regressions/$h" | grep -vc README) inputs, $(grep -o 'INITED cov: [0-9]*' "$build/fuzz-replay-$h.log")"
+        else
+            echo "FAIL fuzz_$h (see $build/fuzz-replay-$h.log)" >&2
+            failed=1
+        fi
+    done
+    exit $failed
 fi
 max_len() {
     case $1 in
