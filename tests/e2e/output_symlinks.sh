@@ -6,7 +6,8 @@
 #      its target;
 #   2. `convert -o LINK` where LINK -> a folder: exit 2, one error line, the folder stays empty;
 #   3. `convert -o OUT` over a previous output holding a planted symlink: exit 2, nothing replaced;
-#   4. a failing convert over a previous output leaves it byte for byte as it was.
+#   4. a failing convert over a previous output leaves it byte for byte as it was;
+#   5. the pipeline cache: a corrupt file is ignored and rewritten, a planted link replaced.
 # Usage: output_symlinks.sh WEBNNC_BINARY SOURCE_ROOT
 set -u
 webnnc=${1:?usage: output_symlinks.sh WEBNNC_BINARY SOURCE_ROOT}
@@ -61,5 +62,21 @@ one_error_line $? && [ "$(sums)" = "$before" ]
 check $? "failed convert leaves the previous output as it was"
 [ -z "$(ls -A "$work" | grep 'tmp-')" ]
 check $? "no temporary folders left"
+# Pipeline cache: a corrupt cache file is ignored and rewritten, a planted link replaced.
+export XDG_CACHE_HOME="$work/cache"
+unset WEBNNC_NO_PIPELINE_CACHE
+"$webnnc" run "$work/model" --random >/dev/null 2>"$work/stderr"
+check $? "run fills the pipeline cache"
+set -- "$work/cache/webnnc"/*.bin
+[ $# -ge 2 ] && [ "$(head -c 4 "$1")" = WNPC ]
+check $? "cache files ($#) start with the WNPC header"
+printf 'WNPC-corrupted-cache' >"$1"
+rm "$2" && ln -s "$work/victim" "$2"
+"$webnnc" run "$work/model" --random >/dev/null 2>"$work/stderr"
+check $? "run with a corrupt cache file and a planted link in the cache"
+[ "$(cat "$1")" != WNPC-corrupted-cache ] && [ "$(head -c 4 "$1")" = WNPC ]
+check $? "the corrupt cache file was rewritten"
+[ ! -L "$2" ] && [ "$(cat "$work/victim")" = precious ]
+check $? "the planted cache link was replaced, its target untouched"
 echo "$failures failures"
 [ "$failures" -eq 0 ]
