@@ -138,6 +138,8 @@ def webnn_seeds(out, webnnc):
             tag = os.path.splitext(os.path.basename(m))[0]
             o = os.path.join(tmp, tag)
             r = subprocess.run([webnnc, "convert", m, "-o", o], capture_output=True)
+            if r.returncode != 0:  # e.g. tiny_mlp's symbolic batch
+                r = subprocess.run([webnnc, "convert", m, "-o", o, "--fix", "batch=1"], capture_output=True)
             if r.returncode != 0:
                 print("make_seeds: %s does not convert, skipped" % m, file=sys.stderr)
                 continue
