@@ -36,7 +36,7 @@ bool input_limit_ok(InputLimit l, uint64_t got, const char *file, const char *wh
 }
 
 char *input_file_read(const char *path, InputLimit size, size_t *len) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not block: fstat refuses it */
     if (fd < 0) {
         diag_error("%s: cannot open: %s", path, strerror(errno));
         return NULL;

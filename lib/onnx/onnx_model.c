@@ -72,7 +72,7 @@ static bool is_file(const char *path) {
  * the open descriptor goes to *keep_fd (else it is closed).  Returns NULL on success, else why it
  * failed (nothing is left open or mapped then). */
 static const char *map_readonly(const char *path, void **addr, size_t *size, int *keep_fd) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not block: fstat refuses it */
     if (fd < 0) return strerror(errno);
     struct stat st;
     const char *why = NULL;

@@ -87,7 +87,7 @@ static int parse_manifest(ReadCtx *c, WeightsSource *w) {
 }
 
 static int map_weights(ReadCtx *c, WeightsSource *w) {
-    int fd = open(w->weights_path, O_RDONLY | O_CLOEXEC);
+    int fd = open(w->weights_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         rd_error(c, "cannot open weights %s: %s", w->weights_path, strerror(errno));

@@ -2,7 +2,8 @@
  * input one step past the limit with one error line naming the limit ("above the limit NAME (N)")
  * and accepts the same input at the limit.  Limits are lowered with input_limit_set so that small
  * real files (testdata/tiny_mlp.onnx and what webnn_write makes of it) cross them; the JSON nesting
- * and string-length defaults are also crossed at their real values. */
+ * and string-length defaults are also crossed at their real values.  A FIFO in place of a file is
+ * refused without blocking. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,6 +243,19 @@ START_TEST(dims_product) {
 }
 END_TEST
 
+/* A FIFO where a file is expected is refused at once instead of blocking the reader. */
+START_TEST(fifo_is_refused) {
+    const char *npy = tu_path(tu_scratch, "x.npy");
+    ck_assert_int_eq(mkfifo(npy, 0600), 0);
+    ck_assert(!npy_reads(npy));
+    ck_assert_ptr_nonnull(strstr(diag_message(), "not a regular file"));
+    const char *dir = tu_path(tu_scratch, "m");
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    ck_assert_int_eq(mkfifo(tu_path(dir, "model.onnx"), 0600), 0);
+    ck_assert(!onnx_loads(dir));
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("reader-limits");
     TCase *tc = tcase_create("limits");
@@ -256,6 +270,7 @@ int main(void) {
     tcase_add_test(tc, string_length);
     tcase_add_test(tc, node_count);
     tcase_add_test(tc, dims_product);
+    tcase_add_test(tc, fifo_is_refused);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
