@@ -8,29 +8,8 @@
 #include <string.h>
 
 #include "diag.h"
+#include "input_limits.h"
 #include "genai_config.h"
-
-/* Largest config file read (real ones are a few KB). */
-#define GENAI_CONFIG_MAX_BYTES (1 << 20)
-
-static char *read_small_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        diag_error("%s: cannot open", path);
-        return NULL;
-    }
-    char *buf = malloc(GENAI_CONFIG_MAX_BYTES + 1);
-    size_t n = buf ? fread(buf, 1, GENAI_CONFIG_MAX_BYTES + 1, f) : 0;
-    bool err = ferror(f);
-    fclose(f);
-    if (!buf || err || n > GENAI_CONFIG_MAX_BYTES) {
-        diag_error("%s: %s", path, !buf ? "out of memory" : err ? "read error" : "larger than 1 MiB");
-        free(buf);
-        return NULL;
-    }
-    buf[n] = 0;
-    return buf;
-}
 
 /* Positive integer at obj.a.b (NULL b: obj.a); 0 when absent, -1 (diagnostic) when invalid. */
 static int64_t int_field(const char *path, const cJSON *root, const char *a, const char *b, const char *c) {
@@ -49,9 +28,13 @@ static int64_t int_field(const char *path, const cJSON *root, const char *a, con
 
 int genai_config_read(const char *path, GenaiConfig *out) {
     memset(out, 0, sizeof *out);
-    char *text = read_small_file(path);
-    if (!text) return -1;
-    cJSON *root = cJSON_Parse(text);
+    size_t len = 0;
+    char *text = input_file_read(path, LIMIT_CONFIG_JSON_BYTES, &len);
+    if (!text || !json_within_limits(text, len, path)) {
+        free(text);
+        return -1;
+    }
+    cJSON *root = cJSON_ParseWithLength(text, len);
     free(text);
     if (!cJSON_IsObject(root)) {
         diag_error("%s: not a JSON object", path);

@@ -10,10 +10,9 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "input_limits.h"
 #include "reader.h"
 #include "webnn_io.h"
-
-enum { MAX_GRAPH_JSON = 1 << 30 };
 
 Graph *webnn_read_json(const char *json, size_t len, const char *dir) {
     if (!json) {
@@ -73,25 +72,9 @@ Graph *webnn_read_ex(const char *path, unsigned flags) {
         snprintf(file, sizeof file, "%s", path);
         split_path(path, dir, sizeof dir, stem, sizeof stem);
     }
-    FILE *f = fopen(file, "rb");
-    if (!f) {
-        diag_error("%s: cannot open: %s", file, strerror(errno));
-        return NULL;
-    }
-    char *buf = NULL;
     size_t len = 0;
-    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (size >= 0 && size <= MAX_GRAPH_JSON && fseek(f, 0, SEEK_SET) == 0) {
-        buf = malloc((size_t)size + 1);
-        if (!buf) abort();
-        len = fread(buf, 1, (size_t)size, f);
-    }
-    fclose(f);
-    if (!buf || len != (size_t)size) {
-        diag_error("%s: cannot read (or larger than %d bytes)", file, MAX_GRAPH_JSON);
-        free(buf);
-        return NULL;
-    }
+    char *buf = input_file_read(file, LIMIT_GRAPH_JSON_BYTES, &len);
+    if (!buf) return NULL;
     size_t lead = 0;
     while (lead < len && (buf[lead] == ' ' || buf[lead] == '\t' || buf[lead] == '\n' || buf[lead] == '\r')) lead++;
     bool text = len - lead >= 11 && memcmp(buf + lead, "webnn_graph", 11) == 0; /* as webnn-graph tells them */

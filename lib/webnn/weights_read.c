@@ -19,6 +19,7 @@
 
 #include "checked.h"
 #include "file_map.h"
+#include "input_limits.h"
 #include "reader.h"
 #include "tensor_codec.h"
 #include "webnn_io.h"
@@ -54,34 +55,11 @@ static bool find_file(const char *dir, const char *const *names, char *out, size
     return false;
 }
 
-/* Reads a whole (small) file into a malloc'ed NUL-terminated buffer. */
-static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long n = ftell(f);
-        if (n >= 0 && (unsigned long)n < (1ul << 31) && fseek(f, 0, SEEK_SET) == 0) {
-            buf = malloc((size_t)n + 1);
-            if (!buf) abort();
-            if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-                free(buf);
-                buf = NULL;
-            } else {
-                buf[n] = 0;
-                *len = (size_t)n;
-            }
-        }
-    }
-    fclose(f);
-    return buf;
-}
-
 static int parse_manifest(ReadCtx *c, WeightsSource *w) {
     size_t len = 0;
-    char *text = slurp(w->manifest_path, &len);
-    if (!text) {
-        rd_error(c, "cannot read manifest %s: %s", w->manifest_path, strerror(errno));
+    char *text = input_file_read(w->manifest_path, LIMIT_MANIFEST_BYTES, &len);
+    if (!text || !json_within_limits(text, len, w->manifest_path)) {
+        free(text);
         return -1;
     }
     w->manifest = cJSON_ParseWithLength(text, len);
@@ -110,7 +88,7 @@ static int parse_manifest(ReadCtx *c, WeightsSource *w) {
 }
 
 static int map_weights(ReadCtx *c, WeightsSource *w) {
-    int fd = open(w->weights_path, O_RDONLY | O_CLOEXEC);
+    int fd = open(w->weights_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         rd_error(c, "cannot open weights %s: %s", w->weights_path, strerror(errno));

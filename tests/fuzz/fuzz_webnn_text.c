@@ -2,10 +2,10 @@
  * weights folder).  Every input must be rejected with a one-line diagnostic or accepted; an
  * accepted graph must render as text again, and that text must read back to a graph whose text is
  * the same (the round-trip guarantee) - anything else aborts.  Inputs that once crashed it go to
- * tests/fuzz/regressions_text/ (read by the webnn-text unit test).
+ * tests/fuzz/regressions/webnn_text/ (read by the webnn-text unit test).
  */
 // Run (from the repository root; seeds: the text forms the round-trip tests write, and the regressions):
-// CC=clang meson setup build-fuzz-webnn -Dfuzz=true && ninja -C build-fuzz-webnn tests/fuzz/fuzz_webnn_text && mkdir -p build-fuzz-webnn/corpus-text && build-fuzz-webnn/tests/fuzz/fuzz_webnn_text -max_total_time=300 -max_len=8192 -timeout=10 build-fuzz-webnn/corpus-text tests/fuzz/regressions_text
+// CC=clang meson setup build-fuzz-webnn -Dfuzz=true && ninja -C build-fuzz-webnn tests/fuzz/fuzz_webnn_text && mkdir -p build-fuzz-webnn/corpus-text && build-fuzz-webnn/tests/fuzz/fuzz_webnn_text -max_total_time=300 -max_len=8192 -timeout=10 build-fuzz-webnn/corpus-text tests/fuzz/regressions/webnn_text
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

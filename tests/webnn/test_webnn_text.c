@@ -3,7 +3,7 @@
  * without annotation, options with arrays, objects, strings, identifiers, booleans, bracketed
  * operand lists, multi-output nodes, "outputs { a, b }") reads to the expected JSON; malformed
  * text is rejected with one line naming the file and the line; the limits (token length, nesting)
- * hold; every input under tests/fuzz/regressions_text/ reads or is rejected with one line. */
+ * hold; every input under tests/fuzz/regressions/webnn_text/ reads or is rejected with one line. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,7 +118,7 @@ START_TEST(regressions_read_cleanly) {
     const char *root = getenv("WEBNNC_SOURCE_ROOT");
     ck_assert_ptr_nonnull(root);
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s/tests/fuzz/regressions_text", root);
+    snprintf(dir, sizeof dir, "%s/tests/fuzz/regressions/webnn_text", root);
     DIR *d = opendir(dir);
     ck_assert_msg(d != NULL, "missing %s", dir);
     int count = 0;
