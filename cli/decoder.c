@@ -207,7 +207,7 @@ int decoder_generate(Decoder *d, int device, long long max_new, int64_t *tokens,
         int64_t start = d->g->n_kv ? (k ? n - 1 : 0) : 0; /* with caches only the new tokens */
         if (decoder_step(d, tokens, start, n - start, &tokens[n]) < 0) goto done;
         if (k == 0) ttft = cli_now_s() - ts;
-        if (d->on_step && d->on_step(d, k, cli_now_s() - ts) < 0) goto done;
+        if (d->on_step && d->on_step(d, k, ts, cli_now_s()) < 0) goto done;
     }
     double decode = cli_now_s() - t0 - t_load - ttft;
     if (d->quiet) {

@@ -22,9 +22,9 @@ struct Decoder {
     void *out;          /* logits buffer */
     uint64_t out_cap;
     /* optional (profile): after the model is loaded, before the first step; after step k
-     * (0 = prefill) with its wall time; quiet: print neither the ids nor the timing line */
+     * (0 = prefill) with its wall time (cli_now_s clock); quiet: print neither the ids nor the timing line */
     int (*on_load)(Decoder *d, WnrtContext *ctx);
-    int (*on_step)(Decoder *d, long long k, double wall_s);
+    int (*on_step)(Decoder *d, long long k, double begin_s, double end_s);
     void *user;
     bool quiet;
 };

@@ -138,10 +138,8 @@ int outdir_create_file(const char *dir, const char *name, char *path, size_t pat
     return fd;
 }
 
-int outdir_write_file(const char *dir, const char *name, const char *data, size_t len) {
-    char path[4096];
-    int fd = outdir_create_file(dir, name, path, sizeof path);
-    if (fd < 0) return -1;
+/* Writes len bytes to fd and closes it; -1 + diagnostic naming path. */
+static int write_all(int fd, const char *path, const char *data, size_t len) {
     while (len) {
         ssize_t w = write(fd, data, len);
         if (w < 0 && errno == EINTR) continue;
@@ -158,4 +156,36 @@ int outdir_write_file(const char *dir, const char *name, const char *data, size_
         return -1;
     }
     return 0;
+}
+
+int outdir_write_file(const char *dir, const char *name, const char *data, size_t len) {
+    char path[4096];
+    int fd = outdir_create_file(dir, name, path, sizeof path);
+    return fd < 0 ? -1 : write_all(fd, path, data, len);
+}
+
+int outfile_write_atomic(const char *path, const char *data, size_t len) {
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        diag_error("%s: exists and is not a regular file; not replacing it", path);
+        return -1;
+    }
+    char *tmp = sibling(path, ".tmp-XXXXXX");
+    int fd = mkostemp(tmp, O_CLOEXEC); /* O_CREAT | O_EXCL: never follows a symbolic link */
+    if (fd < 0) {
+        diag_error("%s: cannot create a temporary file beside it: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    int rc = write_all(fd, tmp, data, len);
+    if (rc == 0 && rename(tmp, path) != 0) {
+        diag_error("%s: cannot move the output into place: %s", path, strerror(errno));
+        rc = -1;
+    }
+    if (rc) unlink(tmp);
+    free(tmp);
+    return rc;
 }
