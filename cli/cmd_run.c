@@ -27,8 +27,10 @@
 #include "convert_pipeline.h"
 #include "diag.h"
 #include "kv_io.h"
+#include "profile_report.h"
 #include "tensor_compare.h"
 #include "tensor_file.h"
+#include "webnnc_profile.h"
 #include "webnnc_runtime.h"
 
 #define MAX_FILES 256
@@ -42,6 +44,7 @@ static const ArgSpec specs[] = {
     ARG_SPEC_DEVICE,
     {"random", 0, ARG_FLAG, NULL, "fill inputs with random values instead of --inputs"},
     {"fuse", 0, ARG_VALUE, "all|none|LIST", "fuse the loaded graph into extension ops first (as a WebNN implementation would)"},
+    {"profile", 0, ARG_FLAG, NULL, "print the run's profile (as `webnnc profile`: GPU time per op type and node, host phases)"},
 };
 
 typedef struct {
@@ -218,6 +221,21 @@ static int compare_output(const WnrtTensorInfo *info, const void *got, const Ten
     return c.failures ? 1 : 0;
 }
 
+/* --profile: the run's steps so far as one "run" phase, on stdout. */
+static int print_profile(const Graph *g, WnrtModel *m, const ProfInfo *info, double t_begin) {
+    static const char *const phase[] = {"run"};
+    WnrtProfStep s;
+    ProfReport rep;
+    double t_end = wnrt_profile_now_ns();
+    int rc = wnrt_profile_take(m, &s) < 0 || prof_report_init(&rep, g, phase, 1, false) < 0 ||
+                     prof_report_step(&rep, 0, &s, t_begin, t_end) < 0
+                 ? -1
+                 : 0;
+    if (rc == 0) prof_report_print(&rep, info, stdout);
+    prof_report_free(&rep);
+    return rc;
+}
+
 static int run_graph(const CliCommand *self, const ArgResult *r, Graph *g) {
     double atol, rtol;
     if (parse_double(self, args_value(r, "atol"), 1e-4, &atol) || parse_double(self, args_value(r, "rtol"), 1e-4, &rtol))
@@ -244,6 +262,9 @@ static int run_graph(const CliCommand *self, const ArgResult *r, Graph *g) {
                                     match(g->outputs, g->n_outputs, &exp, exp_file, "expected outputs", false, NULL, 0) < 0))
         goto done;
     if (!(ctx = wnrt_create(device)) || !(m = wnrt_load(ctx, g))) goto done;
+    const char *no_gpu = NULL;
+    if (args_count(r, "profile") && wnrt_profile_enable(m, &no_gpu) < 0) goto done;
+    double t_begin = wnrt_profile_now_ns();
     for (int i = 0; i < g->n_inputs; i++) {
         const TensorFile *t = &ins.t[in_file[i]];
         if (t->dtype != g->inputs[i]->dtype) {
@@ -306,6 +327,12 @@ static int run_graph(const CliCommand *self, const ArgResult *r, Graph *g) {
         }
         free(buf);
         buf = NULL;
+    }
+    if (args_count(r, "profile") &&
+        print_profile(g, m, &(ProfInfo){r->pos[0], wnrt_context_device(ctx)->name, args_value(r, "fuse"), no_gpu, 0, 0, 0},
+                      t_begin) < 0) {
+        code = WN_EXIT_BAD_INPUT;
+        goto done;
     }
     WnrtStats st;
     wnrt_stats(m, &st);

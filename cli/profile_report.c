@@ -94,7 +94,9 @@ void prof_report_print(const ProfReport *r, const ProfInfo *info, FILE *f) {
     if (info->no_gpu) fprintf(f, "no GPU timestamps (%s): host times only\n", info->no_gpu);
     else fprintf(f, "GPU time from timestamps around every dispatch (they serialize the dispatches)\n");
     if (info->prompt_tokens) fprintf(f, "prompt %d tokens, %d new, ", info->prompt_tokens, info->new_tokens);
-    fprintf(f, "fuse %s, load %.1f ms\n", info->fuse ? info->fuse : "none", info->load_ms);
+    fprintf(f, "fuse %s", info->fuse ? info->fuse : "none");
+    if (info->load_ms > 0) fprintf(f, ", load %.1f ms (graph, plan, constants)", info->load_ms);
+    fprintf(f, "\n");
     for (int i = 0; i < r->n_phase; i++) {
         const ProfAgg *a = &r->phase[i];
         if (!a->steps) continue;
@@ -105,7 +107,7 @@ void prof_report_print(const ProfReport *r, const ProfInfo *info, FILE *f) {
         fprintf(f, ", %.1f dispatches/step, %d recordings in %d runs\nhost us/step:", (double)a->dispatches / a->steps,
                 a->recordings, a->runs);
         for (int p = 0; p < WNRT_PROF_NPHASES; p++) fprintf(f, " %s %.1f%s", wnrt_prof_phase_label[p], a->host_ns[p] * per, p + 1 < WNRT_PROF_NPHASES ? "," : "");
-        fprintf(f, "; other (host argmax, callers) %.1f\n\n", (a->wall_ns - prof_agg_host_ns(a)) * per);
+        fprintf(f, "; outside the runtime (argmax, callers) %.1f\n\n", (a->wall_ns - prof_agg_host_ns(a)) * per);
         print_rows(a, false, f);
         fprintf(f, "\n");
         print_rows(a, true, f);
