@@ -35,7 +35,7 @@ struct Profile {
     int n_rec, cap_rec;
     ProfRecording *recording; /* being recorded */
     int phase;
-    double phase_begin, submit_end;
+    double phase_begin, submit_begin, wait_end;
     uint64_t *ticks;
     WnrtProfSpan *spans;
     int n_spans, cap_spans;
@@ -182,7 +182,8 @@ void profile_phase_(WnrtModel *m, int phase) {
     double now = wnrt_profile_now_ns();
     if (p->phase != WNRT_PROF_IDLE && grow((void **)&p->spans, &p->cap_spans, p->n_spans + 1, sizeof *p->spans) == 0)
         p->spans[p->n_spans++] = (WnrtProfSpan){p->phase, p->phase_begin, now};
-    if (p->phase == WNRT_PROF_SUBMIT) p->submit_end = now;
+    if (p->phase == WNRT_PROF_SUBMIT) p->submit_begin = p->phase_begin;
+    if (p->phase == WNRT_PROF_WAIT) p->wait_end = now;
     p->phase = phase;
     p->phase_begin = now;
 }
@@ -203,13 +204,17 @@ int profile_run_done_(WnrtModel *m, VkCommandBuffer cb, int dispatches) {
                                             sizeof *p->ticks, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
         if (vr != VK_SUCCESS) return vkdev_fail("vkGetQueryPoolResults", vr);
     }
+    /* the GPU clock on the host's: the last dispatch ends when the wait does (the fence follows
+     * it closely), unless that would start the first before the submit */
+    double span = timed ? (double)((p->ticks[2 * timed - 1] - p->ticks[0]) & p->mask) * p->period : 0;
+    double origin = p->wait_end - span > p->submit_begin ? p->wait_end - span : p->submit_begin;
     for (int i = 0; i < r->n; i++) {
         WnrtProfDispatch *d = &p->disp[p->n_disp++];
         d->node = r->nodes[i];
         d->begin_ns = d->end_ns = -1;
         if ((uint32_t)i >= timed) continue;
-        d->begin_ns = p->submit_end + (double)((p->ticks[2 * i] - p->ticks[0]) & p->mask) * p->period;
-        d->end_ns = p->submit_end + (double)((p->ticks[2 * i + 1] - p->ticks[0]) & p->mask) * p->period;
+        d->begin_ns = origin + (double)((p->ticks[2 * i] - p->ticks[0]) & p->mask) * p->period;
+        d->end_ns = origin + (double)((p->ticks[2 * i + 1] - p->ticks[0]) & p->mask) * p->period;
     }
     return 0;
 }

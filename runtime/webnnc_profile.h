@@ -45,8 +45,9 @@ typedef struct {
     double begin_ns, end_ns;
 } WnrtProfSpan;
 
-/* One dispatch: its node (Graph.nodes index) and GPU interval on the host clock (the GPU times
- * are placed after the end of the submit); -1, -1 without GPU timestamps. */
+/* One dispatch: its node (Graph.nodes index) and GPU interval on the host clock (the run's last
+ * dispatch placed at the end of the wait, or its first at the begin of the submit when later);
+ * -1, -1 without GPU timestamps. */
 typedef struct {
     int node;
     double begin_ns, end_ns;
