@@ -30,6 +30,8 @@
 #include "report.h"
 #include "run_inputs.h"
 #include "run_report.h"
+#include "profile_report.h"
+#include "webnnc_profile.h"
 #include "webnnc_runtime.h"
 
 static const ArgSpec specs[] = {
@@ -43,6 +45,7 @@ static const ArgSpec specs[] = {
     ARG_SPEC_DEVICE,
     {"random", 0, ARG_FLAG, NULL, "fill inputs with random values instead of --inputs"},
     {"fuse", 0, ARG_VALUE, "all|none|LIST", "fuse the loaded graph into extension ops first (as a WebNN implementation would)"},
+    {"profile", 0, ARG_FLAG, NULL, "print the run's profile (as `webnnc profile`: GPU time per op type and node, host phases)"},
 };
 
 static int parse_double(const CliCommand *self, const char *s, double def, double *out) {
@@ -64,6 +67,21 @@ static int run_timed(WnrtModel *m, int repeat, double *ms) {
         ms[i] = (cli_now_s() - t0) * 1e3;
     }
     return 0;
+}
+
+/* --profile: the run's steps so far as one "run" phase, on stdout. */
+static int print_profile(const Graph *g, WnrtModel *m, const ProfInfo *info, double t_begin) {
+    static const char *const phase[] = {"run"};
+    WnrtProfStep s;
+    ProfReport rep;
+    double t_end = wnrt_profile_now_ns();
+    int rc = wnrt_profile_take(m, &s) < 0 || prof_report_init(&rep, g, phase, 1, false) < 0 ||
+                     prof_report_step(&rep, 0, &s, t_begin, t_end) < 0
+                 ? -1
+                 : 0;
+    if (rc == 0) prof_report_print(&rep, info, stdout);
+    prof_report_free(&rep);
+    return rc;
 }
 
 /* Binds every input (before each run: a run may reuse input buffers); a past in the ONNX KV
@@ -134,6 +152,9 @@ static int run_graph(const ArgResult *r, Graph *g, int repeat, int device, cJSON
                                     match(g->outputs, g->n_outputs, &exp, exp_file, "expected outputs", false, NULL, 0) < 0))
         goto done;
     if (!(ctx = wnrt_create(device)) || !(m = wnrt_load(ctx, g))) goto done;
+    const char *no_gpu = NULL;
+    if (args_count(r, "profile") && wnrt_profile_enable(m, &no_gpu) < 0) goto done;
+    double t_begin = wnrt_profile_now_ns();
     if (!(ms = malloc((size_t)repeat * sizeof *ms))) abort();
     for (int k = 0; k < repeat; k++) {
         if (bind_inputs(m, g, &ins, in_file, shapes, &onnx_kv) < 0) goto done;
@@ -175,6 +196,12 @@ static int run_graph(const ArgResult *r, Graph *g, int repeat, int device, cJSON
         buf = NULL;
     }
     if (repeat > 1 || report) run_report_timing(report, ms, repeat);
+    if (args_count(r, "profile") &&
+        print_profile(g, m, &(ProfInfo){r->pos[0], wnrt_context_device(ctx)->name, args_value(r, "fuse"), no_gpu, 0, 0, 0},
+                      t_begin) < 0) {
+        code = WN_EXIT_BAD_INPUT;
+        goto done;
+    }
     WnrtStats st;
     wnrt_stats(m, &st);
     if (report) {

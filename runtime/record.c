@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile.h"
 #include "rt_model.h"
 #include "vk_pipeline.h"
 
@@ -156,7 +157,9 @@ int kc_dispatch(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, 
     }
     if (descriptors(kc, binds, n_binds) < 0) return -1;
     if (push_size) vkCmdPushConstants(kc->cb, pipeset_layout(kc->dev), VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
+    if (profile_dispatch_begin(kc->m, kc->cb, n) < 0) return -1;
     vkCmdDispatch(kc->cb, gx, gy, gz);
+    profile_dispatch_end(kc->m, kc->cb);
     kc->dispatches++;
     return 0;
 }
@@ -251,6 +254,7 @@ int record_commands(WnrtModel *m, Recording *r) {
         vkResetCommandBuffer(r->cb, 0);
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     vkBeginCommandBuffer(r->cb, &bi);
+    if (profile_record_begin(m, r->cb) < 0) return -1;
     KernelCtx kc = {.m = m, .dev = d, .cb = r->cb};
     int rc = 0;
     copy_io(m, r->cb, r, true);

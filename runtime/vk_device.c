@@ -336,9 +336,17 @@ VkCommandBuffer vkdev_begin_once(VkDev *d) {
 }
 
 int vkdev_submit_wait(VkDev *d, VkCommandBuffer cb, VkFence fence) {
+    return vkdev_submit(d, cb, fence) < 0 ? -1 : vkdev_wait(d, fence);
+}
+
+int vkdev_submit(VkDev *d, VkCommandBuffer cb, VkFence fence) {
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
     VkResult r = vkQueueSubmit(d->queue, 1, &si, fence);
-    if (r != VK_SUCCESS) return vkdev_fail("vkQueueSubmit", r);
+    return r == VK_SUCCESS ? 0 : vkdev_fail("vkQueueSubmit", r);
+}
+
+int vkdev_wait(VkDev *d, VkFence fence) {
+    VkResult r;
     if (fence) {
         r = vkWaitForFences(d->device, 1, &fence, VK_TRUE, UINT64_MAX);
         if (r == VK_SUCCESS) r = vkResetFences(d->device, 1, &fence);

@@ -233,3 +233,18 @@ int outfile_commit(OutFile *f) {
     *f = (OutFile){.fd = -1};
     return 0;
 }
+
+int outfile_write_atomic(const char *path, const char *data, size_t len) {
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        diag_error("%s: exists and is not a regular file; not replacing it", path);
+        return -1;
+    }
+    OutFile f;
+    if (outfile_open(&f, path) < 0) return -1;
+    if (outfile_write(&f, data, len) < 0) {
+        outfile_abort(&f);
+        return -1;
+    }
+    return outfile_commit(&f);
+}

@@ -19,6 +19,10 @@ void outdir_remove(const char *tmp);
 int outdir_create_file(const char *dir, const char *name, char *path, size_t path_len);
 /* Creates dir/name holding `len` bytes.  0, or -1 + diagnostic naming the file. */
 int outdir_write_file(const char *dir, const char *name, const char *data, size_t len);
+/* One file written atomically: `len` bytes into PATH.tmp-XXXXXX beside it (created exclusively,
+ * never through a symbolic link), then renamed onto path.  An existing path that is not a regular
+ * file is refused.  0, or -1 + diagnostic and path untouched. */
+int outfile_write_atomic(const char *path, const char *data, size_t len);
 
 /* A single output file being written. */
 typedef struct {
