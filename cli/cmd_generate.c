@@ -32,7 +32,7 @@ static const ArgSpec specs[] = {
     {"fuse", 0, ARG_VALUE, "all|none|LIST", "fuse into extension ops first (default none)"},
     {"fix", 0, ARG_LIST, "NAME=N", "ONNX input: freeze dimension NAME to N (as in convert)"},
     {"dim", 0, ARG_LIST, "NAME=MAX", "ONNX input: keep NAME dynamic with upper bound MAX (as in convert)"},
-    {"verbose", 'v', ARG_FLAG, NULL, "conversion stage timings on stderr"},
+    {"verbose", 'v', ARG_FLAG, NULL, "conversion stage timings and runtime recording statistics on stderr"},
 };
 
 typedef struct {
@@ -208,7 +208,19 @@ static int parse_max_new(const CliCommand *self, const ArgResult *r, int n_promp
     return 0;
 }
 
-static int generate(Decoder *d, int device, long long max_new, int64_t *tokens, int n_prompt) {
+/* -v: the runtime's recording statistics (webnnc_runtime.h WnrtStats). */
+static void print_run_stats(const WnrtModel *m) {
+    WnrtStats st;
+    wnrt_stats(m, &st);
+    fprintf(stderr,
+            "webnnc: runtime: %d recordings, %d replays (%s), %d dispatches and %d barriers per step, host prepare "
+            "%.1f us per step (last %.1f us, %d parameter slots written)\n",
+            st.recordings, st.replays, st.replay ? "one recording per dispatch plan" : "WEBNNC_REPLAY=0: one per size",
+            st.dispatches, st.barriers, st.runs ? (double)st.prepare_ns_total / 1e3 / (double)st.runs : 0.0,
+            (double)st.prepare_ns / 1e3, st.params_written);
+}
+
+static int generate(Decoder *d, int device, long long max_new, int64_t *tokens, int n_prompt, bool verbose) {
     if (decoder_inputs(d) < 0) return WN_EXIT_BAD_INPUT;
     int64_t longest = max_total(d), need = n_prompt + max_new - 1;
     if (need > longest) {
@@ -245,6 +257,7 @@ static int generate(Decoder *d, int device, long long max_new, int64_t *tokens, 
             wnrt_context_device(ctx)->name, t_load * 1e3, n_prompt, ttft * 1e3, max_new - 1, decode * 1e3,
             max_new > 1 && decode > 0 ? (double)(max_new - 1) / decode : 0.0,
             d->g->n_kv ? "KV caches resident on the device" : "no KV cache: whole sequence each step");
+    if (verbose) print_run_stats(d->m);
     code = WN_EXIT_OK;
 done:
     wnrt_free(d->m);
@@ -271,7 +284,7 @@ int cmd_generate(const CliCommand *self, int argc, char **argv) {
     Decoder d = {0};
     d.g = load_graph(self, &r, path, fuse, &rc);
     if (!d.g) return rc < 0 ? WN_EXIT_BAD_INPUT : cli_fail(path, rc);
-    rc = generate(&d, device, max_new, tokens, n_prompt);
+    rc = generate(&d, device, max_new, tokens, n_prompt, args_count(&r, "verbose") > 0);
     free(d.out);
     graph_free(d.g);
     if (rc == WN_EXIT_BAD_INPUT && diag_has_error()) return cli_fail(path, rc);
