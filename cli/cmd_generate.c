@@ -26,7 +26,7 @@ static const ArgSpec specs[] = {
     {"fuse", 0, ARG_VALUE, "all|none|LIST", "fuse into extension ops first (default none)"},
     {"fix", 0, ARG_LIST, "NAME=N", "ONNX input: freeze dimension NAME to N (as in convert)"},
     {"dim", 0, ARG_LIST, "NAME=MAX", "ONNX input: keep NAME dynamic with upper bound MAX (as in convert)"},
-    {"verbose", 'v', ARG_FLAG, NULL, "conversion stage timings on stderr"},
+    {"verbose", 'v', ARG_FLAG, NULL, "conversion stage timings and runtime recording statistics on stderr"},
     ARG_SPEC_JSON,
 };
 
@@ -52,6 +52,7 @@ int cmd_generate(const CliCommand *self, int argc, char **argv) {
     if (report) cJSON_AddStringToObject(report, "model", path);
     if (!d.g) return report_fail(report, path, rc);
     d.report = report;
+    d.verbose = args_count(&r, "verbose") > 0;
     rc = decoder_generate(&d, device, max_new, tokens, n_prompt);
     free(d.out);
     graph_free(d.g);

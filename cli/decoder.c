@@ -180,6 +180,18 @@ int decoder_parse_max_new(const CliCommand *self, const ArgResult *r, const char
     return 0;
 }
 
+/* -v: the runtime's recording statistics (webnnc_runtime.h WnrtStats). */
+static void print_run_stats(const WnrtModel *m) {
+    WnrtStats st;
+    wnrt_stats(m, &st);
+    fprintf(stderr,
+            "webnnc: runtime: %d recordings, %d replays (%s), %d dispatches and %d barriers per step, host prepare "
+            "%.1f us per step (last %.1f us, %d parameter slots written)\n",
+            st.recordings, st.replays, st.replay ? "one recording per dispatch plan" : "WEBNNC_REPLAY=0: one per size",
+            st.dispatches, st.barriers, st.runs ? (double)st.prepare_ns_total / 1e3 / (double)st.runs : 0.0,
+            (double)st.prepare_ns / 1e3, st.params_written);
+}
+
 /* --json: the generated ids and the timings of the stderr line. */
 static void json_result(cJSON *r, const WnrtContext *ctx, const Decoder *d, const int64_t *tokens, int n_prompt,
                         int64_t n, const double *ms) {
@@ -242,6 +254,7 @@ int decoder_generate(Decoder *d, int device, long long max_new, int64_t *tokens,
             wnrt_context_device(ctx)->name, t_load * 1e3, n_prompt, ttft * 1e3, max_new - 1, decode * 1e3,
             max_new > 1 && decode > 0 ? (double)(max_new - 1) / decode : 0.0,
             d->g->n_kv ? "KV caches resident on the device" : "no KV cache: whole sequence each step");
+    if (d->verbose) print_run_stats(d->m);
     code = WN_EXIT_OK;
 done:
     wnrt_free(d->m);

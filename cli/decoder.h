@@ -28,6 +28,7 @@ struct Decoder {
     int (*on_step)(Decoder *d, long long k, double begin_s, double end_s);
     void *user;
     bool quiet;
+    bool verbose;  /* -v: the runtime's recording statistics on stderr after the timing line */
     cJSON *report; /* --json: the ids and timings go here instead of stdout */
 };
 

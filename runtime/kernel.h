@@ -6,7 +6,8 @@
  *     runtime/shaders/meson.build (`variants += [['NAME', 'f32', ''], ...]`); each variant is
  *     compiled by glslc at build time with -DT_IN=<type> -DT_OUT=<type> ... (see common.glsl) and
  *     embedded.  Workgroup size is specialization constant 0 (`local_size_x_id = 0`); constants
- *     1.. are yours (op codes, tile sizes, subgroup width).  Push constants: at most 128 bytes.
+ *     1.. are yours (op codes, tile sizes, subgroup width).  Parameters: one block of at most
+ *     128 bytes declared `PARAMS_BLOCK PC { ... } pc;` (binding 8, runtime/replay.c).
  *     Bindings: at most 8 storage buffers (set 0, bindings 0..7).
  *  2. C file runtime/k_FAMILY.c defining `const KernelFamily kfam_FAMILY = {check, record, 0}`:
  *       check(kc, node)   at load time, with upper-bound shapes: verify the dtypes/options are
@@ -14,7 +15,11 @@
  *       record(kc, node, in, out)   at record time, with ACTUAL shapes (dynamic dims evaluated):
  *                         bind tensors (kc_bind / kc_bind_window) and emit dispatches
  *                         (kc_dispatch / kc_dispatch_1d).  A recording is replayed on later runs
- *                         with the same sizes, so put every size in push constants here.
+ *                         with other sizes (runtime/replay.c: the record function runs again
+ *                         without a command buffer and only the parameter blocks and grids are
+ *                         rewritten), so every size goes into the parameters, and the choice of
+ *                         shaders, bindings and dispatch count should depend on sizes only where
+ *                         it must (a different choice means a new recording).
  *  3. One line per op in runtime/kernels.def: `KERNEL(OP_ID, FAMILY)`.
  *
  * Tensors are dense, row-major, at a byte offset inside a VkBuffer (KTensor).  Reshape/identity
@@ -38,6 +43,7 @@
 
 #define K_MAX_RANK 6     /* ranks the strided shaders index; more are collapsed */
 #define K_MAX_BINDINGS 8
+#define K_PARAMS_BINDING K_MAX_BINDINGS /* the parameter block (common.glsl PARAMS_BLOCK) */
 #define K_MAX_SPEC 12
 #define K_PUSH_MAX 128
 

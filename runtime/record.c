@@ -1,7 +1,8 @@
-/* record.c - the kernel context (kernel.h) and command recording: one command buffer per bound
- * size set with input uploads, every node's dispatches and output readbacks.  Descriptors are
- * pushed at record time (VK_KHR_push_descriptor, present on lavapipe and NVIDIA), so replays
- * cost nothing on the CPU.  Barriers are inserted
+/* record.c - the kernel context (kernel.h) and command recording: a command buffer with input
+ * uploads, every node's dispatches and output readbacks, and the same walk without a command
+ * buffer (capture) that gives a run's dispatch trace (replay.h: one recording serves every size
+ * with the same trace plan).  Descriptors are pushed at record time (VK_KHR_push_descriptor,
+ * present on lavapipe and NVIDIA), so replays cost nothing on the CPU.  Barriers are inserted
  * only before a dispatch that reads or writes a range written since the last barrier, or writes
  * a range read since then (independent dispatches share an epoch). */
 #include <stdlib.h>
@@ -24,6 +25,9 @@ struct KernelCtx {
     int n_written, n_read, cap_written, cap_read;
     int dispatches, barriers;
     VkPipeline bound_pipeline;
+    ReplayTrace *trace;      /* every dispatch is noted here (NULL while checking) */
+    const MemAlloc *params;  /* slots of the recording (replay.h) */
+    bool replay;             /* bindings at their storage's bound, grids indirect, zero grids kept */
 };
 
 const WnrtDeviceInfo *kc_device(const KernelCtx *kc) { return &kc->dev->info; }
@@ -64,6 +68,18 @@ uint64_t kc_max_binding_elems(const KernelCtx *kc, DType dt) {
     return n > INT32_MAX ? INT32_MAX : n;
 }
 
+/* A replayed binding covers the tensor's storage up to its upper bound (within the device's
+ * range), so that it is the same for every size. */
+static void widen_to_storage(const KernelCtx *kc, const KTensor *t, KBind *b) {
+    if (!t->value) return;
+    const MemAlloc *a = &kc->m->mem[kc->m->root[t->value->id]];
+    if (a->buffer != b->buffer || b->offset < a->offset || a->offset + a->size <= b->offset) return;
+    uint64_t range = (a->offset + a->size - b->offset + 3) & ~(uint64_t)3;
+    uint64_t mx = kc->dev->info.max_storage_buffer_range & ~(uint64_t)3;
+    if (range > mx) range = mx;
+    if (range > b->range) b->range = range;
+}
+
 int kc_bind_window(KernelCtx *kc, const Node *n, const KTensor *t, int64_t first, int64_t last, bool write, KBind *b,
                    uint32_t *base) {
     uint64_t es = dtype_storage_bytes(t->dtype, 1);
@@ -88,6 +104,7 @@ int kc_bind_window(KernelCtx *kc, const Node *n, const KTensor *t, int64_t first
     b->offset = astart;
     b->range = range;
     b->write = write;
+    if (kc->replay) widen_to_storage(kc, t, b);
     if (base) *base = (uint32_t)((start - astart) / es);
     return 0;
 }
@@ -120,24 +137,26 @@ static void barrier(KernelCtx *kc, VkPipelineStageFlags src, VkAccessFlags src_a
     vkCmdPipelineBarrier(kc->cb, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
-static int descriptors(KernelCtx *kc, const KBind *binds, int n_binds);
+static int descriptors(KernelCtx *kc, const KBind *binds, int n_binds, int slot);
+
+/* A diagnostic naming node n (dispatches without a node: graph input/output copies). */
+#define DISPATCH_ERROR(n, ...) ((n) ? diag_node_error((n), __VA_ARGS__) : diag_error(__VA_ARGS__), -1)
 
 int kc_dispatch(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, int n_spec, const void *push,
                 uint32_t push_size, const KBind *binds, int n_binds, uint32_t gx, uint32_t gy, uint32_t gz) {
-    if (!kc->cb) return 0;
+    if (!kc->trace) return 0;
     if (n_binds > K_MAX_BINDINGS || push_size > K_PUSH_MAX || push_size > kc->dev->info.max_push_constants ||
-        n_spec > K_MAX_SPEC) {
-        diag_node_error(n, "internal: dispatch exceeds binding/push-constant limits");
-        return -1;
-    }
+        n_spec > K_MAX_SPEC)
+        return DISPATCH_ERROR(n, "internal: dispatch exceeds binding/push-constant limits");
     const uint32_t *mx = kc->dev->info.max_workgroup_count;
-    if (gx > mx[0] || gy > mx[1] || gz > mx[2]) {
-        diag_node_error(n, "dispatch grid %ux%ux%u exceeds the device limit", gx, gy, gz);
-        return -1;
-    }
-    if (gx == 0 || gy == 0 || gz == 0) return 0;
+    if (gx > mx[0] || gy > mx[1] || gz > mx[2])
+        return DISPATCH_ERROR(n, "dispatch grid %ux%ux%u exceeds the device limit", gx, gy, gz);
+    if ((gx == 0 || gy == 0 || gz == 0) && !kc->replay) return 0;
     VkPipeline p = pipeset_get(kc->dev, shader, spec, n_spec);
     if (!p) return -1;
+    int slot = kc->trace->n;
+    if (replay_note(kc->trace, p, binds, n_binds, push, push_size, gx, gy, gz) < 0) return -1;
+    if (!kc->cb) return 0;
     bool hazard = false;
     for (int i = 0; i < n_binds && !hazard; i++)
         hazard = overlaps(kc->written, kc->n_written, &binds[i]) || (binds[i].write && overlaps(kc->read, kc->n_read, &binds[i]));
@@ -155,11 +174,13 @@ int kc_dispatch(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, 
         vkCmdBindPipeline(kc->cb, VK_PIPELINE_BIND_POINT_COMPUTE, p);
         kc->bound_pipeline = p;
     }
-    if (descriptors(kc, binds, n_binds) < 0) return -1;
-    if (push_size) vkCmdPushConstants(kc->cb, pipeset_layout(kc->dev), VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
-    if (profile_dispatch_begin(kc->m, kc->cb, n) < 0) return -1;
-    vkCmdDispatch(kc->cb, gx, gy, gz);
-    profile_dispatch_end(kc->m, kc->cb);
+    if (descriptors(kc, binds, n_binds, slot) < 0) return -1;
+    if (n && profile_dispatch_begin(kc->m, kc->cb, n) < 0) return -1; /* graph I/O copies are not timed */
+    if (kc->replay)
+        vkCmdDispatchIndirect(kc->cb, kc->params->buffer, kc->params->offset + replay_slot_stride(kc->m) * (uint64_t)slot + K_PUSH_MAX);
+    else
+        vkCmdDispatch(kc->cb, gx, gy, gz);
+    if (n) profile_dispatch_end(kc->m, kc->cb);
     kc->dispatches++;
     return 0;
 }
@@ -179,17 +200,21 @@ int kc_dispatch_1d(KernelCtx *kc, const Node *n, int shader, const uint32_t *spe
 
 /* ---- descriptors --------------------------------------------------------------------------- */
 
-static int descriptors(KernelCtx *kc, const KBind *binds, int n_binds) {
-    VkDescriptorBufferInfo bi[K_MAX_BINDINGS];
-    VkWriteDescriptorSet w[K_MAX_BINDINGS];
-    for (int i = 0; i < n_binds; i++) {
-        bi[i] = (VkDescriptorBufferInfo){binds[i].buffer, binds[i].offset, binds[i].range};
-        w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = (uint32_t)i,
-                                      .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                      .pBufferInfo = &bi[i]};
+/* Pushes the tensor bindings and, at K_PARAMS_BINDING, the dispatch's parameter slot. */
+static int descriptors(KernelCtx *kc, const KBind *binds, int n_binds, int slot) {
+    VkDescriptorBufferInfo bi[K_MAX_BINDINGS + 1];
+    VkWriteDescriptorSet w[K_MAX_BINDINGS + 1];
+    for (int i = 0; i <= n_binds; i++) {
+        bool par = i == n_binds;
+        bi[i] = par ? (VkDescriptorBufferInfo){kc->params->buffer, kc->params->offset + replay_slot_stride(kc->m) * (uint64_t)slot,
+                                               K_PUSH_MAX}
+                    : (VkDescriptorBufferInfo){binds[i].buffer, binds[i].offset, binds[i].range};
+        w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                      .dstBinding = par ? K_PARAMS_BINDING : (uint32_t)i, .descriptorCount = 1,
+                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &bi[i]};
     }
     if (kc->dev->push_descriptor_fn) {
-        kc->dev->push_descriptor_fn(kc->cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeset_layout(kc->dev), 0, (uint32_t)n_binds, w);
+        kc->dev->push_descriptor_fn(kc->cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeset_layout(kc->dev), 0, (uint32_t)n_binds + 1, w);
         return 0;
     }
     diag_error("vulkan: device lacks VK_KHR_push_descriptor (descriptor-set fallback not implemented yet)");
@@ -242,8 +267,43 @@ static void copy_io(WnrtModel *m, VkCommandBuffer cb, const Recording *r, bool i
     }
 }
 
-int record_commands(WnrtModel *m, Recording *r) {
+/* Every live node's dispatches for the shapes; then graph outputs (replay: as io_copy dispatches). */
+static int record_nodes(KernelCtx *kc, int64_t (*shapes)[WN_MAX_RANK]) {
+    WnrtModel *m = kc->m;
     Graph *g = m->g;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const Node *n = g->nodes[i];
+        const KernelFamily *f = m->fam[i];
+        if (n->dead || !f || (f->flags & KF_VIEW)) continue;
+        KTensor in[WN_MAX_INPUT_SLOTS * 8], out[64];
+        const Value *const *ins;
+        int n_ins = plan_node_inputs(m, n, &ins);
+        if (n_ins > (int)(sizeof in / sizeof in[0]) || n->n_outputs > 64) {
+            diag_node_error(n, "too many operands");
+            return -1;
+        }
+        for (int k = 0; k < n_ins; k++) {
+            if (ins[k]) tensor_of(m, ins[k], shapes[ins[k]->id], &in[k]);
+            else memset(&in[k], 0, sizeof in[k]);
+        }
+        for (int k = 0; k < n->n_outputs; k++) tensor_of(m, n->outputs[k], shapes[n->outputs[k]->id], &out[k]);
+        if (f->record(kc, n, in, out) < 0) return -1;
+    }
+    return 0;
+}
+
+int record_capture(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], ReplayTrace *t) {
+    KernelCtx kc = {.m = m, .dev = m->dev, .trace = t, .replay = m->replay};
+    t->n = 0;
+    int rc = m->replay ? replay_io(&kc, m, shapes, true) : 0;
+    if (rc == 0) rc = record_nodes(&kc, shapes);
+    if (rc == 0 && m->replay) rc = replay_io(&kc, m, shapes, false);
+    free(kc.written);
+    free(kc.read);
+    return rc;
+}
+
+int record_commands(WnrtModel *m, Recording *r) {
     VkDev *d = m->dev;
     if (!r->cb) {
         VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = d->cmd_pool,
@@ -255,38 +315,23 @@ int record_commands(WnrtModel *m, Recording *r) {
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     vkBeginCommandBuffer(r->cb, &bi);
     if (profile_record_begin(m, r->cb) < 0) return -1;
-    KernelCtx kc = {.m = m, .dev = d, .cb = r->cb};
+    r->trace.n = 0;
+    KernelCtx kc = {.m = m, .dev = d, .cb = r->cb, .trace = &r->trace, .params = &r->params, .replay = m->replay};
     int rc = 0;
-    copy_io(m, r->cb, r, true);
+    if (!m->replay) copy_io(m, r->cb, r, true);
     barrier(&kc, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT,
             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    if (m->replay) rc = replay_io(&kc, m, r->shapes, true);
     if (m->timestamps) { /* wnrt_set_timing: GPU time of the node dispatches (bench.c) */
         vkCmdResetQueryPool(r->cb, m->timestamps, 0, 2);
         vkCmdWriteTimestamp(r->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, m->timestamps, 0);
     }
-    for (int i = 0; i < g->n_nodes && rc == 0; i++) {
-        const Node *n = g->nodes[i];
-        const KernelFamily *f = m->fam[i];
-        if (n->dead || !f || (f->flags & KF_VIEW)) continue;
-        KTensor in[WN_MAX_INPUT_SLOTS * 8], out[64];
-        const Value *const *ins;
-        int n_ins = plan_node_inputs(m, n, &ins);
-        if (n_ins > (int)(sizeof in / sizeof in[0]) || n->n_outputs > 64) {
-            diag_node_error(n, "too many operands");
-            rc = -1;
-            break;
-        }
-        for (int k = 0; k < n_ins; k++) {
-            if (ins[k]) tensor_of(m, ins[k], r->shapes[ins[k]->id], &in[k]);
-            else memset(&in[k], 0, sizeof in[k]);
-        }
-        for (int k = 0; k < n->n_outputs; k++) tensor_of(m, n->outputs[k], r->shapes[n->outputs[k]->id], &out[k]);
-        rc = f->record(&kc, n, in, out);
-    }
+    if (rc == 0) rc = record_nodes(&kc, r->shapes);
     if (m->timestamps) vkCmdWriteTimestamp(r->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, m->timestamps, 1);
+    if (rc == 0 && m->replay) rc = replay_io(&kc, m, r->shapes, false);
     barrier(&kc, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
             VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT);
-    copy_io(m, r->cb, r, false);
+    if (!m->replay) copy_io(m, r->cb, r, false);
     barrier(&kc, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
     VkResult vr = vkEndCommandBuffer(r->cb);
     if (rc == 0 && vr != VK_SUCCESS) rc = vkdev_fail("vkEndCommandBuffer", vr);

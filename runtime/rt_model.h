@@ -5,6 +5,7 @@
 #define WEBNNC_RT_MODEL_H
 
 #include "kernel.h"
+#include "replay.h"
 #include "vk_memory.h"
 
 #define RT_MAX_RECORDINGS 4
@@ -19,6 +20,9 @@ typedef struct {
     VkCommandBuffer cb;
     uint64_t last_used;
     int dispatches, barriers;
+    ReplayTrace trace;   /* its dispatches; args as last written into params (replay.h) */
+    MemAlloc params;     /* parameter + indirect-argument slots (kept when the slot is re-recorded) */
+    int params_cap;      /* slots params holds */
 } Recording;
 
 /* A plan-level rewrite (fuse_dequant_matmul.c): node i runs `fam` on `inputs` (instead of
@@ -69,6 +73,12 @@ struct WnrtModel {
     uint8_t *kv_role; /* per value id: 1 past, 2 present of a binding, 0 other */
     bool kv_resident; /* wnrt_kv_resident: caches stay on the device, copy_io skips them */
 
+    /* replay.h: one recording per dispatch plan (WEBNNC_REPLAY=0: one per bound size set) */
+    bool replay;
+    MemPool *param_pool;
+    ReplayTrace now;                      /* capture of the coming run */
+    int64_t (*now_shapes)[WN_MAX_RANK];   /* its shapes */
+
     Recording rec[RT_MAX_RECORDINGS];
     int n_rec, cur;
     uint64_t clock;
@@ -101,6 +111,8 @@ static inline int plan_node_inputs(const WnrtModel *m, const Node *n, const Valu
 const KernelFamily *kernel_family(OpId op);
 /* record.c */
 int record_commands(WnrtModel *m, Recording *r);
+/* The dispatches of a run with these shapes, without a command buffer (replay.h). */
+int record_capture(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], ReplayTrace *t);
 /* kernel check context (no command buffer) */
 int check_node(WnrtModel *m, const Node *n);
 void tensor_of(const WnrtModel *m, const Value *v, const int64_t *shape, KTensor *t);

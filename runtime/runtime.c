@@ -1,8 +1,11 @@
 /* runtime.c - the public runtime API (webnnc_runtime.h): context, model load/free, run with
- * recording cache (one command buffer per bound size set, replayed when sizes repeat; a few are
- * kept, least recently used is re-recorded), output readback and statistics. */
+ * recording cache (one command buffer per dispatch plan, replayed for every size with that plan
+ * after rewriting its parameters, replay.h; with WEBNNC_REPLAY=0 one per bound size set, replayed
+ * when sizes repeat; a few are kept, least recently used is re-recorded), output readback and
+ * statistics. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bind.h"
 #include "profile.h"
@@ -38,9 +41,11 @@ WnrtModel *wnrt_load(WnrtContext *ctx, Graph *g) {
     m->bound = calloc(ni, sizeof *m->bound);
     m->in_shape = calloc(ni, sizeof *m->in_shape);
     m->sym = calloc((size_t)g->n_symbols + 1, sizeof *m->sym);
+    m->now_shapes = calloc(nv, sizeof *m->now_shapes);
+    m->replay = m->stats.replay = replay_env_enabled();
     m->pool = mempool_create(m->dev, MEM_DEVICE);
     m->const_pool = mempool_create(m->dev, MEM_DEVICE);
-    if (!m->fam || !m->root || !m->mem || !m->staging || !m->bound || !m->in_shape || !m->sym || !m->pool || !m->const_pool) {
+    if (!m->fam || !m->root || !m->mem || !m->staging || !m->bound || !m->in_shape || !m->sym || !m->now_shapes || !m->pool || !m->const_pool) {
         if (!diag_has_error()) diag_error("out of memory");
         wnrt_free(m);
         return NULL;
@@ -61,11 +66,17 @@ WnrtModel *wnrt_load(WnrtContext *ctx, Graph *g) {
     return m;
 }
 
+/* Frees what recording r holds but its parameter slots (the next recording there reuses them). */
 static void free_recording(WnrtModel *m, Recording *r) {
     if (r->cb) vkFreeCommandBuffers(m->dev->device, m->dev->cmd_pool, 1, &r->cb);
     free(r->sym);
     free(r->shapes);
+    replay_trace_free(&r->trace);
+    MemAlloc params = r->params;
+    int cap = r->params_cap;
     memset(r, 0, sizeof *r);
+    r->params = params;
+    r->params_cap = cap;
 }
 
 void wnrt_free(WnrtModel *m) {
@@ -80,6 +91,9 @@ void wnrt_free(WnrtModel *m) {
     mempool_destroy(m->pool);
     mempool_destroy(m->const_pool);
     mempool_destroy(m->staging_pool);
+    mempool_destroy(m->param_pool);
+    replay_trace_free(&m->now);
+    free(m->now_shapes);
     free(m->fam);
     free(m->root);
     free(m->mem);
@@ -90,14 +104,32 @@ void wnrt_free(WnrtModel *m) {
     free(m);
 }
 
-static Recording *find_or_record(WnrtModel *m) {
+/* The recording that runs the bound inputs: replay mode compares dispatch plans (the coming run is
+ * captured first), the older path symbol values. */
+static int find_recording(WnrtModel *m, Recording **out) {
     Graph *g = m->g;
     size_t symbytes = sizeof(int64_t) * (size_t)g->n_symbols;
-    for (int i = 0; i < m->n_rec; i++)
-        if (!symbytes || memcmp(m->rec[i].sym, m->sym, symbytes) == 0) {
-            m->stats.replays++;
-            return &m->rec[i];
+    *out = NULL;
+    if (m->replay && (bind_eval_shapes(m, m->now_shapes) < 0 || record_capture(m, m->now_shapes, &m->now) < 0))
+        return -1;
+    for (int i = 0; i < m->n_rec; i++) {
+        Recording *r = &m->rec[i];
+        if (m->replay ? !replay_same_plan(&r->trace, &m->now) : symbytes && memcmp(r->sym, m->sym, symbytes) != 0) continue;
+        m->stats.replays++;
+        if (m->replay) {
+            m->stats.params_written = replay_write(m, &r->params, &r->trace, &m->now);
+            memcpy(r->shapes, m->now_shapes, sizeof *r->shapes * (size_t)g->n_values);
+            memcpy(r->sym, m->sym, symbytes);
         }
+        *out = r;
+        return 0;
+    }
+    return 0;
+}
+
+static Recording *record_new(WnrtModel *m) {
+    Graph *g = m->g;
+    size_t symbytes = sizeof(int64_t) * (size_t)g->n_symbols;
     Recording *r;
     if (m->n_rec < RT_MAX_RECORDINGS) {
         r = &m->rec[m->n_rec++];
@@ -109,15 +141,32 @@ static Recording *find_or_record(WnrtModel *m) {
     }
     r->sym = malloc(symbytes + sizeof(int64_t));
     r->shapes = calloc((size_t)g->n_values + 1, sizeof *r->shapes);
+    int rc = -1;
     if (!r->sym || !r->shapes) diag_error("out of memory");
-    else memcpy(r->sym, m->sym, symbytes);
-    if (!r->sym || !r->shapes || bind_eval_shapes(m, r->shapes) < 0 || record_commands(m, r) < 0) {
+    else {
+        memcpy(r->sym, m->sym, symbytes);
+        if (m->replay) memcpy(r->shapes, m->now_shapes, sizeof *r->shapes * (size_t)g->n_values);
+        rc = m->replay ? 0 : bind_eval_shapes(m, r->shapes);
+        if (rc == 0 && !m->replay) rc = record_capture(m, r->shapes, &m->now); /* the slot count */
+        if (rc == 0) rc = replay_reserve(m, &r->params, &r->params_cap, m->now.n);
+        if (rc == 0) rc = record_commands(m, r);
+        if (rc == 0 && !replay_same_plan(&r->trace, &m->now)) {
+            diag_error("internal: the recording differs from its capture");
+            rc = -1;
+        }
+        if (rc == 0) m->stats.params_written = replay_write(m, &r->params, NULL, &r->trace);
+    }
+    if (rc < 0) {
         free_recording(m, r);
         /* keep the array dense: move the last recording into this slot */
         int idx = (int)(r - m->rec);
         if (idx != m->n_rec - 1) {
+            MemAlloc params = r->params;
+            int cap = r->params_cap;
             m->rec[idx] = m->rec[m->n_rec - 1];
             memset(&m->rec[m->n_rec - 1], 0, sizeof m->rec[0]);
+            m->rec[m->n_rec - 1].params = params;
+            m->rec[m->n_rec - 1].params_cap = cap;
         }
         m->n_rec--;
         return NULL;
@@ -126,16 +175,26 @@ static Recording *find_or_record(WnrtModel *m) {
     return r;
 }
 
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int wnrt_run(WnrtModel *m) {
     profile_phase(m, WNRT_PROF_BIND);
+    uint64_t t0 = now_ns();
     if (bind_resolve_symbols(m) < 0) return -1;
     profile_phase(m, WNRT_PROF_RECORD);
-    Recording *r = find_or_record(m);
-    if (!r) return -1;
+    Recording *r;
+    if (find_recording(m, &r) < 0 || (!r && !(r = record_new(m)))) return -1;
     r->last_used = ++m->clock;
     m->cur = (int)(r - m->rec);
     m->stats.dispatches = r->dispatches;
     m->stats.barriers = r->barriers;
+    m->stats.prepare_ns = now_ns() - t0;
+    m->stats.prepare_ns_total += m->stats.prepare_ns;
+    m->stats.runs++;
     profile_phase(m, WNRT_PROF_SUBMIT);
     if (vkdev_submit(m->dev, r->cb, m->fence) < 0) return -1;
     profile_phase(m, WNRT_PROF_WAIT);

@@ -33,6 +33,9 @@ static int find_type(VkDev *d, uint32_t bits, MemKind kind) {
     if (kind == MEM_DEVICE) {
         want[n++] = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
         want[n++] = 0;
+    } else if (kind == MEM_UPLOAD) {
+        want[n++] = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        want[n++] = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     } else {
         want[n++] = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
         want[n++] = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
@@ -70,7 +73,7 @@ static int new_block(MemPool *p, uint64_t size) {
     b.size = size;
     VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size,
                               .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
                               .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
     VkResult r = vkCreateBuffer(d->device, &bci, NULL, &b.buffer);
     if (r != VK_SUCCESS) return vkdev_fail("vkCreateBuffer", r);

@@ -17,6 +17,8 @@ typedef struct {
 typedef enum {
     MEM_DEVICE,  /* device local (host visible too on unified-memory devices) */
     MEM_STAGING, /* host visible + coherent, for uploads and readbacks */
+    MEM_UPLOAD,  /* host visible + coherent, device local where the device has such memory
+                  * (small buffers the host writes every run and shaders read: replay.c) */
 } MemKind;
 
 typedef struct MemPool MemPool;

@@ -86,19 +86,18 @@ PipelineSet *pipeset_create(VkDev *d) {
         diag_error("out of memory");
         return NULL;
     }
-    VkDescriptorSetLayoutBinding b[K_MAX_BINDINGS];
-    for (int i = 0; i < K_MAX_BINDINGS; i++)
+    /* bindings 0..K_MAX_BINDINGS-1: the kernel's tensors; K_PARAMS_BINDING: its parameter block */
+    VkDescriptorSetLayoutBinding b[K_MAX_BINDINGS + 1];
+    for (int i = 0; i <= K_MAX_BINDINGS; i++)
         b[i] = (VkDescriptorSetLayoutBinding){.binding = (uint32_t)i, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                               .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
     VkDescriptorSetLayoutCreateInfo dl = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                           .flags = d->push_descriptor_fn ? VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR : 0,
-                                          .bindingCount = K_MAX_BINDINGS, .pBindings = b};
+                                          .bindingCount = K_MAX_BINDINGS + 1, .pBindings = b};
     VkResult r = vkCreateDescriptorSetLayout(d->device, &dl, NULL, &p->set_layout);
     if (r != VK_SUCCESS) goto fail;
-    uint32_t push = d->info.max_push_constants < K_PUSH_MAX ? d->info.max_push_constants : K_PUSH_MAX;
-    VkPushConstantRange pr = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .offset = 0, .size = push};
     VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
-                                     .pSetLayouts = &p->set_layout, .pushConstantRangeCount = 1, .pPushConstantRanges = &pr};
+                                     .pSetLayouts = &p->set_layout};
     r = vkCreatePipelineLayout(d->device, &pl, NULL, &p->layout);
     if (r != VK_SUCCESS) goto fail;
     cache_dir_init(p);

@@ -99,8 +99,15 @@ typedef struct {
     uint64_t device_bytes;       /* all device memory allocated by the model */
     int recordings;              /* command buffers recorded so far */
     int replays;                 /* runs that reused a recording */
-    int dispatches;              /* dispatches in the last recording */
-    int barriers;                /* barriers in the last recording */
+    int dispatches;              /* dispatches in the last run's recording */
+    int barriers;                /* barriers in the last run's recording */
+    bool replay;                 /* one recording serves every size with the same dispatch plan
+                                  * (WEBNNC_REPLAY=0: one per set of sizes, the older path) */
+    int params_written;          /* dispatch parameter slots rewritten before the last run */
+    uint64_t prepare_ns;         /* host time of the last run before its submit (shapes, capture,
+                                  * parameter writes, or recording) */
+    uint64_t prepare_ns_total;   /* the same summed over all runs */
+    uint64_t runs;               /* runs so far */
     int kv_aliased;              /* KV caches whose present is written in place into the past */
 } WnrtStats;
 

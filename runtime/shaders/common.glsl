@@ -12,8 +12,10 @@
 layout(local_size_x_id = 0) in;
 
 // Every kernel declares its parameters as `PARAMS_BLOCK PC { ... } pc;` so that where the
-// parameters live (push constants today) is decided here, once, for every shader.
-#define PARAMS_BLOCK layout(push_constant) uniform
+// parameters live is decided here, once, for every shader: a storage buffer at binding 8 holding
+// each dispatch's block at its own offset (runtime/replay.c), so that a recorded command buffer is
+// replayed for new sizes by rewriting the blocks, not the commands.  Bindings 0..7 are the kernel's.
+#define PARAMS_BLOCK layout(std430, set = 0, binding = 8) readonly restrict buffer
 
 uint flat_group() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
 uint flat_id() { return flat_group() * gl_WorkGroupSize.x + gl_LocalInvocationID.x; }

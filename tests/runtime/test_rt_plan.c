@@ -1,6 +1,8 @@
 /* test_rt_plan.c - planning and execution machinery: dynamic dims (actual sizes, output shapes,
- * same-symbol mismatch and bound errors), command-buffer replay counter, buffer reuse (peak below
- * the sum of tensors; inputs bound once survive later runs), reshape as a view (no dispatch), missing-kernel error. */
+ * same-symbol mismatch and bound errors), command-buffer replay counters (one recording for every
+ * size; WEBNNC_REPLAY=0: one per size), buffer reuse (peak below the sum of tensors; inputs bound
+ * once survive later runs), reshape as a view (no dispatch), missing-kernel error. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt_test_util.h"
@@ -21,14 +23,13 @@ static int bind2(WnrtModel *m, int64_t sx, int64_t sy, const float *xv, const fl
     return wnrt_bind_input(m, "y", yv, (uint64_t)sy * 16, 2, (int64_t[]){sy, 4});
 }
 
-START_TEST(dynamic_dims_and_replay) {
-    Graph *g = relu_chain();
-    WnrtModel *m = wnrt_load(rt_ctx, g);
-    ck_assert_msg(m != NULL, "%s", diag_message());
+/* Runs sizes 3, 3, 5, 3 and checks outputs and the recording counters (replay: the model was
+ * loaded with WEBNNC_REPLAY unset, else =0). */
+static void run_sizes(WnrtModel *m, bool replay, WnrtStats *st_out) {
     float xv[64], yv[64], out[64];
     for (int i = 0; i < 64; i++) xv[i] = (float)i - 10, yv[i] = 1;
     WnrtStats st;
-    for (int run = 0; run < 3; run++) {
+    for (int run = 0; run < 4; run++) {
         int64_t seq = run == 2 ? 5 : 3;
         ck_assert_msg(bind2(m, seq, seq, xv, yv) == 0 && wnrt_run(m) == 0, "%s", diag_message());
         WnrtTensorInfo info;
@@ -39,9 +40,42 @@ START_TEST(dynamic_dims_and_replay) {
         ck_assert_int_eq(wnrt_read_output(m, 0, out, sizeof out), 0);
         for (int i = 0; i < seq * 4; i++) ck_assert_float_eq(out[i], xv[i] + 1 > 0 ? xv[i] + 1 : 0);
         wnrt_stats(m, &st);
-        ck_assert_int_eq(st.recordings, run == 0 ? 1 : 1 + (run == 2));
-        ck_assert_int_eq(st.replays, run == 0 ? 0 : 1);
+        ck_assert(st.replay == replay);
+        if (replay) { /* one recording; later runs rewrite its parameters */
+            ck_assert_int_eq(st.recordings, 1);
+            ck_assert_int_eq(st.replays, run);
+            ck_assert_int_eq(st.params_written, run == 0 ? 5 : run == 1 ? 0 : 5);
+        } else { /* one per size, replayed when a size repeats */
+            ck_assert_int_eq(st.recordings, run < 2 ? 1 : 2);
+            ck_assert_int_eq(st.replays, run == 0 ? 0 : run == 1 ? 1 : run == 2 ? 1 : 2);
+        }
+        ck_assert_int_eq(st.runs, run + 1);
     }
+    *st_out = st;
+}
+
+START_TEST(replay_off_records_per_size) {
+    setenv("WEBNNC_REPLAY", "0", 1);
+    Graph *g = relu_chain();
+    WnrtModel *m = wnrt_load(rt_ctx, g);
+    unsetenv("WEBNNC_REPLAY");
+    ck_assert_msg(m != NULL, "%s", diag_message());
+    WnrtStats st;
+    run_sizes(m, false, &st);
+    ck_assert_int_eq(st.dispatches, 5);
+    wnrt_free(m);
+    graph_free(g);
+}
+END_TEST
+
+START_TEST(dynamic_dims_and_replay) {
+    Graph *g = relu_chain();
+    WnrtModel *m = wnrt_load(rt_ctx, g);
+    ck_assert_msg(m != NULL, "%s", diag_message());
+    float xv[64], yv[64];
+    for (int i = 0; i < 64; i++) xv[i] = (float)i - 10, yv[i] = 1;
+    WnrtStats st;
+    run_sizes(m, true, &st);
     ck_assert_int_eq(st.dispatches, 5);
     /* x, y, add and 4 relus: 7 tensors of 256 bytes; x and y live for the whole run, and the
      * chain ping-pongs between two more: 4 live at most */
@@ -142,6 +176,7 @@ int main(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, dynamic_dims_and_replay);
     tcase_add_test(tc, inputs_survive_runs);
+    tcase_add_test(tc, replay_off_records_per_size);
     tcase_add_test(tc, reshape_is_a_view);
     tcase_add_test(tc, missing_kernel_and_inputs);
     suite_add_tcase(s, tc);

@@ -1,0 +1,60 @@
+/* replay.h - one recording for every size within the bounds (runtime/replay.c).
+ *
+ * Every dispatch reads its parameter block from a small host-written buffer (binding 8,
+ * common.glsl PARAMS_BLOCK) at its own slot, and with replay on (the default; WEBNNC_REPLAY=0
+ * turns it off) takes its grid from the same slot (vkCmdDispatchIndirect).  Before each run the
+ * record functions run again without a command buffer ("capture"), giving every dispatch's
+ * pipeline, bindings, parameters and grid for the run's actual sizes.  When the pipelines and
+ * bindings equal a recording's, only the changed slots are rewritten and the recording is
+ * submitted again; otherwise (another kernel choice, another binding) a new recording is made.
+ * Bindings cover a tensor's storage at its upper bound, and graph inputs/outputs move through
+ * io_copy dispatches with the word count as a parameter, so sizes alone never change them. */
+#ifndef WEBNNC_REPLAY_H
+#define WEBNNC_REPLAY_H
+
+#include "kernel.h"
+#include "vk_memory.h"
+
+typedef struct {
+    VkPipeline pipeline;
+    int n_binds;
+    KBind binds[K_MAX_BINDINGS];
+} ReplayOp; /* what a recording fixes */
+
+typedef struct {
+    uint8_t params[K_PUSH_MAX]; /* zero-padded past the block's size */
+    uint32_t grid[3];
+} ReplayArgs; /* what a replay rewrites */
+
+typedef struct {
+    ReplayOp *ops;
+    ReplayArgs *args;
+    int n, cap;
+} ReplayTrace;
+
+typedef struct WnrtModel WnrtModel;
+typedef struct KernelCtx KernelCtx;
+
+/* WEBNNC_REPLAY unset or not "0". */
+bool replay_env_enabled(void);
+/* Appends one dispatch.  0 or -1 (out of memory). */
+int replay_note(ReplayTrace *t, VkPipeline p, const KBind *binds, int n_binds, const void *params,
+                uint32_t params_size, uint32_t gx, uint32_t gy, uint32_t gz);
+void replay_trace_free(ReplayTrace *t);
+/* Same pipelines and bindings, dispatch by dispatch. */
+bool replay_same_plan(const ReplayTrace *a, const ReplayTrace *b);
+
+/* Byte stride of one dispatch's slot (parameter block, then the indirect arguments at
+ * K_PUSH_MAX) for the model's device. */
+uint64_t replay_slot_stride(const WnrtModel *m);
+/* Makes *params hold n slots (keeps it when large enough; *cap is its slot count). */
+int replay_reserve(WnrtModel *m, MemAlloc *params, int *cap, int n);
+/* Writes the slots of `now` that differ from `last` into params and copies them into `last`
+ * (last = NULL: writes all of now).  Returns the number of slots written. */
+int replay_write(const WnrtModel *m, const MemAlloc *params, ReplayTrace *last, const ReplayTrace *now);
+
+/* The graph inputs' copies from host staging to device storage (in) or the outputs' back (out)
+ * as io_copy dispatches sized by the run's shapes.  0 or -1 with a diagnostic. */
+int replay_io(KernelCtx *kc, WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], bool in);
+
+#endif
