@@ -2,7 +2,8 @@
  * default dim settings: batch_size fixed to 1, kv_cache_dim to the head size, sequence dims bounded
  * by the max length; the user's --fix/--dim win) -> import -> passes (decompositions, fold_constants,
  * identity, dce) -> verify (spec ops, exportable dims) -> write webnn-graph files -> re-read and
- * validate the written files (as `webnnc validate`); prints a one-line summary.  The in-memory part
+ * validate the written files (as `webnnc validate`), copy the model folder's genai_config.json and
+ * tokenizer files beside them; prints a one-line summary.  The in-memory part
  * (load .. verify) is convert_pipeline.c, shared with `webnnc generate`. */
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "args.h"
 #include "convert_pipeline.h"
 #include "diag.h"
+#include "outdir.h"
 #include "report.h"
 #include "summary.h"
 #include "validate.h"
@@ -46,9 +48,25 @@ static const char *base_name(const char *path) {
 }
 
 typedef struct {
-    unsigned flags; /* VALIDATE_* */
-    int failed;     /* exit code of a failed validation, 0 if it passed or did not run */
+    unsigned flags;        /* VALIDATE_* */
+    int failed;            /* exit code of a failed validation, 0 if it passed or did not run */
+    const char *model_dir; /* the ONNX model's folder: its companion files are copied */
 } WrittenCheck;
+
+/* Files of an ORT-GenAI model folder that travel with the converted graph (generate --prompt reads
+ * the tokenizer, generate the eos ids and bounds). */
+static const char *const companion_files[] = {"genai_config.json", "tokenizer.json", "tokenizer_config.json",
+                                              "special_tokens_map.json"};
+
+static int copy_companions(const char *model_dir, const char *tmpdir) {
+    for (size_t i = 0; i < sizeof companion_files / sizeof *companion_files; i++) {
+        char src[4096];
+        struct stat st;
+        snprintf(src, sizeof src, "%s/%s", model_dir, companion_files[i]);
+        if (stat(src, &st) == 0 && outdir_copy_file(tmpdir, companion_files[i], src) < 0) return -1;
+    }
+    return 0;
+}
 
 static int check_written(const char *tmpdir, void *ctx) {
     WrittenCheck *c = ctx;
@@ -56,7 +74,7 @@ static int check_written(const char *tmpdir, void *ctx) {
     int rc = validate_graph_files(tmpdir, c->flags, summary, sizeof summary);
     /* Malformed output of our own writer is a failed check too, not bad user input. */
     if (rc != WN_EXIT_OK) c->failed = WN_EXIT_CHECK_FAILED;
-    return rc == WN_EXIT_OK ? 0 : -1;
+    return rc == WN_EXIT_OK ? copy_companions(c->model_dir, tmpdir) : -1;
 }
 
 int cmd_convert(const CliCommand *self, int argc, char **argv) {
@@ -86,7 +104,16 @@ int cmd_convert(const CliCommand *self, int argc, char **argv) {
 
     /* The written files are re-read and validated (as `webnnc validate`) in the temporary folder,
      * before it is renamed into place: a graph that fails leaves no output behind. */
-    WrittenCheck check = {.flags = VALIDATE_TRUST_WEIGHT_HASHES | (fuse_mask ? VALIDATE_ALLOW_EXTENSION_OPS : 0)};
+    char model_dir[4096];
+    struct stat st;
+    snprintf(model_dir, sizeof model_dir, "%s", input);
+    if (stat(input, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        char *slash = strrchr(model_dir, '/');
+        if (slash) *slash = 0;
+        else snprintf(model_dir, sizeof model_dir, ".");
+    }
+    WrittenCheck check = {.flags = VALIDATE_TRUST_WEIGHT_HASHES | (fuse_mask ? VALIDATE_ALLOW_EXTENSION_OPS : 0),
+                          .model_dir = model_dir};
     WebnnWriteOptions wopt = {.text = args_count(&r, "text") > 0,
                               .contiguous_weights = args_count(&r, "contiguous-weights") > 0,
                               .check = check_written,

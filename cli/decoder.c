@@ -236,8 +236,14 @@ int decoder_generate(Decoder *d, int device, long long max_new, int64_t *tokens,
         int64_t start = d->g->n_kv ? (k ? n - 1 : 0) : 0; /* with caches only the new tokens */
         if (decoder_step(d, tokens, start, n - start, &tokens[n]) < 0) goto done;
         if (k == 0) ttft = cli_now_s() - ts;
-        if (d->on_step && d->on_step(d, k, ts, cli_now_s()) < 0) goto done;
+        int after = d->on_step ? d->on_step(d, k, ts, cli_now_s()) : 0;
+        if (after < 0) goto done;
+        if (after > 0) { /* stop token: generation ends with it */
+            n++;
+            break;
+        }
     }
+    long long decoded = n - n_prompt - 1; /* tokens after the first */
     double decode = cli_now_s() - t0 - t_load - ttft;
     if (d->quiet) {
         code = WN_EXIT_OK;
@@ -246,15 +252,16 @@ int decoder_generate(Decoder *d, int device, long long max_new, int64_t *tokens,
     if (d->report) {
         double ms[3] = {t_load * 1e3, ttft * 1e3, decode * 1e3};
         json_result(d->report, ctx, d, tokens, n_prompt, n, ms);
-    } else {
+    } else if (!d->hide_ids) {
         for (int64_t k = n_prompt; k < n; k++) printf("%s%lld", k > n_prompt ? "," : "", (long long)tokens[k]);
         printf("\n");
     }
     fprintf(stderr, "webnnc: %s: load %.1f ms, prefill %d tokens (TTFT) %.1f ms, decode %lld tokens %.1f ms = %.1f tokens/s (%s)\n",
-            wnrt_context_device(ctx)->name, t_load * 1e3, n_prompt, ttft * 1e3, max_new - 1, decode * 1e3,
-            max_new > 1 && decode > 0 ? (double)(max_new - 1) / decode : 0.0,
+            wnrt_context_device(ctx)->name, t_load * 1e3, n_prompt, ttft * 1e3, decoded, decode * 1e3,
+            decoded > 0 && decode > 0 ? (double)decoded / decode : 0.0,
             d->g->n_kv ? "KV caches resident on the device" : "no KV cache: whole sequence each step");
     if (d->verbose) print_run_stats(d->m);
+    d->n_generated = n - n_prompt;
     code = WN_EXIT_OK;
 done:
     wnrt_free(d->m);

@@ -25,9 +25,11 @@ struct Decoder {
     /* optional (profile): after the model is loaded, before the first step; after step k
      * (0 = prefill) with its wall time (cli_now_s clock); quiet: print neither the ids nor the timing line */
     int (*on_load)(Decoder *d, WnrtContext *ctx);
-    int (*on_step)(Decoder *d, long long k, double begin_s, double end_s);
+    int (*on_step)(Decoder *d, long long k, double begin_s, double end_s); /* > 0: stop after step k */
     void *user;
     bool quiet;
+    bool hide_ids;   /* the caller prints the result (generate --prompt streams text) */
+    int64_t n_generated; /* after decoder_generate: new tokens (fewer than max_new after a stop token) */
     bool verbose;  /* -v: the runtime's recording statistics on stderr after the timing line */
     cJSON *report; /* --json: the ids and timings go here instead of stdout */
 };

@@ -26,6 +26,28 @@ static int64_t int_field(const char *path, const cJSON *root, const char *a, con
     return (int64_t)v;
 }
 
+/* model.eos_token_id: a non-negative id or a list of them (absent: none).  0, or -1 + diagnostic. */
+static int eos_ids(const char *path, const cJSON *root, GenaiConfig *out) {
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
+    const cJSON *e = cJSON_IsObject(model) ? cJSON_GetObjectItemCaseSensitive(model, "eos_token_id") : NULL;
+    if (!e) return 0;
+    const cJSON *one = e;
+    bool list = cJSON_IsArray(e);
+    if (list && cJSON_GetArraySize(e) > GENAI_MAX_EOS) {
+        diag_error("%s: model.eos_token_id lists more than %d ids", path, GENAI_MAX_EOS);
+        return -1;
+    }
+    for (one = list ? e->child : e; one; one = list ? one->next : NULL) {
+        double v = cJSON_IsNumber(one) ? one->valuedouble : -1;
+        if (v < 0 || v > INT32_MAX || v != (double)(int64_t)v) {
+            diag_error("%s: model.eos_token_id must be a token id or a list of token ids", path);
+            return -1;
+        }
+        out->eos[out->n_eos++] = (int32_t)v;
+    }
+    return 0;
+}
+
 int genai_config_read(const char *path, GenaiConfig *out) {
     memset(out, 0, sizeof *out);
     size_t len = 0;
@@ -44,8 +66,9 @@ int genai_config_read(const char *path, GenaiConfig *out) {
     int64_t max_len = int_field(path, root, "search", "max_length", NULL);
     int64_t ctx = max_len < 0 ? -1 : int_field(path, root, "model", "context_length", NULL);
     int64_t head = ctx < 0 ? -1 : int_field(path, root, "model", "decoder", "head_size");
+    int eos = head < 0 ? -1 : eos_ids(path, root, out);
     cJSON_Delete(root);
-    if (max_len < 0 || ctx < 0 || head < 0) return -1;
+    if (max_len < 0 || ctx < 0 || head < 0 || eos < 0) return -1;
     out->max_length = max_len ? max_len : ctx;
     out->head_size = head;
     return 0;

@@ -176,6 +176,33 @@ int outdir_write_file(const char *dir, const char *name, const char *data, size_
     return 0;
 }
 
+int outdir_copy_file(const char *dir, const char *name, const char *src) {
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (in < 0 || fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+        diag_error("%s: cannot copy: %s", src, in < 0 ? strerror(errno) : "not a regular file");
+        if (in >= 0) close(in);
+        return -1;
+    }
+    char path[4096], buf[1 << 16];
+    int fd = outdir_create_file(dir, name, path, sizeof path), rc = fd < 0 ? -1 : 0;
+    ssize_t n = 0;
+    while (rc == 0 && (n = read(in, buf, sizeof buf)) != 0) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            diag_error("%s: read failed: %s", src, strerror(errno));
+            rc = -1;
+        } else
+            rc = write_all(fd, path, buf, (size_t)n);
+    }
+    close(in);
+    if (fd >= 0 && close(fd) != 0 && rc == 0) {
+        diag_error("%s: write failed: %s", path, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
+
 int outfile_open(OutFile *f, const char *path) {
     *f = (OutFile){.fd = -1};
     const char *slash = strrchr(path, '/');

@@ -19,6 +19,9 @@ void outdir_remove(const char *tmp);
 int outdir_create_file(const char *dir, const char *name, char *path, size_t path_len);
 /* Creates dir/name holding `len` bytes.  0, or -1 + diagnostic naming the file. */
 int outdir_write_file(const char *dir, const char *name, const char *data, size_t len);
+/* Copies the regular file src to dir/name (created as outdir_create_file does).  0, or -1 +
+ * diagnostic naming the file. */
+int outdir_copy_file(const char *dir, const char *name, const char *src);
 /* One file written atomically: `len` bytes into PATH.tmp-XXXXXX beside it (created exclusively,
  * never through a symbolic link), then renamed onto path.  An existing path that is not a regular
  * file is refused.  0, or -1 + diagnostic and path untouched. */

@@ -5,7 +5,7 @@ the repository and ../shared (models, test data sets, genai configs, limits file
 Usage: tests/fuzz/make_seeds.py OUTDIR [--webnnc build/cli/webnnc]
 
 Writes OUTDIR/<harness>/ for every harness (onnx_load, onnx_dir, webnn_read, webnn_dir, npy,
-tensor_pb, genai_config, limits).  Folder harnesses take several files joined with the separator
+tensor_pb, genai_config, limits, tokenizer).  Folder harnesses take several files joined with the separator
 of fuzz_util.h (model.onnx | model.onnx.data | w.bin; graph JSON | manifest | weights).  With
 --webnnc, the test models are converted to webnn-graph folders (webnn_dir seeds) and run to get
 .npy outputs.  Needs only the Python standard library.  The corpora live outside git (run_fuzzers.sh
@@ -118,6 +118,37 @@ def npy_seeds(out):
     put(out, "npy", "version2.npy", b"\x93NUMPY\x02\x00" + struct.pack("<I", hlen) + v2[10:])
 
 
+TINY_BPE = (b'{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2, "<0x41>": 3, "\\u2581": 4},'
+            b' "merges": ["a b"], "byte_fallback": true, "unk_token": null},'
+            b' "added_tokens": [{"id": 5, "content": "<s>", "special": true, "lstrip": false, "rstrip": false,'
+            b' "normalized": false, "single_word": false}],'
+            b' "normalizer": {"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "Prepend", "prepend": "\\u2581"},'
+            b' {"type": "Replace", "pattern": {"String": " "}, "content": "\\u2581"}]},'
+            b' "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Digits", "individual_digits": true},'
+            b' {"type": "Split", "pattern": {"Regex": "\\\\p{L}+"}, "behavior": "Isolated", "invert": false}]},'
+            b' "post_processor": {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},'
+            b' {"Sequence": {"id": "A", "type_id": 0}}], "pair": [], "special_tokens": {"<s>": {"id": "<s>", "ids": [5],'
+            b' "tokens": ["<s>"]}}},'
+            b' "decoder": {"type": "Sequence", "decoders": [{"type": "Replace", "pattern": {"String": "\\u2581"}, "content": " "},'
+            b' {"type": "ByteFallback"}, {"type": "Fuse"}, {"type": "Strip", "content": " ", "start": 1, "stop": 0}]}}')
+
+
+def tokenizer_seeds(out):
+    seen = set()
+    for f in sorted(glob.glob(os.path.join(SHARED, "models", "*", "tokenizer.json"))):
+        data = read(f)
+        if data in seen:
+            continue
+        seen.add(data)
+        cfg = os.path.join(os.path.dirname(f), "tokenizer_config.json")
+        tag = os.path.basename(os.path.dirname(f))
+        put(out, "tokenizer", tag, data + SEP + (read(cfg) if os.path.isfile(cfg) else b"") + SEP + "Hello wörld 123 \u4f60\u597d".encode())
+    put(out, "tokenizer", "tiny_bpe", TINY_BPE + SEP + b'{"add_bos_token": true, "bos_token": "<s>"}' + SEP + b"ab Ab 12")
+    put(out, "tokenizer", "bytelevel", b'{"model": {"type": "BPE", "vocab": {"h": 0, "i": 1, "hi": 2, "\\u0120": 3},'
+        b' "merges": [["h", "i"]], "ignore_merges": true}, "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": true,'
+        b' "use_regex": true}, "post_processor": {"type": "ByteLevel"}, "decoder": {"type": "ByteLevel"}}' + SEP + SEP + b"hi hi")
+
+
 def json_seeds(out):
     for f in sorted(glob.glob(os.path.join(SHARED, "models", "*", "genai_config.json"))):
         put(out, "genai_config", os.path.basename(os.path.dirname(f)) + ".json", read(f))
@@ -167,6 +198,7 @@ def main():
     pb_seeds(a.outdir)
     npy_seeds(a.outdir)
     json_seeds(a.outdir)
+    tokenizer_seeds(a.outdir)
     if a.webnnc:
         webnn_seeds(a.outdir, a.webnnc)
     for h in sorted(os.listdir(a.outdir)):
