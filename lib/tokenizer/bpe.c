@@ -112,8 +112,10 @@ static bool load_merges(TkLoad *ld, const cJSON *merges, TkBpe *bpe)
                        (int)(nm > 64 ? 64 : nm), missing);
             goto fail;
         }
-        int32_t key[2] = {ia, ib};
-        tk_map_put(&bpe->merges, key, sizeof key, (rank << 32) | (uint32_t)ij);
+        int64_t old;
+        uint64_t key = (uint64_t)(uint32_t)ia << 32 | (uint32_t)ib;
+        if (!tk_pairs_get(&bpe->merges, key, &old)) /* the first listing of a pair counts */
+            tk_pairs_put(&bpe->merges, key, (rank << 32) | (uint32_t)ij);
         rank++;
     }
     tk_str_free(&both);
@@ -121,6 +123,26 @@ static bool load_merges(TkLoad *ld, const cJSON *merges, TkBpe *bpe)
 fail:
     tk_str_free(&both);
     return false;
+}
+
+#define METASPACE "\xE2\x96\x81" /* U+2581, SentencePiece's space */
+
+/* Whether no merge can join a character to a following "\u2581" (no vocab token holds one after
+ * another character; no subword prefix or suffix; "\u2581" itself a token): then a long word (a
+ * SentencePiece-style pipeline has no pre-tokenizer, so the whole text is one word) can be encoded
+ * piece by piece, cut before each such "\u2581", with the same result and with the word cache. */
+static bool find_metaspace_cuts(const TkBpe *bpe)
+{
+    int32_t id;
+    if (bpe->prefix.n || bpe->suffix.n || !vocab_id(bpe, METASPACE, 3, &id))
+        return false;
+    for (size_t i = 0; i < bpe->n_vocab; i++) {
+        const char *t = bpe->id_to_token[i], *p = t;
+        while (t && *t && (p = strstr(p + 1, METASPACE)))
+            if (p - t < 3 || memcmp(p - 3, METASPACE, 3) != 0)
+                return false;
+    }
+    return true;
 }
 
 bool tk_bpe_load(TkLoad *ld, const cJSON *model, TkBpe *bpe)
@@ -150,6 +172,7 @@ bool tk_bpe_load(TkLoad *ld, const cJSON *model, TkBpe *bpe)
     bpe->byte_fallback = tk_json_bool(model, "byte_fallback", false);
     bpe->fuse_unk = tk_json_bool(model, "fuse_unk", false);
     bpe->ignore_merges = tk_json_bool(model, "ignore_merges", false);
+    bpe->metaspace_cuts = ok && find_metaspace_cuts(bpe);
     for (int b = 0; b < 256; b++) {
         char name[8];
         snprintf(name, sizeof name, "<0x%02X>", b);
@@ -199,32 +222,114 @@ static void initial_symbols(const TkBpe *bpe, const char *w, size_t n, TkIds *sy
 
 static bool merge_of(const TkBpe *bpe, int32_t a, int32_t b, int64_t *v)
 {
-    int32_t key[2] = {a, b};
-    return tk_map_get(&bpe->merges, key, sizeof key, v);
+    return tk_pairs_get(&bpe->merges, (uint64_t)(uint32_t)a << 32 | (uint32_t)b, v);
 }
 
-/* Applies merges to sym in place: lowest rank first, leftmost among equal ranks. */
+/* A possible merge of the symbols at left and its right neighbour (ids a, b -> merged). */
+typedef struct {
+    uint32_t rank;
+    uint32_t left;
+    int32_t a, b, merged;
+} Cand;
+
+typedef struct {
+    Cand *p;
+    size_t n, cap;
+} CandHeap; /* min-heap by (rank, left): lowest rank first, leftmost among equal ranks */
+
+static bool cand_less(const Cand *x, const Cand *y)
+{
+    return x->rank != y->rank ? x->rank < y->rank : x->left < y->left;
+}
+
+static void heap_push(CandHeap *h, Cand c)
+{
+    if (h->n == h->cap) {
+        h->cap = h->cap ? 2 * h->cap : 64;
+        h->p = realloc(h->p, h->cap * sizeof *h->p);
+        if (!h->p)
+            abort();
+    }
+    size_t i = h->n++;
+    while (i && cand_less(&c, &h->p[(i - 1) / 2])) {
+        h->p[i] = h->p[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->p[i] = c;
+}
+
+static Cand heap_pop(CandHeap *h)
+{
+    Cand top = h->p[0], last = h->p[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && cand_less(&h->p[c + 1], &h->p[c]))
+            c++;
+        if (!cand_less(&h->p[c], &last))
+            break;
+        h->p[i] = h->p[c];
+        i = c;
+    }
+    if (h->n)
+        h->p[i] = last;
+    return top;
+}
+
+static void push_pair(const TkBpe *bpe, CandHeap *h, const int32_t *id, uint32_t left, uint32_t right)
+{
+    int64_t v;
+    if (merge_of(bpe, id[left], id[right], &v))
+        heap_push(h, (Cand){(uint32_t)(v >> 32), left, id[left], id[right], (int32_t)(v & 0xFFFFFFFF)});
+}
+
+/* Applies merges to sym in place: lowest rank first, leftmost among equal ranks (as the reference
+ * does), in O(n log n): symbols form a linked list over their first positions, candidate pairs wait
+ * in a heap, and a popped candidate whose symbols changed since it was pushed is dropped. */
 static void apply_merges(const TkBpe *bpe, TkIds *sym)
 {
-    while (sym->n > 1) {
-        int64_t best = INT64_MAX;
-        size_t at = 0;
-        for (size_t i = 0; i + 1 < sym->n; i++) {
-            int64_t v;
-            if (merge_of(bpe, sym->p[i], sym->p[i + 1], &v) && (v >> 32) < (best >> 32)) {
-                best = v;
-                at = i;
-            }
-        }
-        if (best == INT64_MAX)
-            return;
-        sym->p[at] = (int32_t)(best & 0xFFFFFFFF);
-        memmove(sym->p + at + 1, sym->p + at + 2, (sym->n - at - 2) * sizeof *sym->p);
-        sym->n--;
+    size_t n = sym->n;
+    if (n < 2)
+        return;
+    uint32_t *next = malloc(n * sizeof *next), *prev = malloc(n * sizeof *prev);
+    if (!next || !prev)
+        abort();
+    const uint32_t none = UINT32_MAX;
+    for (size_t i = 0; i < n; i++) {
+        next[i] = i + 1 < n ? (uint32_t)i + 1 : none;
+        prev[i] = i ? (uint32_t)i - 1 : none;
     }
+    int32_t *id = sym->p;
+    CandHeap h = {0};
+    for (size_t i = 0; i + 1 < n; i++)
+        push_pair(bpe, &h, id, (uint32_t)i, (uint32_t)i + 1);
+    while (h.n) {
+        Cand c = heap_pop(&h);
+        uint32_t r = next[c.left];
+        if (id[c.left] != c.a || r == none || id[r] != c.b) /* stale: a symbol merged away meanwhile */
+            continue;
+        id[c.left] = c.merged;
+        id[r] = -1; /* removed */
+        next[c.left] = next[r];
+        if (next[r] != none)
+            prev[next[r]] = c.left;
+        if (prev[c.left] != none)
+            push_pair(bpe, &h, id, prev[c.left], c.left);
+        if (next[c.left] != none)
+            push_pair(bpe, &h, id, c.left, next[c.left]);
+    }
+    size_t k = 0;
+    for (uint32_t i = 0; i != none; i = next[i])
+        id[k++] = id[i];
+    sym->n = k;
+    free(h.p);
+    free(next);
+    free(prev);
 }
 
-void tk_bpe_encode(TkBpe *bpe, const char *word, size_t n, TkIds *out)
+static void encode_word(TkBpe *bpe, const char *word, size_t n, TkIds *out)
 {
     int32_t id;
     int64_t cached;
@@ -251,10 +356,21 @@ void tk_bpe_encode(TkBpe *bpe, const char *word, size_t n, TkIds *out)
     tk_ids_free(&sym);
 }
 
+void tk_bpe_encode(TkBpe *bpe, const char *word, size_t n, TkIds *out)
+{
+    size_t start = 0;
+    for (size_t i = 3; bpe->metaspace_cuts && i + 3 <= n; i++)
+        if (memcmp(word + i, METASPACE, 3) == 0 && memcmp(word + i - 3, METASPACE, 3) != 0) {
+            encode_word(bpe, word + start, i - start, out);
+            start = i;
+        }
+    encode_word(bpe, word + start, n - start, out);
+}
+
 void tk_bpe_free(TkBpe *bpe)
 {
     tk_map_free(&bpe->vocab);
-    tk_map_free(&bpe->merges);
+    tk_pairs_free(&bpe->merges);
     tk_map_free(&bpe->cache);
     tk_ids_free(&bpe->cache_ids);
     free(bpe->id_to_token);

@@ -41,20 +41,83 @@ bool norm_unicode_load(TkLoad *ld, const cJSON *j, TkComp *c)
     return true;
 }
 
-static bool unicode_form(TkStr *s, bool compat, bool compose)
+/* utf8proc's form of n bytes appended to out. */
+static bool map_region(const char *p, size_t n, bool compat, bool compose, TkStr *out)
 {
-    if (!s->n)
-        return true;
     utf8proc_uint8_t *dst = NULL;
     int opts = UTF8PROC_STABLE | (compose ? UTF8PROC_COMPOSE : UTF8PROC_DECOMPOSE) | (compat ? UTF8PROC_COMPAT : 0);
-    utf8proc_ssize_t n = utf8proc_map((const utf8proc_uint8_t *)s->p, (utf8proc_ssize_t)s->n, &dst, opts);
-    if (n < 0) {
-        diag_error("normalizer: %s", utf8proc_errmsg(n));
+    utf8proc_ssize_t m = utf8proc_map((const utf8proc_uint8_t *)p, (utf8proc_ssize_t)n, &dst, opts);
+    if (m < 0) {
+        diag_error("normalizer: %s", utf8proc_errmsg(m));
         return false;
     }
-    s->n = 0;
-    tk_str_add(s, dst, (size_t)n);
+    tk_str_add(out, dst, (size_t)m);
     free(dst);
+    return true;
+}
+
+/* A character that every normalization form keeps as it is and that takes part in no composition
+ * and no canonical reordering: ASCII, or no decomposition (canonical or compatibility), combining
+ * class 0 and no composition table entry, and not a Hangul jamo or syllable (composed by rule). */
+static bool nf_plain(uint32_t cp)
+{
+    if (cp < 0x80)
+        return true;
+    if ((cp >= 0x1100 && cp <= 0x11FF) || (cp >= 0xAC00 && cp <= 0xD7A3))
+        return false;
+    const utf8proc_property_t *p = utf8proc_get_property((utf8proc_int32_t)cp);
+    return p->decomp_seqindex == UINT16_MAX && p->combining_class == 0 && p->comb_index == UINT16_MAX;
+}
+
+/* NF(K)C / NF(K)D of s: a plain character followed by another plain one (or the end) is copied, the
+ * regions between such characters go through utf8proc (utf8proc on all the text was a third of the
+ * encode time).  Cutting before a plain character is exact: it is a starter that composes with
+ * nothing, so no composition or reordering crosses the cut. */
+static bool unicode_form(TkStr *s, bool compat, bool compose)
+{
+    size_t i = 0;
+    while (i < s->n && (unsigned char)s->p[i] < 0x80)
+        i++;
+    if (i == s->n)
+        return true;
+    TkStr out = {0};
+    size_t region = SIZE_MAX; /* start of the pending utf8proc region */
+    size_t copy = SIZE_MAX;   /* start of the pending run of copied characters */
+    bool plain = false;       /* the character at i is plain */
+    size_t used = 0;
+    if (s->n) {
+        uint32_t cp = tk_utf8_decode(s->p, s->n, &used);
+        plain = nf_plain(cp);
+    }
+    for (i = 0; i < s->n;) {
+        size_t next = i + used, next_used = 0;
+        bool next_plain = true;
+        if (next < s->n)
+            next_plain = nf_plain(tk_utf8_decode(s->p + next, s->n - next, &next_used));
+        if (plain && next_plain) { /* copy: flush the region before it */
+            if (region != SIZE_MAX && !map_region(s->p + region, i - region, compat, compose, &out)) {
+                tk_str_free(&out);
+                return false;
+            }
+            region = SIZE_MAX;
+            if (copy == SIZE_MAX)
+                copy = i;
+        } else if (region == SIZE_MAX) {
+            if (copy != SIZE_MAX)
+                tk_str_add(&out, s->p + copy, i - copy);
+            copy = SIZE_MAX;
+            region = i;
+        }
+        i = next, used = next_used, plain = next_plain;
+    }
+    if (copy != SIZE_MAX)
+        tk_str_add(&out, s->p + copy, s->n - copy);
+    if (region != SIZE_MAX && !map_region(s->p + region, s->n - region, compat, compose, &out)) {
+        tk_str_free(&out);
+        return false;
+    }
+    tk_str_free(s);
+    *s = out;
     return true;
 }
 

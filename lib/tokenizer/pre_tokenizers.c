@@ -278,15 +278,16 @@ static void byte_level_piece(const TkComp *c, const char *s, size_t n, TkPieces 
     else if (n)
         tk_pieces_add(&split, s, n, -1);
     TkStr mapped = {0};
+    byte_alphabet_init();
     for (size_t i = 0; i < split.n; i++) {
-        mapped.n = 0;
-        const char *p = tk_piece(&split, i);
+        const unsigned char *p = (const unsigned char *)tk_piece(&split, i);
+        char *w = tk_str_reserve(&mapped, 2 * split.len[i]), *w0 = w; /* every byte maps to 1 or 2 bytes */
         for (size_t k = 0; k < split.len[i]; k++) {
-            size_t len;
-            const char *ch = tk_byte_char((unsigned char)p[k], &len);
-            tk_str_add(&mapped, ch, len);
+            w[0] = byte_chars[p[k]][0];
+            w[1] = byte_chars[p[k]][1];
+            w += byte_char_len[p[k]];
         }
-        tk_pieces_add(out, mapped.p, mapped.n, -1);
+        tk_pieces_add(out, w0, (size_t)(w - w0), -1);
     }
     tk_str_free(&mapped);
     tk_pieces_free(&split);

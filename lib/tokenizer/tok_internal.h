@@ -28,6 +28,8 @@ typedef struct { int32_t *p; size_t n, cap; } TkIds;
 void tk_str_add(TkStr *s, const void *data, size_t n);
 static inline void tk_str_addc(TkStr *s, char c) { tk_str_add(s, &c, 1); }
 void tk_str_free(TkStr *s);
+/* Room for `extra` more bytes (and the NUL): the write position; the caller advances s->n. */
+char *tk_str_reserve(TkStr *s, size_t extra);
 void tk_ids_add(TkIds *v, int32_t id);
 void tk_ids_free(TkIds *v);
 
@@ -55,6 +57,17 @@ typedef struct {
 bool tk_map_put(TkMap *m, const void *key, size_t n, int64_t val); /* false if present (kept) */
 bool tk_map_get(const TkMap *m, const void *key, size_t n, int64_t *val);
 void tk_map_free(TkMap *m);
+
+/* uint64 key -> int64 value, open addressing with a multiplicative hash (BPE merges: one lookup per
+ * candidate pair, the hottest path of encoding). */
+typedef struct {
+    uint64_t *key; /* key + 1 (0 = empty) */
+    int64_t *val;
+    size_t n, cap; /* cap: a power of two */
+} TkPairMap;
+void tk_pairs_put(TkPairMap *m, uint64_t key, int64_t val); /* replaces */
+bool tk_pairs_get(const TkPairMap *m, uint64_t key, int64_t *val);
+void tk_pairs_free(TkPairMap *m);
 
 /* UTF-8 helpers. */
 int tk_utf8_len(unsigned char lead);           /* 1..4, 0 if not a lead byte */
@@ -115,12 +128,13 @@ typedef struct {
     TkMap vocab;            /* token -> id */
     char **id_to_token;     /* [n_vocab] model tokens (NULL where an id is unused) */
     size_t n_vocab;
-    TkMap merges;           /* (id_a << 32 | id_b) as 8-byte key -> rank << 32 | merged id */
+    TkPairMap merges;       /* id_a << 32 | id_b -> rank << 32 | merged id */
     TkMap cache;            /* word -> offset in cache_ids (high 32: count) */
     TkIds cache_ids;
     int32_t unk_id, byte_ids[256];
     TkStr prefix, suffix;   /* continuing_subword_prefix, end_of_word_suffix */
     bool byte_fallback, fuse_unk, ignore_merges;
+    bool metaspace_cuts;    /* words may be cut before a "\u2581" that follows another character */
 } TkBpe;
 bool tk_bpe_load(TkLoad *ld, const cJSON *model, TkBpe *bpe);
 void tk_bpe_encode(TkBpe *bpe, const char *word, size_t n, TkIds *out);

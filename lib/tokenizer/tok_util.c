@@ -30,6 +30,12 @@ void tk_str_add(TkStr *s, const void *data, size_t n)
     s->p[s->n] = 0;
 }
 
+char *tk_str_reserve(TkStr *s, size_t extra)
+{
+    s->p = grow(s->p, &s->cap, s->n + extra + 1, 1);
+    return s->p + s->n;
+}
+
 void tk_str_free(TkStr *s)
 {
     free(s->p);
@@ -162,6 +168,56 @@ void tk_map_free(TkMap *m)
     free(m->val);
     tk_str_free(&m->keys);
     *m = (TkMap){0};
+}
+
+static size_t pair_slot(const TkPairMap *m, uint64_t key)
+{
+    size_t j = (size_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & (m->cap - 1);
+    while (m->key[j] && m->key[j] != key + 1)
+        j = (j + 1) & (m->cap - 1);
+    return j;
+}
+
+void tk_pairs_put(TkPairMap *m, uint64_t key, int64_t val)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        TkPairMap old = *m;
+        m->cap = old.cap ? 2 * old.cap : 1024;
+        m->key = calloc(m->cap, sizeof *m->key);
+        m->val = malloc(m->cap * sizeof *m->val);
+        if (!m->key || !m->val)
+            abort();
+        for (size_t i = 0; i < old.cap; i++)
+            if (old.key[i]) {
+                size_t j = pair_slot(m, old.key[i] - 1);
+                m->key[j] = old.key[i];
+                m->val[j] = old.val[i];
+            }
+        free(old.key);
+        free(old.val);
+    }
+    size_t j = pair_slot(m, key);
+    m->n += !m->key[j];
+    m->key[j] = key + 1;
+    m->val[j] = val;
+}
+
+bool tk_pairs_get(const TkPairMap *m, uint64_t key, int64_t *val)
+{
+    if (!m->cap)
+        return false;
+    size_t j = pair_slot(m, key);
+    if (!m->key[j])
+        return false;
+    *val = m->val[j];
+    return true;
+}
+
+void tk_pairs_free(TkPairMap *m)
+{
+    free(m->key);
+    free(m->val);
+    *m = (TkPairMap){0};
 }
 
 int tk_utf8_len(unsigned char c)
