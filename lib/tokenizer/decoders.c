@@ -138,7 +138,9 @@ bool dec_metaspace_load(TkLoad *ld, const cJSON *j, TkComp *c)
     return pre_metaspace_load(ld, j, c);
 }
 
-bool dec_metaspace(const TkComp *c, TkPieces *in, TkPieces *out)
+/* Each piece with every occurrence of the marker c->a replaced by a space where keep_space(c, piece,
+ * pieces) says so, else removed (Metaspace and BPEDecoder). */
+static void replace_marker(const TkComp *c, TkPieces *in, TkPieces *out, bool (*keep_space)(const TkComp *, size_t, size_t))
 {
     TkStr t = {0};
     for (size_t i = 0; i < in->n; i++) {
@@ -147,8 +149,8 @@ bool dec_metaspace(const TkComp *c, TkPieces *in, TkPieces *out)
         t.n = 0;
         tk_str_add(&t, "", 0);
         for (size_t k = 0; k < n;) {
-            if (n - k >= c->a.n && memcmp(s + k, c->a.p, c->a.n) == 0) {
-                if (!(i == 0 && c->scheme != TK_PREPEND_NEVER))
+            if (c->a.n && n - k >= c->a.n && memcmp(s + k, c->a.p, c->a.n) == 0) {
+                if (keep_space(c, i, in->n))
                     tk_str_addc(&t, ' ');
                 k += c->a.n;
             } else {
@@ -158,6 +160,18 @@ bool dec_metaspace(const TkComp *c, TkPieces *in, TkPieces *out)
         tk_pieces_add(out, t.p, t.n, -1);
     }
     tk_str_free(&t);
+}
+
+/* Metaspace: the replacement becomes a space, except at the start of the first piece when a space
+ * was prepended. */
+static bool metaspace_space(const TkComp *c, size_t i, size_t n)
+{
+    return !(i == 0 && c->scheme != TK_PREPEND_NEVER);
+}
+
+bool dec_metaspace(const TkComp *c, TkPieces *in, TkPieces *out)
+{
+    replace_marker(c, in, out, metaspace_space);
     return true;
 }
 
@@ -227,26 +241,15 @@ bool dec_bpe_load(TkLoad *ld, const cJSON *j, TkComp *c)
     return true;
 }
 
+/* BPEDecoder: the suffix becomes a space, except in the last piece. */
+static bool bpe_space(const TkComp *c, size_t i, size_t n)
+{
+    return i + 1 < n;
+}
+
 bool dec_bpe(const TkComp *c, TkPieces *in, TkPieces *out)
 {
-    TkStr t = {0};
-    for (size_t i = 0; i < in->n; i++) {
-        const char *s = tk_piece(in, i);
-        size_t n = in->len[i];
-        t.n = 0;
-        tk_str_add(&t, "", 0);
-        for (size_t k = 0; k < n;) {
-            if (c->a.n && n - k >= c->a.n && memcmp(s + k, c->a.p, c->a.n) == 0) {
-                if (i + 1 < in->n)
-                    tk_str_addc(&t, ' ');
-                k += c->a.n;
-            } else {
-                tk_str_addc(&t, s[k++]);
-            }
-        }
-        tk_pieces_add(out, t.p, t.n, -1);
-    }
-    tk_str_free(&t);
+    replace_marker(c, in, out, bpe_space);
     return true;
 }
 
