@@ -66,10 +66,18 @@ static int grid_dispatch(KernelCtx *kc, const Node *n, int sh, const uint32_t *s
     return kc_dispatch(kc, n, sh, spec, n_spec, pc, pc_size, b, 8, (uint32_t)gx, (uint32_t)gy, (uint32_t)gz);
 }
 
-static int dispatch(KernelCtx *kc, const Node *n, int sh, FusedRun *r, uint64_t groups, uint64_t gz) {
-    uint32_t rows = r->flags & F_GATED ? 2 : 4;
-    uint32_t spec[8] = {FUSED_WG, r->bits, r->zp_mode, r->has_bias, rows, FUSED_MT, ext_sg_reduce(kc), r->flags};
-    return grid_dispatch(kc, n, sh, spec, 8, &r->pc, sizeof r->pc, r->b, groups, gz);
+/* Output columns per workgroup of shaders/ext_norm_proj.comp: 8 weight rows (gated: 4 gate + 4 up),
+ * so that the RMS each workgroup recomputes and its reduction are shared by as many rows as its
+ * accumulators hold. */
+static uint32_t norm_proj_rows(const FusedRun *r) { return r->flags & F_GATED ? 4 : 8; }
+
+/* Activation rows per workgroup: up to FUSED_MT, no more than there are (decode: 1). */
+static uint32_t norm_proj_mt(const FusedRun *r) { return r->pc.M < FUSED_MT ? r->pc.M : FUSED_MT; }
+
+static int dispatch(KernelCtx *kc, const Node *n, int sh, FusedRun *r, uint64_t groups) {
+    uint32_t mt = norm_proj_mt(r);
+    uint32_t spec[8] = {FUSED_WG, r->bits, r->zp_mode, r->has_bias, norm_proj_rows(r), mt, ext_sg_reduce(kc), r->flags};
+    return grid_dispatch(kc, n, sh, spec, 8, &r->pc, sizeof r->pc, r->b, groups, r->flags & F_SUM_ONLY ? 1 : (r->pc.M + mt - 1) / mt);
 }
 
 /* The prefill kernel (shaders/norm_proj_tile.glsl): 64 x 64 output tiles, x = column tiles, y = row tiles. */
@@ -171,7 +179,7 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
     if (sum) { /* pre-pass: sum = x + skip (+ skipBias), then normalize the sum */
         uint32_t keep = r.flags;
         r.flags |= F_SUM_ONLY;
-        if (ext_bind(kc, n, &out[sum_out], true, &b[7], &pc->base_y) < 0 || dispatch(kc, n, sh, &r, M, 1) < 0) return -1;
+        if (ext_bind(kc, n, &out[sum_out], true, &b[7], &pc->base_y) < 0 || dispatch(kc, n, sh, &r, M) < 0) return -1;
         r.flags = keep & ~(uint32_t)(F_SKIP | F_SKIP_BIAS);
         b[7].write = false;
         b[0] = b[7];
@@ -182,7 +190,7 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
         if (ext_bind(kc, n, &in[FP_BIAS], false, &b[2], &pc->base_b2) < 0) return -1;
     }
     if (gated) r.flags |= F_GATED;
-    uint32_t rows = gated ? 2 : 4;
+    uint32_t rows = norm_proj_rows(&r);
     int tiled = -1; /* prefill: the tile kernel */
     if (M >= FUSED_TILE_MIN_M &&
         (tiled = kc_find_shader(kc, n, ext_coop(kc, x->dtype) ? "ext_norm_proj_coop" : "ext_norm_proj_tiled", x->dtype, x->dtype)) < 0)
@@ -196,7 +204,7 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
             return -1;
         }
         if (tiled >= 0 ? dispatch_tiled(kc, n, tiled, ext_coop(kc, x->dtype), &r) < 0
-                       : dispatch(kc, n, sh, &r, (pc->rows + rows - 1) / rows, (M + FUSED_MT - 1) / FUSED_MT) < 0)
+                       : dispatch(kc, n, sh, &r, (pc->rows + rows - 1) / rows) < 0)
             return -1;
         col += (uint64_t)splits[i];
     }

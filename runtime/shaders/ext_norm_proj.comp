@@ -12,7 +12,7 @@
 #include "common.glsl"
 #include "ext_common.glsl"
 
-layout(constant_id = 4) const uint ROWS = 4u;    // output columns per workgroup (<= 4)
+layout(constant_id = 4) const uint ROWS = 4u;    // output columns per workgroup (<= 8; gated <= 4)
 layout(constant_id = 5) const uint MT = 1u;      // activation rows per workgroup (<= 4)
 layout(constant_id = 6) const bool SG_REDUCE = true;
 #include "norm_proj_io.glsl"
@@ -91,7 +91,7 @@ void main() {
             }
         }
     }
-    reduce(acc, 32u);
+    reduce(acc, (MT - 1u) * 8u + ACC); // only the accumulators in use
     for (uint o = tid; o < MT * ROWS; o += nt) {
         uint m = o / ROWS, c = o % ROWS;
         if (m >= nm || c >= nrows) continue;
