@@ -186,13 +186,16 @@ int plan_model(WnrtModel *m) {
         }
     free(slot_mem);
 
-    /* Host staging for inputs and outputs when device memory is not mapped. */
+    /* Host staging for inputs and outputs when device memory is not mapped (or, for tests of
+     * that path on unified-memory devices, when WEBNNC_FORCE_STAGING=1). */
+    const char *force_env = getenv("WEBNNC_FORCE_STAGING");
+    bool force_staging = force_env && strcmp(force_env, "0") != 0;
     for (int pass = 0; pass < 2; pass++) {
         int cnt = pass ? g->n_outputs : g->n_inputs;
         for (int i = 0; i < cnt; i++) {
             const Value *v = pass ? g->outputs[i] : g->inputs[i];
             int rt = m->root[v->id];
-            if (m->mem[rt].map || m->staging[v->id].buffer) continue;
+            if ((m->mem[rt].map && !force_staging) || m->staging[v->id].buffer) continue;
             if (!m->staging_pool && !(m->staging_pool = mempool_create(m->dev, MEM_STAGING))) goto done;
             if (mempool_alloc(m->staging_pool, bytes[v->id], &m->staging[v->id]) < 0) goto done;
             if (!m->staging[v->id].map) { diag_error("vulkan: staging memory is not mappable"); goto done; }
