@@ -19,37 +19,31 @@ and every tensor is streamed to the data file in bounded chunks, so a 0.5B model
   make_genai_model.py --check-outputs SET_DIR      ONNX Runtime's output_N.pb there are finite and the
                                                    logits are [1, 8, vocab]
 
-Presets: tiny (the shared corpus sizes; pick --arch qwen2|llama), qwen2-0.5b, smollm-135m.
+Presets: tiny (the shared corpus sizes; --arch picks any of genai_arch.ARCHS: qwen2, llama, mistral,
+gemma, gemma2, granite, olmo, nemotron, ernie, chatglm, phi3), qwen2-0.5b, smollm-135m, and full-size
+gemma2-2b, phi3.5-mini, mistral-7b (issue 11; with --layers N for a reduced layer count).
 --bias-init zero drops the qkv bias Adds like the builder does for all-zero biases (what a
 Hugging Face random init gives, hence the README's 373-node Qwen2-0.5B); random keeps them.
 """
 import argparse
-import collections
 import json
 import math
 import os
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, external_data_helper, helper, numpy_helper
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import genai_arch as arch  # noqa: E402
+from genai_arch import ARCHS  # noqa: E402
+from genai_compare import PROMPT, check_outputs, compare, describe, load_structure  # noqa: E402
 
 MS = "com.microsoft"
 DATA_FILE = "model.onnx.data"
 ALIGN = 64                    # byte alignment of each tensor in the data file
 CHUNK_ELEMS = 1 << 22         # elements generated per streaming step
-PROMPT = [1, 17, 42, 99, 7, 300, 512, 8]  # the corpus prefill prompt (models/README.md)
 MAX_DIM = 1 << 24             # sanity bound on any config size
-DETERMINISTIC = ("cos_cache", "sin_cache")  # compared by value in --compare
-CACHE_TOLERANCE = 1e-3        # fp16 rounding of values in [-1, 1] is <= 4.9e-4
-
-# Per-architecture builder differences (ortgenai-ops.md 1.5-1.7, verified on the corpus).
-ARCHS = {
-    # qwen2: HF config sets sliding_window=None -> GQA local_window_size omitted; q/k/v biases.
-    "qwen2": dict(local_window_attr=False, qkv_bias=True, rms_eps=1e-6, rope_theta=1e6),
-    # llama (also SmolLM/SmolLM2): no sliding_window attribute -> local_window_size=-1; no biases.
-    "llama": dict(local_window_attr=True, qkv_bias=False, rms_eps=1e-5, rope_theta=1e4),
-}
 
 PRESETS = {
     "tiny": dict(layers=2, hidden=128, heads=4, kv_heads=2, head_dim=32, intermediate=256,
@@ -61,6 +55,17 @@ PRESETS = {
     "smollm-135m": dict(arch="llama", layers=30, hidden=576, heads=9, kv_heads=3, head_dim=64,
                         intermediate=1536, vocab=49152, max_pos=2048, rope_theta=1e4,
                         rms_eps=1e-5, tie=True, bias_init="zero", bos=0, eos=0, pad=None),
+    # issue 11's full-size shapes (HF configs; use --layers N for a reduced layer count)
+    "gemma2-2b": dict(arch="gemma2", layers=26, hidden=2304, heads=8, kv_heads=4, head_dim=256,
+                      intermediate=9216, vocab=256000, max_pos=8192, rope_theta=1e4, rms_eps=1e-6,
+                      window=4096, attn_scale=256 ** -0.5, tie=True, bias_init="zero", bos=2, eos=1),
+    "phi3.5-mini": dict(arch="phi3", layers=32, hidden=3072, heads=32, kv_heads=32, head_dim=96,
+                        intermediate=8192, vocab=32064, max_pos=131072, original_max_pos=4096,
+                        rope_theta=1e4, rms_eps=1e-5, window=262144, tie=False, bias_init="zero",
+                        bos=1, eos=32000),
+    "mistral-7b": dict(arch="mistral", layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128,
+                       intermediate=14336, vocab=32000, max_pos=32768, rope_theta=1e4, rms_eps=1e-5,
+                       window=4096, tie=False, bias_init="zero", bos=1, eos=2),
 }
 
 IO_TYPES = {"fp32": (TensorProto.FLOAT, np.float32), "fp16": (TensorProto.FLOAT16, np.float16)}
@@ -104,10 +109,8 @@ def make_config(a):
     cfg.setdefault("arch", a.arch or "qwen2")
     if a.arch:
         cfg["arch"] = a.arch
-    arch = ARCHS[cfg["arch"]]
-    for key in ("rms_eps", "rope_theta"):
-        cfg.setdefault(key, arch[key])
-    cfg.update(qkv_bias=arch["qkv_bias"], local_window_attr=arch["local_window_attr"])
+    for key, value in ARCHS[cfg["arch"]].items():
+        cfg.setdefault(key, value)
     for key in ("layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate", "vocab",
                 "max_pos", "rope_theta", "rms_eps", "tie", "bias_init"):
         value = getattr(a, key)
@@ -135,6 +138,8 @@ def make_config(a):
         fail(f"tied int4 embeddings need hidden ({cfg['hidden']}) to be a multiple of block_size")
     if not (cfg["rope_theta"] > 0 and cfg["rms_eps"] > 0):
         fail("rope_theta and rms_eps must be positive")
+    cfg["eps"] = float(np.float32(cfg["rms_eps"]))
+    cfg.setdefault("original_max_pos", cfg["max_pos"] // 2)  # LongRoPE: the short cache's length
     if cfg["target"] == "cpu" and cfg["precision"] == "fp16":
         fail("cpu fp16 is not a builder combination (it emits MultiHeadAttention)")
     return cfg
@@ -198,17 +203,20 @@ class GraphBuilder:
     def act(self, width):
         return (self.io_type, ["batch_size", "sequence_length", width])
 
-    def constant(self, value, dims):
-        """Builder `make_constant`: /model/constant_nodes/INT64/<value> (value printed as Python does)."""
-        text = str(value)
-        out = f"/model/constants/INT64/{text}"
+    def constant(self, value, dims, dtype=TensorProto.INT64):
+        """Builder `make_constant`: /model/constant_nodes/<DTYPE>/<value> (value printed as Python does)."""
+        out = arch.constant_name(dtype, value)
         if out not in self.constants:
             self.constants.add(out)
-            tensor = helper.make_tensor(out, TensorProto.INT64, dims, value if dims else [value])
+            tensor = helper.make_tensor(out, dtype, dims, value if dims else [value])
             # the builder's value_info gives every constant an empty shape
-            self.node("Constant", f"/model/constant_nodes/INT64/{text}", [], [out],
-                      vi=[(TensorProto.INT64, [])], value=tensor)
+            self.node("Constant", out.replace("constants", "constant_nodes"), [], [out],
+                      vi=[(dtype, [])], value=tensor)
         return out
+
+    def scalar(self, value):
+        """A scalar constant of the io dtype (builder /model/constants/FLOAT|FLOAT16/<value>)."""
+        return self.constant(value, [], self.io_type)
 
     # initializers
     def float_init(self, name, shape, fill):
@@ -279,27 +287,131 @@ def quant_weights(b, wname, k, n):
 
 
 def rope_caches(cfg, b):
-    half = cfg["head_dim"] // 2
-    inv_freq = 1.0 / (cfg["rope_theta"] ** (np.arange(0, 2 * half, 2, dtype=np.int64)
-                                             .astype(np.float32) / (2 * half)))
+    """cos_cache / sin_cache initializers, or LongRoPE's If between two constant pairs (phi.py)."""
+    rows = cfg["max_pos"]
+    if not cfg["longrope"]:
+        cos, sin = arch.rope_tables(cfg, cfg["rope_theta"], rows)
+        b.float_init("cos_cache", list(cos.shape), lambda rng, first, n: cos[first:first + n])
+        b.float_init("sin_cache", list(sin.shape), lambda rng, first, n: sin[first:first + n])
+        return
+    short, long, mscale = arch.longrope_factors(cfg)
+    orig = cfg["original_max_pos"]
+    large = arch.rope_tables(cfg, cfg["rope_theta"], rows, long, mscale)
+    small = arch.rope_tables(cfg, cfg["rope_theta"], orig, short, mscale)
+    sub = "/model/rope_caches_subgraph"
+    width = "/model/attn_mask_reformat/attn_mask_subgraph/Gather/output_0"
+    cond = b.node("Greater", f"{sub}/Greater", [width, b.constant(orig, [])], [f"{sub}/Greater/output_0"],
+                  vi=[(TensorProto.BOOL, [])])
 
-    def table(fn):
-        return lambda rng, first, rows: fn(np.outer(np.arange(first, first + rows, dtype=np.float32),
-                                                     inv_freq.astype(np.float32)))
-    b.float_init("cos_cache", [cfg["max_pos"], half], table(np.cos))
-    b.float_init("sin_cache", [cfg["max_pos"], half], table(np.sin))
+    def branch(tables, size, graph_name):
+        nodes = [helper.make_node("Constant", [], [f"{kind}_cache_{size}"], name=f"/{size}/{kind}_cache/Constant",
+                                  value=numpy_helper.from_array(t.astype(b.io_np), f"{kind}_cache_{size}"))
+                 for kind, t in zip(("cos", "sin"), tables)]
+        outs = [helper.make_tensor_value_info(f"{kind}_cache_{size}", b.io_type, list(t.shape))
+                for kind, t in zip(("cos", "sin"), tables)]
+        return helper.make_graph(nodes, graph_name, [], outs)
+    b.node("If", f"{sub}/If", [cond], ["cos_cache", "sin_cache"],
+           vi=[(b.io_type, ["max_sequence_length", "head_dim / 2"])] * 2,
+           then_branch=branch(large, "large", "large_rope_caches_graph"),
+           else_branch=branch(small, "small", "small_rope_caches_graph"))
+
+
+def attention(b, cfg, i, h, rope_in_attn, seqlens_k, total_len):
+    """Q/K/V projections (+ biases), rotary (dml: RotaryEmbedding nodes), GroupQueryAttention, o_proj."""
+    lay, pre, H = f"/model/layers.{i}", f"model.layers.{i}", cfg["hidden"]
+    nq, nkv, hd = cfg["heads"], cfg["kv_heads"], cfg["head_dim"]
+    q_dim, kv_dim = nq * hd, nkv * hd
+    int4 = cfg["precision"] == "int4"
+    projections = [("q_proj", q_dim), ("k_proj", kv_dim), ("v_proj", kv_dim)] if not rope_in_attn \
+        else [("qkv_proj", q_dim + 2 * kv_dim)]
+    outs = [linear(b, h, f"{lay}/attn/{proj}", f"{pre}.attn.{proj}.MatMul.weight", H, n) for proj, n in projections]
+    if int4:
+        for proj, n in projections:
+            quant_weights(b, f"{pre}.attn.{proj}.MatMul.weight", H, n)
+    if cfg["qkv_bias"] and cfg["bias_init"] == "random":
+        outs = [b.node("Add", f"{lay}/attn/{proj}/Add",
+                       [o, b.float_init(f"{pre}.attn.{proj}.Add.bias", [n], float_fill([n], 0.1))],
+                       [f"{lay}/attn/{proj}/Add/output_0"], vi=[b.act(n)])
+                for o, (proj, n) in zip(outs, projections)]
+    if i == 0:
+        rope_caches(cfg, b)
+    rot = int(cfg["partial_rotary"] * hd) if cfg["partial_rotary"] != 1.0 else 0
+    if not rope_in_attn:
+        q, k = [b.node("RotaryEmbedding", f"{lay}/attn/{r}_rotary/RotaryEmbedding",
+                       [src, "position_ids", "cos_cache", "sin_cache"],
+                       [f"{lay}/attn/{r}_rotary/RotaryEmbedding/output_0"], domain=MS, vi=[b.act(n)],
+                       interleaved=cfg["interleaved"], num_heads=heads if rot else 0, rotary_embedding_dim=rot)
+                for r, src, n, heads in (("q", outs[0], q_dim, nq), ("k", outs[1], kv_dim, nkv))]
+        gqa_in, rope_in, do_rotary = [q, k, outs[2]], ["", ""], 0
+    else:
+        gqa_in, rope_in, do_rotary = [outs[0], "", ""], ["cos_cache", "sin_cache"], 1
+    scale = cfg["attn_scale"] if cfg["attn_scale"] is not None else 1.0 / math.sqrt(hd)
+    gqa_attrs = dict(num_heads=nq, kv_num_heads=nkv, scale=float(np.float32(scale)))
+    if cfg["local_window_attr"]:
+        gqa_attrs["local_window_size"] = cfg["window"] if arch.is_local(cfg, i) else -1
+    gqa_attrs.update(softcap=float(cfg["attn_softcap"]), do_rotary=do_rotary, rotary_interleaved=cfg["interleaved"])
+    attn = b.node("GroupQueryAttention", f"{lay}/attn/GroupQueryAttention",
+                  gqa_in + [f"past_key_values.{i}.key", f"past_key_values.{i}.value", seqlens_k,
+                            total_len] + rope_in + ["", "", ""],
+                  [f"{lay}/attn/GroupQueryAttention/output_0", f"present.{i}.key", f"present.{i}.value"],
+                  domain=MS, vi=[b.act(q_dim)], **gqa_attrs)
+    o = linear(b, attn, f"{lay}/attn/o_proj", f"{pre}.attn.o_proj.MatMul.weight", q_dim, H)
+    if int4:
+        quant_weights(b, f"{pre}.attn.o_proj.MatMul.weight", q_dim, H)
+    return o
+
+
+def mlp(b, cfg, i, h):
+    """gate/up projections, activation, product, down projection (Nemotron: up -> act -> down)."""
+    lay, pre, H, inter = f"/model/layers.{i}", f"model.layers.{i}", cfg["hidden"], cfg["intermediate"]
+    if cfg["gated"]:
+        gate = linear(b, h, f"{lay}/mlp/gate_proj", f"{pre}.mlp.gate_proj.MatMul.weight", H, inter)
+        up = linear(b, h, f"{lay}/mlp/up_proj", f"{pre}.mlp.up_proj.MatMul.weight", H, inter)
+        act = arch.activation(b, cfg, i, gate, inter)
+        x = b.node("Mul", f"{lay}/mlp/Mul", [act, up], [f"{lay}/mlp/Mul/output_0"], vi=[b.act(inter)])
+        projs = (("gate_proj", H, inter), ("up_proj", H, inter), ("down_proj", inter, H))
+    else:
+        up = linear(b, h, f"{lay}/mlp/up_proj", f"{pre}.mlp.up_proj.MatMul.weight", H, inter)
+        x = arch.activation(b, cfg, i, up, inter)
+        projs = (("up_proj", H, inter), ("down_proj", inter, H))
+    down = linear(b, x, f"{lay}/mlp/down_proj", f"{pre}.mlp.down_proj.MatMul.weight", inter, H)
+    if cfg["precision"] == "int4":
+        for proj, k, n in projs:
+            quant_weights(b, f"{pre}.mlp.{proj}.MatMul.weight", k, n)
+    return down
+
+
+def decoder_layers(b, cfg, x, seqlens_k, total_len):
+    """The layers (builder make_layer; Granite and Gemma-2 overrides); returns (residual, skip)."""
+    H, rope_in_attn = cfg["hidden"], cfg["target"] != "dml"
+    residual, skip = x, None
+    for i in range(cfg["layers"]):
+        if i == 0:
+            h = arch.plain_norm(b, cfg, i, "input", residual, H)
+        else:
+            h, residual = arch.skip_norm(b, cfg, i, "input", residual, skip, H)
+        o = attention(b, cfg, i, h, rope_in_attn, seqlens_k, total_len)
+        if cfg["residual_scale"] is not None:
+            o = arch.scale_mul(b, f"/model/layers.{i}/residual_mul/Mul_1", o, cfg["residual_scale"], H)
+        if cfg["sandwich"]:
+            o = arch.plain_norm(b, cfg, i, "post_attention", o, H)
+            h, residual = arch.skip_norm(b, cfg, i, "pre_feedforward", residual, o, H)
+        else:
+            h, residual = arch.skip_norm(b, cfg, i, "post_attention", residual, o, H)
+        skip = mlp(b, cfg, i, h)
+        if cfg["residual_scale"] is not None:
+            skip = arch.scale_mul(b, f"/model/layers.{i}/residual_mul/Mul_2", skip, cfg["residual_scale"], H)
+        if cfg["sandwich"]:
+            skip = arch.plain_norm(b, cfg, i, "post_feedforward", skip, H)
+    return residual, skip
 
 
 def build_graph(cfg, writer):
     b = GraphBuilder(cfg, writer)
     L, H, V = cfg["layers"], cfg["hidden"], cfg["vocab"]
-    nq, nkv, hd, inter = cfg["heads"], cfg["kv_heads"], cfg["head_dim"], cfg["intermediate"]
-    q_dim, kv_dim = nq * hd, nkv * hd
+    nkv = cfg["kv_heads"]
     split_qkv = cfg["target"] == "dml"
     int4 = cfg["precision"] == "int4"
-    bias = cfg["qkv_bias"] and cfg["bias_init"] == "random"
-    norm = float_fill([H], 0.1, 1.0) if cfg["bias_init"] == "random" else (lambda r, f, n: np.ones(n))
-    eps = float(np.float32(cfg["rms_eps"]))
     kv_shape = lambda seq: ["batch_size", nkv, seq, "kv_cache_dim"]  # noqa: E731
     b.outputs = {"logits"} | {f"present.{i}.{kind}" for i in range(L) for kind in ("key", "value")}
 
@@ -339,84 +451,21 @@ def build_graph(cfg, writer):
         x = b.node("Gather", "/model/embed_tokens/Gather", [table, "input_ids"],
                    ["/model/embed_tokens/Gather/output_0"], vi=[b.act(H)])
 
-    residual, down = x, None
-    caches_written = False
-    for i in range(L):
-        lay = f"/model/layers.{i}"
-        pre = f"model.layers.{i}"
-        w = b.float_init(f"{pre}.input_layernorm.weight", [H], norm)
-        if i == 0:
-            h = b.node("SimplifiedLayerNormalization", f"{lay}/input_layernorm/LayerNorm", [residual, w],
-                       [f"{lay}/input_layernorm/output_0"], vi=[b.act(H)], epsilon=eps, axis=-1,
-                       stash_type=1)
-        else:
-            h, _, _, residual = skip_norm(b, f"{lay}/input_layernorm", residual, down, w, eps, H)
-
-        projections = [("q_proj", q_dim), ("k_proj", kv_dim), ("v_proj", kv_dim)] if split_qkv \
-            else [("qkv_proj", q_dim + 2 * kv_dim)]
-        outs = []
-        for proj, n in projections:
-            outs.append(linear(b, h, f"{lay}/attn/{proj}", f"{pre}.attn.{proj}.MatMul.weight", H, n))
-        if int4:
-            for proj, n in projections:
-                quant_weights(b, f"{pre}.attn.{proj}.MatMul.weight", H, n)
-        if bias:
-            outs = [b.node("Add", f"{lay}/attn/{proj}/Add",
-                           [o, b.float_init(f"{pre}.attn.{proj}.Add.bias", [n], float_fill([n], 0.1))],
-                           [f"{lay}/attn/{proj}/Add/output_0"], vi=[b.act(n)])
-                    for o, (proj, n) in zip(outs, projections)]
-        if not caches_written:
-            rope_caches(cfg, b)
-            caches_written = True
-        if split_qkv:
-            q, k = [b.node("RotaryEmbedding", f"{lay}/attn/{r}_rotary/RotaryEmbedding",
-                           [src, "position_ids", "cos_cache", "sin_cache"],
-                           [f"{lay}/attn/{r}_rotary/RotaryEmbedding/output_0"], domain=MS, vi=[b.act(n)],
-                           interleaved=0, num_heads=0, rotary_embedding_dim=0)
-                    for r, src, n in (("q", outs[0], q_dim), ("k", outs[1], kv_dim))]
-            gqa_in = [q, k, outs[2]]
-            rope_in, do_rotary = ["", ""], 0
-        else:
-            gqa_in = [outs[0], "", ""]
-            rope_in, do_rotary = ["cos_cache", "sin_cache"], 1
-        gqa_attrs = dict(num_heads=nq, kv_num_heads=nkv, scale=float(np.float32(1.0 / math.sqrt(hd))))
-        if cfg["local_window_attr"]:
-            gqa_attrs["local_window_size"] = -1
-        gqa_attrs.update(softcap=0.0, do_rotary=do_rotary, rotary_interleaved=0)
-        attn = b.node("GroupQueryAttention", f"{lay}/attn/GroupQueryAttention",
-                      gqa_in + [f"past_key_values.{i}.key", f"past_key_values.{i}.value", seqlens_k,
-                                total_len] + rope_in + ["", "", ""],
-                      [f"{lay}/attn/GroupQueryAttention/output_0", f"present.{i}.key", f"present.{i}.value"],
-                      domain=MS, vi=[b.act(q_dim)], **gqa_attrs)
-        o = linear(b, attn, f"{lay}/attn/o_proj", f"{pre}.attn.o_proj.MatMul.weight", q_dim, H)
-        if int4:
-            quant_weights(b, f"{pre}.attn.o_proj.MatMul.weight", q_dim, H)
-        w = b.float_init(f"{pre}.post_attention_layernorm.weight", [H], norm)
-        h, _, _, residual = skip_norm(b, f"{lay}/post_attention_layernorm", residual, o, w, eps, H)
-        gate = linear(b, h, f"{lay}/mlp/gate_proj", f"{pre}.mlp.gate_proj.MatMul.weight", H, inter)
-        up = linear(b, h, f"{lay}/mlp/up_proj", f"{pre}.mlp.up_proj.MatMul.weight", H, inter)
-        sig = b.node("Sigmoid", f"{lay}/mlp/act_fn/Sigmoid", [gate], [f"{lay}/mlp/act_fn/Sigmoid/output_0"],
-                     vi=[b.act(inter)])
-        silu = b.node("Mul", f"{lay}/mlp/act_fn/Mul", [gate, sig], [f"{lay}/mlp/act_fn/Mul/output_0"],
-                      vi=[b.act(inter)])
-        prod = b.node("Mul", f"{lay}/mlp/Mul", [silu, up], [f"{lay}/mlp/Mul/output_0"], vi=[b.act(inter)])
-        down = linear(b, prod, f"{lay}/mlp/down_proj", f"{pre}.mlp.down_proj.MatMul.weight", inter, H)
-        if int4:
-            for proj, k, n in (("gate_proj", H, inter), ("up_proj", H, inter), ("down_proj", inter, H)):
-                quant_weights(b, f"{pre}.mlp.{proj}.MatMul.weight", k, n)
-
-    lay = f"/model/layers.{L}/final_norm_layernorm"
-    w = b.float_init(f"model.layers.{L}.final_norm_layernorm.weight", [H], norm)
-    final = b.node("SkipSimplifiedLayerNormalization", f"{lay}/SkipLayerNorm", [residual, down, w],
-                   [f"{lay}/output_0"], domain=MS, vi=[b.act(H)], epsilon=eps)
+    if arch.embed_scale(cfg) != 1:
+        x = arch.scale_mul(b, "/model/embed_tokens/Mul", x, arch.embed_scale(cfg), H)
+    residual, skip = decoder_layers(b, cfg, x, seqlens_k, total_len)
+    final, _ = arch.skip_norm(b, cfg, L, "final_norm", residual, skip, H, last=True)
+    logits = "logits" if cfg["logits_scale"] is None and not cfg["final_softcap"] else "/lm_head/MatMul/output_0"
     if int4:
         b.node("MatMulNBits", "/lm_head/MatMul_Q4",
-               [final, "lm_head.MatMul.weight_Q4", "lm_head.MatMul.weight_scales"], ["logits"],
+               [final, "lm_head.MatMul.weight_Q4", "lm_head.MatMul.weight_scales"], [logits],
                domain=MS, **nbits_attrs(cfg, H, V))
         quant_weights(b, "lm_head.MatMul.weight", H, V)
     else:
         b.float_init("lm_head.MatMul.weight", [H, V], float_fill([H, V], 1.0 / math.sqrt(H)))
-        b.node("MatMul", "/lm_head/MatMul", [final, "lm_head.MatMul.weight"], ["logits"])
+        b.node("MatMul", "/lm_head/MatMul", [final, "lm_head.MatMul.weight"], [logits])
+    if logits != "logits":
+        arch.lm_head_tail(b, cfg, logits, V)
 
     inputs = [("input_ids", TensorProto.INT64, ["batch_size", "sequence_length"]),
               ("attention_mask", TensorProto.INT64, ["batch_size", "total_sequence_length"])]
@@ -438,13 +487,6 @@ def build_graph(cfg, writer):
                               opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid(MS, 1)])
     model.ir_version = 10
     return model
-
-
-def skip_norm(b, path, residual, x, w, eps, width):
-    outs = [f"{path}/output_0", "", "", f"{path}/output_3"]
-    b.node("SkipSimplifiedLayerNormalization", f"{path}/SkipLayerNorm", [residual, x, w], outs, domain=MS,
-           vi=[b.act(width), None, None, b.act(width)], epsilon=eps)
-    return outs
 
 
 # ---- side files -----------------------------------------------------------------------------------
@@ -505,136 +547,6 @@ def generate(cfg, out_dir):
     if not cfg.get("no_test_inputs"):
         write_test_inputs(cfg, out_dir)
     return model
-
-
-# ---- describe / compare ---------------------------------------------------------------------------
-
-def load_structure(path):
-    try:
-        return onnx.load(path, load_external_data=False)
-    except Exception as e:  # noqa: BLE001 - report any parse failure as one line
-        fail(f"{path}: cannot read ONNX model: {e}")
-
-
-def histogram(model):
-    return collections.Counter(n.op_type for n in model.graph.node)
-
-
-def describe(model):
-    hist = histogram(model)
-    ops = ", ".join(f"{op}x{count}" for op, count in sorted(hist.items()))
-    return f"{len(model.graph.node)} nodes: {ops}"
-
-
-def value_sig(v):
-    t = v.type.tensor_type
-    dims = [d.dim_param or d.dim_value for d in t.shape.dim] if t.HasField("shape") else None
-    return (v.name, t.elem_type, dims)
-
-
-def attr_sig(a):
-    value = helper.get_attribute_value(a)
-    if isinstance(value, TensorProto):
-        value = (value.name, value.data_type, list(value.dims), numpy_helper.to_array(value).tolist())
-    elif isinstance(value, bytes):
-        value = value.decode()
-    elif isinstance(value, list):
-        value = list(value)
-    return (a.name, a.type, value)
-
-
-def structure(model):
-    g = model.graph
-    return {
-        "header": [(model.ir_version, model.producer_name, g.name),
-                   sorted((o.domain, o.version) for o in model.opset_import)],
-        "inputs": [value_sig(v) for v in g.input],
-        "outputs": [value_sig(v) for v in g.output],
-        "initializers": [(t.name, t.data_type, list(t.dims),
-                          {e.key: e.value for e in t.external_data}.get("location")) for t in g.initializer],
-        "nodes": [(n.domain, n.op_type, n.name, list(n.input), list(n.output),
-                   [attr_sig(a) for a in n.attribute]) for n in g.node],
-        "value_info": [value_sig(v) for v in g.value_info],
-    }
-
-
-def deterministic_tensors(model, path):
-    """The initializers that do not depend on the random weights (rotary caches), as fp32 arrays."""
-    base = os.path.dirname(os.path.abspath(path))
-    found = {}
-    for t in model.graph.initializer:
-        if t.name in DETERMINISTIC:
-            t = TensorProto.FromString(t.SerializeToString())
-            if t.data_location == TensorProto.EXTERNAL:
-                external_data_helper.load_external_data_for_tensor(t, base)
-                t.data_location = TensorProto.DEFAULT
-                del t.external_data[:]
-            found[t.name] = numpy_helper.to_array(t).astype(np.float32)
-    return found
-
-
-def genai_config_of(path):
-    cfg = os.path.join(os.path.dirname(os.path.abspath(path)), "genai_config.json")
-    if not os.path.exists(cfg):
-        return None
-    with open(cfg) as f:
-        return json.load(f)
-
-
-def compare(mine_path, ref_path):
-    """Prints the first differences per section; returns the number of differing sections."""
-    mine, ref = load_structure(mine_path), load_structure(ref_path)
-    if histogram(mine) != histogram(ref):
-        print(f"op histogram differs:\n  mine: {describe(mine)}\n  ref:  {describe(ref)}")
-    a, b = structure(mine), structure(ref)
-    tables_a, tables_b = deterministic_tensors(mine, mine_path), deterministic_tensors(ref, ref_path)
-    a["rotary caches (values)"] = sorted(tables_a)
-    b["rotary caches (values)"] = sorted(tables_b)
-    for name in sorted(set(tables_a) & set(tables_b)):
-        x, y = tables_a[name], tables_b[name]
-        err = float(np.max(np.abs(x - y))) if x.shape == y.shape else math.inf
-        if not err <= CACHE_TOLERANCE:
-            a["rotary caches (values)"].append(f"{name} max abs diff {err}")
-    a["genai_config.json"], b["genai_config.json"] = [genai_config_of(mine_path)], [genai_config_of(ref_path)]
-    bad = 0
-    for key in a:
-        if a[key] == b[key]:
-            print(f"  {key}: {len(a[key])} equal")
-            continue
-        bad += 1
-        print(f"  {key}: DIFFER ({len(a[key])} vs {len(b[key])})")
-        pairs = [(i, x, y) for i, (x, y) in enumerate(zip(a[key], b[key])) if x != y]
-        n = min(len(a[key]), len(b[key]))
-        pairs += [(i, a[key][i] if i < len(a[key]) else "-", b[key][i] if i < len(b[key]) else "-")
-                  for i in range(n, max(len(a[key]), len(b[key])))]
-        for i, x, y in pairs[:3]:
-            print(f"    [{i}] mine {x}\n    [{i}] ref  {y}")
-    return bad
-
-
-def check_outputs(set_dir):
-    """Checks ONNX Runtime's outputs in set_dir: all finite; logits [1, prompt length, vocab]."""
-    if not os.path.isdir(set_dir):
-        fail(f"{set_dir}: not a folder")
-    names = sorted(f for f in os.listdir(set_dir) if f.startswith("output_") and f.endswith(".pb"))
-    if not names:
-        fail(f"{set_dir}: no output_N.pb (run ONNX Runtime first)")
-    for name in names:
-        t = TensorProto()
-        try:
-            with open(os.path.join(set_dir, name), "rb") as f:
-                t.ParseFromString(f.read())
-        except Exception as e:  # noqa: BLE001 - one line for any unreadable tensor
-            fail(f"{set_dir}/{name}: cannot read TensorProto: {e}")
-        value = numpy_helper.to_array(t).astype(np.float32)
-        if not np.isfinite(value).all():
-            fail(f"{set_dir}/{name} ({t.name}): non-finite values")
-        if t.name == "logits":
-            if value.ndim != 3 or value.shape[:2] != (1, len(PROMPT)):
-                fail(f"{set_dir}/{name}: logits shape {value.shape}")
-            print(f"{set_dir}: {len(names)} outputs finite; logits {list(value.shape)} "
-                  f"std {value.std():.3f} max |x| {np.abs(value).max():.3f}")
-    return 0
 
 
 def main(argv):

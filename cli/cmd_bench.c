@@ -1,5 +1,6 @@
-/* cmd_bench.c - `webnnc bench [copy|matvec|matvec-int4|matvec-int4-nozp|dispatch|all] [--device N] [--size N]
- * [--nodes N] [--iters N] [--copy-mib N] [--json] [--no-fuse]`: runtime benchmarks (not tests).
+/* cmd_bench.c - `webnnc bench [copy|matvec|matvec-int4|matvec-int4-nozp|dispatch|gemm-int4|attention-prefill|all]
+ * [--device N] [--size N] [--nodes N] [--tokens N] [--iters N] [--copy-mib N] [--json] [--no-fuse]`:
+ * runtime benchmarks (not tests).
  *
  * Each benchmark builds its IR graph in code, loads it with the public runtime API (the path of
  * `webnnc run`), binds non-zero inputs, warms up (5 runs and at least 0.3 s), then times --iters
@@ -24,6 +25,10 @@
  *                drops); bytes = packed weights + scales + x + y.
  *   dispatch     a chain of --nodes (300) dependent add ops on float32 [64]; per-dispatch cost
  *                = run / nodes (every node waits on the previous one: dispatch + barrier).
+ *   gemm-int4    matmulNBits with --tokens (512) float16 activation rows of S and a uint4 [S, S]
+ *                weight (the prefill GEMM); TFLOP/s from 2 M S S.
+ *   attention-prefill  groupQueryAttention over a --tokens prompt, Qwen2-0.5B's layer shape
+ *                (bench_ext.c); TFLOP/s from the causal QK and PV products.
  *
  * Bandwidth benchmarks print % of the copy bandwidth measured in the same invocation (copy is run
  * first when not requested).  --no-fuse runs the generic kernels (WEBNNC_NO_FUSE=1). */
@@ -33,6 +38,7 @@
 #include <time.h>
 
 #include "args.h"
+#include "bench_ext.h"
 #include "diag.h"
 #include "webnnc_runtime.h"
 
@@ -40,17 +46,19 @@ static const ArgSpec specs[] = {
     {"device", 0, ARG_VALUE, "N", "Vulkan device index (see `webnnc devices`; default auto)"},
     {"size", 0, ARG_VALUE, "S", "matrix size S of the S x S mat-vec benchmarks (default 4096; multiple of 32)"},
     {"nodes", 0, ARG_VALUE, "N", "nodes of the dispatch benchmark's chain (default 300)"},
+    {"tokens", 0, ARG_VALUE, "N", "activation rows / prompt tokens of gemm-int4 and attention-prefill (default 512)"},
     {"iters", 0, ARG_VALUE, "N", "timed runs per benchmark (default 50)"},
     {"copy-mib", 0, ARG_VALUE, "N", "MiB copied by the copy benchmark (default 256; 64 on CPU devices)"},
     {"json", 0, ARG_FLAG, NULL, "print one JSON object instead of text"},
     {"no-fuse", 0, ARG_FLAG, NULL, "disable the plan-level mat-vec rewrites (generic kernels)"},
 };
 
-enum { B_COPY, B_MATVEC, B_MATVEC_INT4, B_MATVEC_INT4_NOZP, B_DISPATCH, B_COUNT };
-static const char *const bench_names[B_COUNT] = {"copy", "matvec", "matvec-int4", "matvec-int4-nozp", "dispatch"};
+enum { B_COPY, B_MATVEC, B_MATVEC_INT4, B_MATVEC_INT4_NOZP, B_DISPATCH, B_GEMM_INT4, B_ATTN_PREFILL, B_COUNT };
+static const char *const bench_names[B_COUNT] = {"copy", "matvec", "matvec-int4", "matvec-int4-nozp", "dispatch",
+                                                 "gemm-int4", "attention-prefill"};
 
 typedef struct {
-    int64_t size, nodes, iters, copy_mib;
+    int64_t size, nodes, iters, copy_mib, tokens;
     bool cpu;
 } BenchConfig;
 
@@ -60,6 +68,7 @@ typedef struct {
     int64_t repeat;      /* independent products per run (mat-vec) */
     double gpu_us, gpu_min_us, wall_us; /* per run: median GPU, min GPU, median wall */
     double bytes;        /* moved per run */
+    double flops;        /* arithmetic per run (gemm-int4, attention-prefill) */
     int dispatches, barriers;
 } BenchResult;
 
@@ -301,6 +310,18 @@ static int bench_dispatch(WnrtContext *ctx, const BenchConfig *cfg, bool *ts, Be
     return rc;
 }
 
+/* gemm-int4 / attention-prefill: graphs from bench_ext.c. */
+static int bench_flops(WnrtContext *ctx, const BenchConfig *cfg, int which, bool *ts, BenchResult *r) {
+    Graph *g = which == B_GEMM_INT4 ? bench_gemm_int4_graph(cfg->tokens, cfg->size, &r->flops, r->detail, sizeof r->detail)
+                                    : bench_attention_graph(cfg->tokens, &r->flops, r->detail, sizeof r->detail);
+    if (!g) return -1;
+    int rc = time_graph(ctx, g, cfg, ts, r);
+    r->repeat = 1;
+    r->bytes = 0;
+    graph_free(g);
+    return rc;
+}
+
 static int parse_int(const CliCommand *self, const ArgResult *a, const char *name, int64_t def, int64_t lo, int64_t hi,
                      int64_t *out) {
     const char *s = args_value(a, name);
@@ -357,6 +378,7 @@ static void print_results(const WnrtDeviceInfo *d, int dev_index, const BenchCon
                    "\"bytes\": %.0f, \"gbps\": %.3f, \"pct_of_copy\": %.2f, \"dispatches\": %d, \"barriers\": %d",
                    r->gpu_us, r->gpu_min_us, r->wall_us, (long long)r->repeat, per, r->bytes, gbs, pct, r->dispatches,
                    r->barriers);
+            if (r->flops > 0) printf(", \"tflops\": %.3f", r->flops / r->gpu_us / 1e6);
             if (b == B_DISPATCH)
                 printf(", \"nodes\": %lld, \"per_dispatch_us\": %.3f, \"per_dispatch_wall_us\": %.3f", (long long)cfg->nodes,
                        per_dispatch, per_dispatch_wall);
@@ -364,6 +386,9 @@ static void print_results(const WnrtDeviceInfo *d, int dev_index, const BenchCon
         } else if (b == B_DISPATCH) {
             printf("%-12s %s: %.1f us per run (wall %.1f us), %.3f us per dispatch (wall %.3f us); %d dispatches, %d barriers\n",
                    bench_names[b], r->detail, r->gpu_us, r->wall_us, per_dispatch, per_dispatch_wall, r->dispatches, r->barriers);
+        } else if (r->flops > 0) {
+            printf("%-12s %s: %.1f us per run (wall %.1f us), %.2f TFLOP/s\n", bench_names[b], r->detail, r->gpu_us, r->wall_us,
+                   r->flops / r->gpu_us / 1e6);
         } else {
             printf("%-12s %s: %.1f us per run (wall %.1f us)", bench_names[b], r->detail, r->gpu_us, r->wall_us);
             if (r->repeat > 1) printf(", %.2f us per product", per);
@@ -387,12 +412,14 @@ int cmd_bench(const CliCommand *self, int argc, char **argv) {
     bool any = false;
     for (int b = 0; b < B_COUNT; b++) any = any || want[b];
     if (!any)
-        return cli_usage_error(self, "unknown benchmark '%s' (copy, matvec, matvec-int4, matvec-int4-nozp, dispatch or all)",
+        return cli_usage_error(self,
+                               "unknown benchmark '%s' (copy, matvec, matvec-int4, matvec-int4-nozp, dispatch, gemm-int4, "
+                               "attention-prefill or all)",
                                which);
     BenchConfig cfg;
     int64_t dev;
     if (parse_int(self, &a, "device", -1, -1, 1024, &dev) < 0 || parse_int(self, &a, "size", 4096, 32, 16384, &cfg.size) < 0 ||
-        parse_int(self, &a, "nodes", 300, 1, 100000, &cfg.nodes) < 0 || parse_int(self, &a, "iters", 50, 1, 100000, &cfg.iters) < 0 ||
+        parse_int(self, &a, "nodes", 300, 1, 100000, &cfg.nodes) < 0 || parse_int(self, &a, "tokens", 512, 1, 16384, &cfg.tokens) < 0 || parse_int(self, &a, "iters", 50, 1, 100000, &cfg.iters) < 0 ||
         parse_int(self, &a, "copy-mib", 0, 1, 16384, &cfg.copy_mib) < 0)
         return WN_EXIT_BAD_INPUT;
     if (cfg.size % 32) return cli_usage_error(self, "--size must be a multiple of 32 (the int4 block), got %lld", (long long)cfg.size);
@@ -411,6 +438,7 @@ int cmd_bench(const CliCommand *self, int argc, char **argv) {
         if (!want[b]) continue;
         if (b == B_COPY) err = bench_copy(ctx, &cfg, &ts, &res[b]);
         else if (b == B_DISPATCH) err = bench_dispatch(ctx, &cfg, &ts, &res[b]);
+        else if (b == B_GEMM_INT4 || b == B_ATTN_PREFILL) err = bench_flops(ctx, &cfg, b, &ts, &res[b]);
         else err = bench_matvec(ctx, &cfg, b != B_MATVEC, b == B_MATVEC_INT4, &ts, &res[b]);
     }
     if (err) {

@@ -2,14 +2,18 @@
  * default dim settings: batch_size fixed to 1, kv_cache_dim to the head size, sequence dims bounded
  * by the max length; the user's --fix/--dim win) -> import -> passes (decompositions, fold_constants,
  * identity, dce) -> verify (spec ops, exportable dims) -> write webnn-graph files -> re-read and
- * validate the written files (as `webnnc validate`); prints a one-line summary.  The in-memory part
+ * validate the written files (as `webnnc validate`), copy the model folder's genai_config.json and
+ * tokenizer files beside them; prints a one-line summary.  The in-memory part
  * (load .. verify) is convert_pipeline.c, shared with `webnnc generate`. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "args.h"
 #include "convert_pipeline.h"
 #include "diag.h"
+#include "outdir.h"
+#include "report.h"
 #include "summary.h"
 #include "validate.h"
 #include "webnn_io.h"
@@ -20,9 +24,18 @@ static const ArgSpec specs[] = {
     {"dim", 0, ARG_LIST, "NAME=MAX", "keep NAME dynamic with upper bound MAX (overrides defaults; with genai_config.json: "
                                      "batch_size=1 fixed, kv_cache_dim=head_size fixed, *sequence_length<=max_length)"},
     {"text", 0, ARG_FLAG, NULL, "also write OUTDIR/model.webnn (text form)"},
+    {"contiguous-weights", 0, ARG_FLAG, NULL, "tensors back to back in model.weights (no 64-byte alignment), "
+                                              "the layout webnn-graph's pack-weights requires"},
     {"verbose", 'v', ARG_FLAG, NULL, "print stage timings and per-pass node counts to stderr"},
     {"fuse", 0, ARG_VALUE, "all|none|LIST", "fuse into extension ops after the decompositions (default none: spec ops only); LIST = comma-separated patterns"},
+    ARG_SPEC_JSON,
 };
+
+/* Whether path exists (an earlier output folder convert replaces, or something it refuses to). */
+static bool exists(const char *path) {
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
 
 static const char *base_name(const char *path) {
     size_t n = strlen(path);
@@ -35,9 +48,25 @@ static const char *base_name(const char *path) {
 }
 
 typedef struct {
-    unsigned flags; /* VALIDATE_* */
-    int failed;     /* exit code of a failed validation, 0 if it passed or did not run */
+    unsigned flags;        /* VALIDATE_* */
+    int failed;            /* exit code of a failed validation, 0 if it passed or did not run */
+    const char *model_dir; /* the ONNX model's folder: its companion files are copied */
 } WrittenCheck;
+
+/* Files of an ORT-GenAI model folder that travel with the converted graph (generate --prompt reads
+ * the tokenizer, generate the eos ids and bounds). */
+static const char *const companion_files[] = {"genai_config.json", "tokenizer.json", "tokenizer_config.json",
+                                              "special_tokens_map.json"};
+
+static int copy_companions(const char *model_dir, const char *tmpdir) {
+    for (size_t i = 0; i < sizeof companion_files / sizeof *companion_files; i++) {
+        char src[4096];
+        struct stat st;
+        snprintf(src, sizeof src, "%s/%s", model_dir, companion_files[i]);
+        if (stat(src, &st) == 0 && outdir_copy_file(tmpdir, companion_files[i], src) < 0) return -1;
+    }
+    return 0;
+}
 
 static int check_written(const char *tmpdir, void *ctx) {
     WrittenCheck *c = ctx;
@@ -45,7 +74,7 @@ static int check_written(const char *tmpdir, void *ctx) {
     int rc = validate_graph_files(tmpdir, c->flags, summary, sizeof summary);
     /* Malformed output of our own writer is a failed check too, not bad user input. */
     if (rc != WN_EXIT_OK) c->failed = WN_EXIT_CHECK_FAILED;
-    return rc == WN_EXIT_OK ? 0 : -1;
+    return rc == WN_EXIT_OK ? copy_companions(c->model_dir, tmpdir) : -1;
 }
 
 int cmd_convert(const CliCommand *self, int argc, char **argv) {
@@ -59,30 +88,58 @@ int cmd_convert(const CliCommand *self, int argc, char **argv) {
     int verbose = args_count(&r, "verbose");
     unsigned fuse_mask;
     if (args_fuse(&r, &fuse_mask) < 0) return WN_EXIT_BAD_INPUT;
+    cJSON *report = args_count(&r, "json") ? report_new(self->name) : NULL;
+    if (report) {
+        cJSON_AddStringToObject(report, "input", input);
+        cJSON_AddStringToObject(report, "outdir", outdir);
+    }
 
     double t0 = cli_now_s(), t = t0;
     diag_set_file(input);
     size_t onnx_nodes = 0;
     ConvertOptions copt = {&fix, &dim, fuse_mask, verbose};
     Graph *g = convert_onnx(input, &copt, &onnx_nodes, &rc);
-    if (!g) return cli_fail(input, rc);
+    if (!g) return report_fail(report, input, rc);
     t = cli_now_s();
 
     /* The written files are re-read and validated (as `webnnc validate`) in the temporary folder,
      * before it is renamed into place: a graph that fails leaves no output behind. */
-    WrittenCheck check = {.flags = VALIDATE_TRUST_WEIGHT_HASHES | (fuse_mask ? VALIDATE_ALLOW_EXTENSION_OPS : 0)};
-    WebnnWriteOptions wopt = {.text = args_count(&r, "text") > 0, .check = check_written, .check_ctx = &check};
+    char model_dir[4096];
+    struct stat st;
+    snprintf(model_dir, sizeof model_dir, "%s", input);
+    if (stat(input, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        char *slash = strrchr(model_dir, '/');
+        if (slash) *slash = 0;
+        else snprintf(model_dir, sizeof model_dir, ".");
+    }
+    WrittenCheck check = {.flags = VALIDATE_TRUST_WEIGHT_HASHES | (fuse_mask ? VALIDATE_ALLOW_EXTENSION_OPS : 0),
+                          .model_dir = model_dir};
+    WebnnWriteOptions wopt = {.text = args_count(&r, "text") > 0,
+                              .contiguous_weights = args_count(&r, "contiguous-weights") > 0,
+                              .check = check_written,
+                              .check_ctx = &check};
     diag_set_file(outdir);
+    bool replaced = exists(outdir);
     if (webnn_write(g, outdir, &wopt) != 0) {
         graph_free(g);
-        return cli_fail(outdir, check.failed ? check.failed : WN_EXIT_BAD_INPUT);
+        return report_fail(report, outdir, check.failed ? check.failed : WN_EXIT_BAD_INPUT);
     }
     t = cli_stage_done(verbose, "write and validate", t);
 
-    char size[32];
-    printf("converted %s: %zu ONNX nodes -> %d WebNN nodes, %s weights -> %s\n", base_name(input), onnx_nodes,
-           graph_node_count(g), format_bytes(summary_add_graph_constants(NULL, g), size, sizeof size), outdir);
+    uint64_t weights = summary_add_graph_constants(NULL, g);
+    int nodes = graph_node_count(g);
     graph_free(g);
     cli_stage_done(verbose, "total", t0);
+    if (report) {
+        cJSON_AddNumberToObject(report, "onnxNodes", (double)onnx_nodes);
+        cJSON_AddNumberToObject(report, "webnnNodes", nodes);
+        cJSON_AddNumberToObject(report, "weightsBytes", (double)weights);
+        cJSON_AddBoolToObject(report, "replaced", replaced);
+        cJSON_AddNumberToObject(report, "seconds", cli_now_s() - t0);
+        return report_end(report, WN_EXIT_OK);
+    }
+    char size[32];
+    printf("converted %s: %zu ONNX nodes -> %d WebNN nodes, %s weights -> %s%s\n", base_name(input), onnx_nodes, nodes,
+           format_bytes(weights, size, sizeof size), outdir, replaced ? " (replaced the previous output there)" : "");
     return WN_EXIT_OK;
 }

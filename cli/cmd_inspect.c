@@ -7,7 +7,7 @@
 #include "inspect.h"
 
 static const ArgSpec specs[] = {
-    {"json", 0, ARG_FLAG, NULL, "print a JSON object (keys: format, nodes, ops, inputs, outputs, parameterBytes, opsets)"},
+    {"json", 0, ARG_FLAG, NULL, "print a JSON object (keys: format, nodes, ops, inputs, outputs, parameterBytes, opsets; portable, extensionOps for webnn-graphs)"},
 };
 
 int cmd_inspect(const CliCommand *self, int argc, char **argv) {

@@ -27,161 +27,26 @@
 #include "convert_pipeline.h"
 #include "diag.h"
 #include "kv_io.h"
-#include "tensor_compare.h"
-#include "tensor_file.h"
+#include "report.h"
+#include "run_inputs.h"
+#include "run_report.h"
+#include "profile_report.h"
+#include "webnnc_profile.h"
 #include "webnnc_runtime.h"
-
-#define MAX_FILES 256
 
 static const ArgSpec specs[] = {
     {"inputs", 0, ARG_VALUE, "DIR", "folder of input tensors (*.pb TensorProto or NAME.npy)"},
     {"expect", 0, ARG_VALUE, "DIR", "folder of expected outputs; compare and print PASS/FAIL"},
     {"output-dir", 0, ARG_VALUE, "DIR", "write every output as DIR/NAME.npy"},
-    {"atol", 0, ARG_VALUE, "A", "absolute tolerance (default 1e-4)"},
-    {"rtol", 0, ARG_VALUE, "R", "relative tolerance (default 1e-4)"},
+    {"atol", 0, ARG_VALUE, "A", "absolute tolerance (default: from the output dtype and the weights' precision, printed)"},
+    {"rtol", 0, ARG_VALUE, "R", "relative tolerance (default: likewise)"},
+    {"repeat", 0, ARG_VALUE, "N", "run N times (1..10000) and print min / median / p90 run times"},
+    ARG_SPEC_JSON,
     ARG_SPEC_DEVICE,
     {"random", 0, ARG_FLAG, NULL, "fill inputs with random values instead of --inputs"},
     {"fuse", 0, ARG_VALUE, "all|none|LIST", "fuse the loaded graph into extension ops first (as a WebNN implementation would)"},
+    {"profile", 0, ARG_FLAG, NULL, "print the run's profile (as `webnnc profile`: GPU time per op type and node, host phases)"},
 };
-
-typedef struct {
-    TensorFile t[MAX_FILES];
-    int n;
-} TensorSet;
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static bool has_suffix(const char *s, const char *suf) {
-    size_t a = strlen(s), b = strlen(suf);
-    return a > b && strcmp(s + a - b, suf) == 0;
-}
-
-/* Reads every *.pb / *.npy file of dir (sorted by name). */
-static int read_dir(const char *dir, TensorSet *set) {
-    DIR *d = opendir(dir);
-    if (!d) {
-        diag_error("%s: cannot open folder (%s)", dir, strerror(errno));
-        return -1;
-    }
-    char *names[MAX_FILES];
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!has_suffix(e->d_name, ".pb") && !has_suffix(e->d_name, ".npy")) continue;
-        if (n == MAX_FILES) {
-            closedir(d);
-            for (int i = 0; i < n; i++) free(names[i]);
-            diag_error("%s: more than %d tensor files", dir, MAX_FILES);
-            return -1;
-        }
-        names[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof *names, cmp_str);
-    int rc = 0;
-    for (int i = 0; i < n; i++) {
-        if (rc == 0) {
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-            rc = tensor_file_read(path, &set->t[set->n]);
-            if (rc == 0) set->n++;
-        }
-        free(names[i]);
-    }
-    return rc;
-}
-
-static void free_set(TensorSet *s) {
-    for (int i = 0; i < s->n; i++) tensor_file_free(&s->t[i]);
-    s->n = 0;
-}
-
-/* A file's tensor name matches a value by the value's name, its ONNX name, or the identifier the
- * converter made of it (`past.0.key` -> `past_0_key`: graphs read from JSON carry no ONNX names). */
-static bool value_named(const Value *v, const char *name) {
-    char id[NAME_SANITIZED_MAX];
-    name_sanitize(name, id);
-    return strcmp(v->name, name) == 0 || (v->origin && strcmp(v->origin, name) == 0) || strcmp(v->name, id) == 0;
-}
-
-static bool any_named(Value **vals, int nv, const char *name) {
-    for (int i = 0; i < nv; i++)
-        if (value_named(vals[i], name)) return true;
-    return false;
-}
-
-/* Matches files to graph values; error lists missing and extra names (files naming one of `ignore`
- * are not extra). */
-static int match(Value **vals, int nv, const TensorSet *set, int *file_of, const char *what, bool extra_is_error,
-                 Value **ignore, int n_ignore) {
-    char missing[1024] = "", extra[1024] = "";
-    for (int i = 0; i < nv; i++) {
-        file_of[i] = -1;
-        for (int f = 0; f < set->n && file_of[i] < 0; f++)
-            if (value_named(vals[i], set->t[f].name)) file_of[i] = f;
-        if (file_of[i] < 0) snprintf(missing + strlen(missing), sizeof missing - strlen(missing), " %s", value_display_name(vals[i]));
-    }
-    for (int f = 0; f < set->n; f++) {
-        bool used = false;
-        for (int i = 0; i < nv && !used; i++) used = file_of[i] == f;
-        if (!used && !any_named(ignore, n_ignore, set->t[f].name)) snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " %s", set->t[f].name);
-    }
-    if (missing[0] || (extra_is_error && extra[0])) {
-        diag_error("%s: missing:%s%s; not in the graph:%s", what, missing[0] ? missing : " none", "", extra[0] ? extra : " none");
-        return -1;
-    }
-    return 0;
-}
-
-static void fill_random(TensorFile *t, unsigned *seed) {
-    uint64_t n = 1;
-    for (int d = 0; d < t->rank; d++) n *= (uint64_t)t->shape[d];
-    for (uint64_t i = 0; i < n; i++) {
-        *seed = *seed * 1664525u + 1013904223u;
-        double u = (double)(*seed >> 8) / 16777216.0;
-        int64_t k = (int64_t)(u * 8);
-        switch (t->dtype) {
-        case DT_F32: ((float *)t->data)[i] = (float)(2 * u - 1); break;
-        case DT_F16: ((uint16_t *)t->data)[i] = (uint16_t)(0x3800 | (*seed >> 20 & 0x3ff)); break; /* [0.5, 1) */
-        case DT_I32: ((int32_t *)t->data)[i] = (int32_t)k; break;
-        case DT_U32: ((uint32_t *)t->data)[i] = (uint32_t)k; break;
-        case DT_I64: ((int64_t *)t->data)[i] = k; break;
-        case DT_U64: ((uint64_t *)t->data)[i] = (uint64_t)k; break;
-        case DT_I8: ((int8_t *)t->data)[i] = (int8_t)k; break;
-        default: ((uint8_t *)t->data)[i] = (uint8_t)k; break;
-        }
-    }
-}
-
-static int random_inputs(Graph *g, TensorSet *set, int *file_of) {
-    int64_t sym[1024];
-    if (g->n_symbols > 1024 || g->n_inputs > MAX_FILES) {
-        diag_error("too many symbols or inputs for --random");
-        return -1;
-    }
-    for (int s = 0; s < g->n_symbols; s++) sym[s] = g->symbols[s].max_size < 16 ? g->symbols[s].max_size : 16;
-    unsigned seed = 12345;
-    for (int i = 0; i < g->n_inputs; i++) {
-        const Value *v = g->inputs[i];
-        TensorFile *t = &set->t[set->n];
-        memset(t, 0, sizeof *t);
-        t->dtype = v->dtype;
-        t->rank = v->rank;
-        uint64_t n = 1;
-        for (int d = 0; d < v->rank; d++) n *= (uint64_t)(t->shape[d] = dim_eval(g, v->shape[d], sym));
-        t->nbytes = dtype_storage_bytes(v->dtype, n);
-        t->name = strdup(v->name);
-        t->data = malloc(t->nbytes ? (size_t)t->nbytes : 1);
-        if (!t->name || !t->data) {
-            diag_error("out of memory");
-            return -1;
-        }
-        set->n++;
-        fill_random(t, &seed);
-        file_of[i] = i;
-    }
-    return 0;
-}
 
 static int parse_double(const CliCommand *self, const char *s, double def, double *out) {
     if (!s) {
@@ -194,42 +59,85 @@ static int parse_double(const CliCommand *self, const char *s, double def, doubl
     return 0;
 }
 
-/* Prints one output's comparison; returns 1 on FAIL. */
-static int compare_output(const WnrtTensorInfo *info, const void *got, const TensorFile *want, double atol, double rtol) {
-    bool shape_ok = info->rank == want->rank;
-    for (int d = 0; shape_ok && d < info->rank; d++) shape_ok = info->shape[d] == want->shape[d];
-    printf("%s [", info->name);
-    for (int d = 0; d < info->rank; d++) printf("%s%lld", d ? ", " : "", (long long)info->shape[d]);
-    printf("] %s", dtype_name(info->dtype));
-    if (!shape_ok) {
-        printf(": FAIL (expected shape differs)\n");
-        return 1;
+/* wnrt_run `repeat` times (the last run's outputs are read), each timed into ms[]. */
+static int run_timed(WnrtModel *m, int repeat, double *ms) {
+    for (int i = 0; i < repeat; i++) {
+        double t0 = cli_now_s();
+        if (wnrt_run(m) < 0) return -1;
+        ms[i] = (cli_now_s() - t0) * 1e3;
     }
-    uint64_t n = 1;
-    for (int d = 0; d < info->rank; d++) n *= (uint64_t)info->shape[d];
-    CompareResult c;
-    tensor_compare(info->dtype, got, want->dtype, want->data, n, info->rank >= 2 ? info->shape[info->rank - 1] : 0, atol,
-                   rtol, &c);
-    printf(": max_abs %.3g max_rel %.3g cosine %.6f", c.max_abs, c.max_rel, c.cosine);
-    if (c.argmax_rows) printf(" argmax %lld/%lld", (long long)c.argmax_agree, (long long)c.argmax_rows);
-    printf(" %s", c.failures ? "FAIL" : "PASS");
-    if (c.failures) printf(" (%llu of %llu elements outside atol %g + rtol %g)", (unsigned long long)c.failures, (unsigned long long)n, atol, rtol);
-    printf("\n");
-    return c.failures ? 1 : 0;
+    return 0;
 }
 
-static int run_graph(const CliCommand *self, const ArgResult *r, Graph *g) {
-    double atol, rtol;
-    if (parse_double(self, args_value(r, "atol"), 1e-4, &atol) || parse_double(self, args_value(r, "rtol"), 1e-4, &rtol))
-        return WN_EXIT_BAD_INPUT;
-    int device;
-    if (args_device(self, r, &device) < 0) return WN_EXIT_BAD_INPUT;
+/* --profile: the run's steps so far as one "run" phase, on stdout. */
+static int print_profile(const Graph *g, WnrtModel *m, const ProfInfo *info, double t_begin) {
+    static const char *const phase[] = {"run"};
+    WnrtProfStep s;
+    ProfReport rep;
+    double t_end = wnrt_profile_now_ns();
+    int rc = wnrt_profile_take(m, &s) < 0 || prof_report_init(&rep, g, phase, 1, false) < 0 ||
+                     prof_report_step(&rep, 0, &s, t_begin, t_end) < 0
+                 ? -1
+                 : 0;
+    if (rc == 0) prof_report_print(&rep, info, stdout);
+    prof_report_free(&rep);
+    return rc;
+}
+
+/* Binds every input (before each run: a run may reuse input buffers); a past in the ONNX KV
+ * interface is expanded to the cache capacity (*onnx_kv).  shapes[i] gets input i's file shape. */
+static int bind_inputs(WnrtModel *m, Graph *g, const TensorSet *ins, const int *in_file,
+                       int64_t (*shapes)[WN_MAX_RANK], bool *onnx_kv) {
+    for (int i = 0; i < g->n_inputs; i++) {
+        const TensorFile *t = &ins->t[in_file[i]];
+        if (t->dtype != g->inputs[i]->dtype) {
+            diag_error("input %s: file has %s, the graph expects %s", value_display_name(g->inputs[i]), dtype_name(t->dtype),
+                       dtype_name(g->inputs[i]->dtype));
+            return -1;
+        }
+        const KvBinding *kv = kv_binding_of(g, g->inputs[i], false);
+        const void *data = t->data;
+        void *cache = NULL;
+        uint64_t nbytes = t->nbytes;
+        int64_t shape[WN_MAX_RANK];
+        memcpy(shape, t->shape, sizeof shape);
+        memcpy(shapes[i], t->shape, sizeof shapes[i]);
+        if (kv && t->rank == g->inputs[i]->rank && t->shape[kv->axis] != kv->capacity) {
+            if (!(data = cache = kv_expand_past(kv, g->inputs[i], t->dtype, t->rank, t->shape, t->data, &nbytes))) return -1;
+            shape[kv->axis] = kv->capacity;
+            *onnx_kv = true;
+        }
+        int rc = wnrt_bind_input(m, g->inputs[i]->name, data, nbytes, t->rank, shape);
+        free(cache);
+        if (rc < 0) return -1;
+    }
+    return 0;
+}
+
+/* Runs g; with report (--json) the results go into it instead of stdout. */
+/* --atol, --rtol, --repeat and --device, checked before the graph is read: 0, or -1 after a usage
+ * error. */
+static int parse_numbers(const CliCommand *self, const ArgResult *r, int *repeat, int *device) {
+    double atol, rtol, repeat_d;
+    if (parse_double(self, args_value(r, "atol"), 0, &atol) || parse_double(self, args_value(r, "rtol"), 0, &rtol) ||
+        parse_double(self, args_value(r, "repeat"), 1, &repeat_d))
+        return -1;
+    *repeat = repeat_d <= 10000 ? (int)repeat_d : 0;
+    if (*repeat != repeat_d || *repeat < 1)
+        return cli_usage_error(self, "--repeat takes a whole number of runs in 1..10000, not %s", args_value(r, "repeat")), -1;
+    return args_device(self, r, device) < 0 ? -1 : 0;
+}
+
+static int run_graph(const ArgResult *r, Graph *g, int repeat, int device, cJSON *report) {
+    const char *precision = weights_precision(g);
+    double *ms = NULL;
+    cJSON *outputs = report ? report_add_array(report, "outputs") : NULL;
     static TensorSet ins, exp;
     int in_file[MAX_FILES], exp_file[MAX_FILES];
     int code = WN_EXIT_BAD_INPUT;
     WnrtContext *ctx = NULL;
     WnrtModel *m = NULL;
-    void *buf = NULL, *cache = NULL;
+    void *buf = NULL;
     static int64_t shapes[MAX_FILES][WN_MAX_RANK]; /* bound shape per graph input (ONNX interface) */
     bool onnx_kv = false;                         /* a past came in the ONNX interface */
     if (g->n_inputs > MAX_FILES || g->n_outputs > MAX_FILES) {
@@ -244,30 +152,14 @@ static int run_graph(const CliCommand *self, const ArgResult *r, Graph *g) {
                                     match(g->outputs, g->n_outputs, &exp, exp_file, "expected outputs", false, NULL, 0) < 0))
         goto done;
     if (!(ctx = wnrt_create(device)) || !(m = wnrt_load(ctx, g))) goto done;
-    for (int i = 0; i < g->n_inputs; i++) {
-        const TensorFile *t = &ins.t[in_file[i]];
-        if (t->dtype != g->inputs[i]->dtype) {
-            diag_error("input %s: file has %s, the graph expects %s", value_display_name(g->inputs[i]), dtype_name(t->dtype),
-                       dtype_name(g->inputs[i]->dtype));
-            goto done;
-        }
-        const KvBinding *kv = kv_binding_of(g, g->inputs[i], false);
-        const void *data = t->data;
-        uint64_t nbytes = t->nbytes;
-        int64_t shape[WN_MAX_RANK];
-        memcpy(shape, t->shape, sizeof shape);
-        memcpy(shapes[i], t->shape, sizeof shapes[i]);
-        if (kv && t->rank == g->inputs[i]->rank && t->shape[kv->axis] != kv->capacity) {
-            if (!(data = cache = kv_expand_past(kv, g->inputs[i], t->dtype, t->rank, t->shape, t->data, &nbytes))) goto done;
-            shape[kv->axis] = kv->capacity;
-            onnx_kv = true;
-        }
-        int rc = wnrt_bind_input(m, g->inputs[i]->name, data, nbytes, t->rank, shape);
-        free(cache);
-        cache = NULL;
-        if (rc < 0) goto done;
+    const char *no_gpu = NULL;
+    if (args_count(r, "profile") && wnrt_profile_enable(m, &no_gpu) < 0) goto done;
+    double t_begin = wnrt_profile_now_ns();
+    if (!(ms = malloc((size_t)repeat * sizeof *ms))) abort();
+    for (int k = 0; k < repeat; k++) {
+        if (bind_inputs(m, g, &ins, in_file, shapes, &onnx_kv) < 0) goto done;
+        if (run_timed(m, 1, ms + k) < 0) goto done;
     }
-    if (wnrt_run(m) < 0) goto done;
     code = WN_EXIT_OK;
     const char *outdir = args_value(r, "output-dir");
     if (outdir && mkdir(outdir, 0755) != 0 && errno != EEXIST) {
@@ -297,25 +189,36 @@ static int run_graph(const CliCommand *self, const ArgResult *r, Graph *g) {
                 goto done;
             }
         }
-        if (args_value(r, "expect")) {
-            if (compare_output(&info, buf, &exp.t[exp_file[i]], atol, rtol)) code = WN_EXIT_CHECK_FAILED;
-        } else {
-            printf("%s [", info.name);
-            for (int d = 0; d < info.rank; d++) printf("%s%lld", d ? ", " : "", (long long)info.shape[d]);
-            printf("] %s\n", dtype_name(info.dtype));
-        }
+        Tolerance tol = tolerance_for(info.dtype, precision, args_value(r, "atol"), args_value(r, "rtol"));
+        const TensorFile *want = args_value(r, "expect") ? &exp.t[exp_file[i]] : NULL;
+        if (run_report_output(outputs, &info, buf, want, &tol)) code = WN_EXIT_CHECK_FAILED;
         free(buf);
         buf = NULL;
     }
+    if (repeat > 1 || report) run_report_timing(report, ms, repeat);
+    if (args_count(r, "profile") &&
+        print_profile(g, m, &(ProfInfo){r->pos[0], wnrt_context_device(ctx)->name, args_value(r, "fuse"), no_gpu, 0, 0, 0},
+                      t_begin) < 0) {
+        code = WN_EXIT_BAD_INPUT;
+        goto done;
+    }
     WnrtStats st;
     wnrt_stats(m, &st);
+    if (report) {
+        cJSON_AddStringToObject(report, "device", wnrt_context_device(ctx)->name);
+        cJSON_AddStringToObject(report, "weightsPrecision", precision);
+        cJSON *j = report_add_object(report, "stats");
+        cJSON_AddNumberToObject(j, "dispatches", st.dispatches);
+        cJSON_AddNumberToObject(j, "barriers", st.barriers);
+        cJSON_AddNumberToObject(j, "deviceBytes", (double)st.device_bytes);
+    }
     fprintf(stderr, "webnnc: %s: %d dispatches, %d barriers, device memory %.1f MiB (tensors %.1f MiB after reuse of %.1f MiB, constants %.1f MiB)\n",
             wnrt_context_device(ctx)->name, st.dispatches, st.barriers, st.device_bytes / 1048576.0, st.peak_bytes / 1048576.0,
             st.intermediate_sum / 1048576.0, st.const_bytes / 1048576.0);
     if (g->n_kv) fprintf(stderr, "webnnc: KV caches: %d of %d written in place (present shares the past's buffer)\n", st.kv_aliased, g->n_kv);
 done:
+    free(ms);
     free(buf);
-    free(cache);
     wnrt_free(m);
     wnrt_destroy(ctx);
     free_set(&ins);
@@ -329,13 +232,17 @@ int cmd_run(const CliCommand *self, int argc, char **argv) {
     if (rc != ARGS_OK) return rc == ARGS_HELP ? WN_EXIT_OK : WN_EXIT_BAD_INPUT;
     if (!args_value(&r, "inputs") && !args_count(&r, "random")) return cli_usage_error(self, "--inputs DIR or --random is required");
     const char *path = r.pos[0];
+    int repeat, device;
+    if (parse_numbers(self, &r, &repeat, &device) < 0) return WN_EXIT_BAD_INPUT;
+    cJSON *report = args_count(&r, "json") ? report_new(self->name) : NULL;
+    if (report) cJSON_AddStringToObject(report, "graph", path);
     diag_set_file(path);
     unsigned fuse_mask;
-    if (args_fuse(&r, &fuse_mask) < 0) return WN_EXIT_BAD_INPUT;
+    if (args_fuse(&r, &fuse_mask) < 0) return report ? report_end(report, WN_EXIT_BAD_INPUT) : WN_EXIT_BAD_INPUT;
     Graph *g = read_webnn_fused(path, fuse_mask);
-    if (!g) return cli_fail(path, WN_EXIT_BAD_INPUT);
-    rc = run_graph(self, &r, g);
+    if (!g) return report_fail(report, path, WN_EXIT_BAD_INPUT);
+    rc = run_graph(&r, g, repeat, device, report);
     graph_free(g);
-    if (rc == WN_EXIT_BAD_INPUT) return cli_fail(path, rc);
-    return rc;
+    if (rc == WN_EXIT_BAD_INPUT) return report_fail(report, path, rc);
+    return report ? report_end(report, rc) : rc;
 }

@@ -1,5 +1,6 @@
-/* cmd_validate.c - `webnnc validate GRAPH`: reads a webnn-graph (.webnn.json or OUTDIR) and checks
- * it against the WebNN op table (validate_graph_files, shared with `convert`).  Prints "OK" and a
+/* cmd_validate.c - `webnnc validate GRAPH [--allow-extensions] [--json]`: reads a webnn-graph
+ * (.webnn.json, .webnn or OUTDIR) and checks it against the WebNN op table (validate_graph_files,
+ * shared with `convert`); --allow-extensions accepts webnnc extension ops.  Prints "OK" and a
  * summary (exit 0); a violation prints one line naming the node or value (exit 1); a malformed
  * file exits 2. */
 #include <stdio.h>
@@ -7,6 +8,7 @@
 
 #include "args.h"
 #include "diag.h"
+#include "report.h"
 #include "validate.h"
 #include "webnn_io.h"
 
@@ -66,15 +68,38 @@ int validate_graph_files(const char *path, unsigned flags, char *summary, size_t
     return WN_EXIT_OK;
 }
 
+static const ArgSpec specs[] = {
+    {"allow-extensions", 0, ARG_FLAG, NULL, "accept webnnc extension ops (graphs from convert --fuse); the rest is checked as usual"},
+    ARG_SPEC_JSON,
+};
+
 int cmd_validate(const CliCommand *self, int argc, char **argv) {
     ArgResult r;
-    int rc = args_parse(self, NULL, 0, 1, 1, argc, argv, &r);
+    int rc = args_parse(self, specs, (int)(sizeof specs / sizeof specs[0]), 1, 1, argc, argv, &r);
     if (rc != ARGS_OK) return rc == ARGS_HELP ? WN_EXIT_OK : WN_EXIT_BAD_INPUT;
     const char *path = r.pos[0];
     char summary[512];
+    bool ext = args_count(&r, "allow-extensions") > 0;
+    cJSON *report = args_count(&r, "json") ? report_new(self->name) : NULL;
+    if (report) {
+        cJSON_AddStringToObject(report, "graph", path);
+        cJSON_AddBoolToObject(report, "allowExtensions", ext);
+    }
     diag_set_file(path);
-    rc = validate_graph_files(path, 0, summary, sizeof summary);
-    if (rc != WN_EXIT_OK) return cli_fail(path, rc);
-    printf("OK %s: %s\n", path, summary);
-    return WN_EXIT_OK;
+    rc = validate_graph_files(path, ext ? VALIDATE_ALLOW_EXTENSION_OPS : 0, summary, sizeof summary);
+    if (rc != WN_EXIT_OK) {
+        if (rc == WN_EXIT_CHECK_FAILED && !ext && strstr(diag_message(), "is not a WebNN spec op")) {
+            char msg[1100];
+            snprintf(msg, sizeof msg, "%s", diag_message());
+            diag_clear();
+            diag_error("%s (a webnnc extension op: accept them with --allow-extensions)", msg);
+        }
+        return report_fail(report, path, rc);
+    }
+    if (!report) {
+        printf("OK %s: %s\n", path, summary);
+        return WN_EXIT_OK;
+    }
+    cJSON_AddStringToObject(report, "summary", summary);
+    return report_end(report, WN_EXIT_OK);
 }

@@ -58,6 +58,11 @@ static int genai_defaults(const OnnxModel *m, DimSettingList *fix, DimSettingLis
     if (!m->genai_config_path) return 0;
     GenaiConfig cfg;
     if (genai_config_read(m->genai_config_path, &cfg) < 0) return -1;
+    /* A user bound on the total length below max_length bounds every sequence dim (a query longer
+     * than the cache cannot be attended). */
+    for (int i = 0; i < dim->count; i++)
+        if (!strcmp(dim->items[i].name, "total_sequence_length") && dim->items[i].value < cfg.max_length)
+            cfg.max_length = dim->items[i].value;
     int nf = fix->count, nd = dim->count;
     genai_default_dims(&cfg, fix->items, fix->count, dim->items, dim->count, fix->items, &nf, dim->items, &nd,
                        ARGS_MAX_VALUES);

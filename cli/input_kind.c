@@ -17,9 +17,11 @@ InputKind input_kind(const char *path) {
         char buf[4096];
         int n = snprintf(buf, sizeof buf, "%s/model.webnn.json", path);
         if (n > 0 && (size_t)n < sizeof buf && stat(buf, &st) == 0) return INPUT_WEBNN;
+        n = snprintf(buf, sizeof buf, "%s/model.webnn", path);
+        if (n > 0 && (size_t)n < sizeof buf && stat(buf, &st) == 0) return INPUT_WEBNN;
         return INPUT_ONNX;
     }
     if (ends_with(path, ".onnx")) return INPUT_ONNX;
-    if (ends_with(path, ".json")) return INPUT_WEBNN;
+    if (ends_with(path, ".json") || ends_with(path, ".webnn")) return INPUT_WEBNN;
     return INPUT_UNKNOWN;
 }

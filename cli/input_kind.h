@@ -4,7 +4,8 @@
 
 typedef enum { INPUT_UNKNOWN, INPUT_ONNX, INPUT_WEBNN } InputKind;
 
-/* By name: *.onnx -> ONNX, *.json -> webnn-graph; a folder holding model.webnn.json -> webnn-graph,
+/* By name: *.onnx -> ONNX, *.json and *.webnn (text form) -> webnn-graph; a folder holding
+ * model.webnn.json or model.webnn -> webnn-graph,
  * any other folder -> ONNX (the loader looks for model.onnx in it).  INPUT_UNKNOWN otherwise. */
 InputKind input_kind(const char *path);
 

@@ -119,6 +119,13 @@ static void print_text(const cJSON *s, FILE *f) {
     fprintf(f, "nodes: %.0f (%d op types)\n", cJSON_GetObjectItemCaseSensitive(s, "nodes")->valuedouble,
             cJSON_GetArraySize(ops));
     cJSON_ArrayForEach(item, ops) fprintf(f, "  %8.0f  %s\n", item->valuedouble, item->string);
+    const cJSON *portable = cJSON_GetObjectItemCaseSensitive(s, "portable");
+    if (cJSON_IsTrue(portable)) fputs("portable: yes (WebNN spec ops only: any WebNN implementation can load it)\n", f);
+    if (cJSON_IsFalse(portable)) {
+        fputs("portable: no, webnnc-specific (extension ops:", f);
+        cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(s, "extensionOps")) fprintf(f, " %s", item->valuestring);
+        fputs("; see docs/extension-ops.md)\n", f);
+    }
     print_tensors(cJSON_GetObjectItemCaseSensitive(s, "inputs"), "inputs", f);
     print_tensors(cJSON_GetObjectItemCaseSensitive(s, "outputs"), "outputs", f);
     fprintf(f, "parameters: %s\n", format_bytes(summary_total_bytes(s), buf, sizeof buf));

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "profile.h"
 
 static int find_input(const WnrtModel *m, const char *name) {
     const Graph *g = m->g;
@@ -51,9 +52,11 @@ int wnrt_bind_input(WnrtModel *m, const char *name, const void *data, uint64_t n
         diag_error("internal: input %s has no host-visible memory", value_display_name(v));
         return -1;
     }
+    profile_phase(m, WNRT_PROF_BIND);
     if (want) memcpy(dst->map, data, want);
     memcpy(m->in_shape[i], shape, sizeof *shape * (size_t)rank);
     m->bound[i] = true;
+    profile_phase(m, WNRT_PROF_IDLE);
     return 0;
 }
 

@@ -4,7 +4,9 @@
  *    (+ skipBias)) recomputed in each workgroup, normalized activations fed straight into the
  *    in-register dequantizing mat-vec, bias, split outputs (one dispatch per split) or
  *    silu(gate) * up.  With outputSum a pre-pass writes the sum, which the projection then reads as
- *    its input.  Not handled (reported as no kernel): skip without outputSum together with a
+ *    its input.  From FUSED_TILE_MIN_M activation rows (prefill) the projection runs on
+ *    shaders/norm_proj_tile.glsl instead (the int4 tile core, normalizing as it stages activations).
+ *    Not handled (reported as no kernel): skip without outputSum together with a
  *    projection bias (one binding short).
  *  - float weights (bits 0: W [k, n] of the activation dtype): shaders/ext_fused_matvec.comp (a
  *    column mat-vec, up to FF_MATVEC_MAX_M activation rows) or ext_fused_tiled.comp (tiled GEMM),
@@ -18,6 +20,8 @@
 
 #define FUSED_WG 128
 #define FUSED_MT 4
+#define FUSED_TILE_MIN_M 17 /* activation rows from which the tiled prefill kernel runs */
+#define FUSED_TILE 64       /* its output tile (shaders/nbits_tile.glsl) */
 
 typedef struct {
     uint32_t M, K, kBlocks, block, row_words, zp_row, rows, row0, out_cols, half_n;
@@ -38,6 +42,7 @@ static int nbits_fused_check(KernelCtx *kc, const Node *n) {
     if (ext_opt(n, FP_SKIP) && !sum && ext_opt(n, FP_BIAS)) return ext_no_kernel(n, x->dtype);
     const Value *zp = ext_opt(n, FP_ZERO_POINTS);
     if (zp && zp->dtype != DT_U8 && zp->dtype != x->dtype) return ext_no_kernel(n, zp->dtype);
+    if (kcheck_shader(kc, n, "ext_norm_proj_tiled", x->dtype, x->dtype) < 0) return -1;
     return kcheck_shader(kc, n, "ext_norm_proj", x->dtype, x->dtype);
 }
 
@@ -65,6 +70,19 @@ static int dispatch(KernelCtx *kc, const Node *n, int sh, FusedRun *r, uint64_t 
     uint32_t rows = r->flags & F_GATED ? 2 : 4;
     uint32_t spec[8] = {FUSED_WG, r->bits, r->zp_mode, r->has_bias, rows, FUSED_MT, ext_sg_reduce(kc), r->flags};
     return grid_dispatch(kc, n, sh, spec, 8, &r->pc, sizeof r->pc, r->b, groups, gz);
+}
+
+/* The prefill kernel (shaders/norm_proj_tile.glsl): 64 x 64 output tiles, x = column tiles, y = row tiles. */
+static int dispatch_tiled(KernelCtx *kc, const Node *n, int sh, bool coop, FusedRun *r) {
+    const WnrtDeviceInfo *d = kc_device(kc);
+    uint32_t spec[8] = {coop ? 128 : 256, r->bits, r->zp_mode, r->has_bias, 0, 0, 0, r->flags};
+    uint64_t gx = (r->pc.rows + FUSED_TILE - 1) / FUSED_TILE, gy = (r->pc.M + FUSED_TILE - 1) / FUSED_TILE;
+    if (gx == 0) return 0;
+    if (gx > d->max_workgroup_count[0] || gy > d->max_workgroup_count[1]) {
+        diag_node_error(n, "fused projection needs too many workgroups");
+        return -1;
+    }
+    return kc_dispatch(kc, n, sh, spec, 8, &r->pc, sizeof r->pc, r->b, 8, (uint32_t)gx, (uint32_t)gy, 1);
 }
 
 /* Output column counts: qkvProjection's splits (1..FP_MAX_SPLITS, adding up to n), gatedMlp's n / 2.
@@ -165,6 +183,10 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
     }
     if (gated) r.flags |= F_GATED;
     uint32_t rows = gated ? 2 : 4;
+    int tiled = -1; /* prefill: the tile kernel */
+    if (M >= FUSED_TILE_MIN_M &&
+        (tiled = kc_find_shader(kc, n, ext_coop(kc, x->dtype) ? "ext_norm_proj_coop" : "ext_norm_proj_tiled", x->dtype, x->dtype)) < 0)
+        return -1;
     uint64_t col = 0;
     for (int i = 0; i < n_splits; i++) {
         pc->row0 = (uint32_t)col;
@@ -173,7 +195,9 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
             diag_node_error(n, "output %d does not match its split", i);
             return -1;
         }
-        if (dispatch(kc, n, sh, &r, (pc->rows + rows - 1) / rows, (M + FUSED_MT - 1) / FUSED_MT) < 0) return -1;
+        if (tiled >= 0 ? dispatch_tiled(kc, n, tiled, ext_coop(kc, x->dtype), &r) < 0
+                       : dispatch(kc, n, sh, &r, (pc->rows + rows - 1) / rows, (M + FUSED_MT - 1) / FUSED_MT) < 0)
+            return -1;
         col += (uint64_t)splits[i];
     }
     return 0;

@@ -5,13 +5,16 @@
  * (2) shaders/ext_gqa_prep.comp three times: query rows (normed, rotated) into the output, new key
  * rows (normed, rotated) and value rows into the presents at past + s, (3) shaders/ext_gqa_attn.comp:
  * one workgroup per (batch, token, head), online softmax over the valid cache rows, no score
- * matrix.  past / total come from seqlensK on the device (no CPU round trip).  Semantics: the CPU
+ * matrix; for prefill (S >= 2, head size <= 128) shaders/ext_gqa_attn_flash.comp instead: one
+ * workgroup per (batch, head, 16 query tokens), key/value tiles in shared memory
+ * (WEBNNC_NO_FLASH_ATTN=1 keeps the per-token kernel).  past / total come from seqlensK on the device (no CPU round trip).  Semantics: the CPU
  * reference lib/eval/eval_gqa.c; operand slots and outputs: lib/core/gqa.h.
  * Without a KV cache (no pastKey/pastValue, one output): the query prep (push constant C = 0: past = 0), then
  * shaders/ext_gqa_attn_nc.comp, which reads the keys/values of the S new tokens straight from the
  * key/value (or packed query) input and folds the key's RMSNorm and rotary into the dot product
  * (attentionBias and headSink are not supported there: 8 bindings at most). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gqa.h"
@@ -20,6 +23,9 @@
 
 #define GQA_WG 128       /* attention / prep workgroup size */
 #define GQA_MAX_HEAD 512 /* head size limit: 4 channels per invocation, shared rows of 1024 */
+#define GQA_FLASH_MIN_S 2   /* query tokens from which prefill attention runs flash-style ... */
+#define GQA_FLASH_MAX_H 128 /* ... for heads up to this size (ext_gqa_attn_flash.comp) */
+#define GQA_FLASH_BQ 16     /* query tokens per workgroup there */
 
 typedef struct {
     uint32_t B, S, heads, H, C, rot, max_pos;
@@ -80,7 +86,8 @@ static int gqa_check(KernelCtx *kc, const Node *n) {
         diag_node_error(n, "head size %lld outside the kernel's 1..%d", (long long)H, GQA_MAX_HEAD);
         return -1;
     }
-    if (kcheck_shader(kc, n, "ext_gqa_prep", dt, dt) < 0) return -1;
+    if (kcheck_shader(kc, n, "ext_gqa_prep", dt, dt) < 0 || (cache && kcheck_shader(kc, n, "ext_gqa_attn_flash", dt, dt) < 0))
+        return -1;
     return kcheck_shader(kc, n, cache ? "ext_gqa_attn" : "ext_gqa_attn_nc", dt, dt);
 }
 
@@ -184,7 +191,8 @@ static int record_prep(KernelCtx *kc, const Node *n, const KTensor *in, const KT
 }
 
 static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out, const GqaDims *d) {
-    int sh = kc_find_shader(kc, n, "ext_gqa_attn", in[GQA_QUERY].dtype, in[GQA_QUERY].dtype);
+    bool flash = d->S >= GQA_FLASH_MIN_S && d->H <= GQA_FLASH_MAX_H && !getenv("WEBNNC_NO_FLASH_ATTN");
+    int sh = kc_find_shader(kc, n, flash ? "ext_gqa_attn_flash" : "ext_gqa_attn", in[GQA_QUERY].dtype, in[GQA_QUERY].dtype);
     if (sh < 0) return -1;
     double scale = node_float(n, "scale", 0.0);
     if (scale == 0) scale = 1.0 / sqrt((double)d->H);
@@ -208,7 +216,8 @@ static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, con
         bind_opt(kc, n, in, GQA_HEAD_SINK, &b[1], &b[5], &pc.base_sink) < 0)
         return -1;
     uint32_t spec[5] = {GQA_WG, ext_sg_reduce(kc), bias, sink, node_bool(n, "smoothSoftmax", false)};
-    return ext_dispatch_rows(kc, n, sh, spec, 5, &pc, sizeof pc, b, 6, (uint64_t)(d->B * d->S * d->N));
+    uint64_t blocks = flash ? (uint64_t)(d->S + GQA_FLASH_BQ - 1) / GQA_FLASH_BQ : (uint64_t)d->S;
+    return ext_dispatch_rows(kc, n, sh, spec, 5, &pc, sizeof pc, b, 6, (uint64_t)(d->B * d->N) * blocks);
 }
 
 /* Without a cache: attention over the S new tokens, keys/values read from the inputs. */

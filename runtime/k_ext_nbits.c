@@ -1,18 +1,24 @@
 /* k_ext_nbits.c - kernel family `ext_nbits`: matmulNBits (bits 2/4/8, any k with the last block
  * padded, uint8-packed or float zero points or none (2^(bits-1)), optional bias), float32/float16
- * activations, f32 accumulation.  Few activation rows (decode): shaders/ext_matmul_nbits.comp, a
+ * activations, f32 accumulation.  Up to NB_ROWS_MAX_M activation rows with an unpadded 4/8-bit
+ * layout: the row mat-vec of k_matvec.c (shaders/matvec_rows.glsl, the fast decode kernel;
+ * WEBNNC_NBITS_GENERIC=1 turns it off).  Other few-row cases: shaders/ext_matmul_nbits.comp, a
  * mat-vec that dequantizes in registers; more rows (prefill): shaders/ext_matmul_nbits_tiled.comp,
- * a tiled GEMM dequantizing weight tiles into shared memory.  Weight rows are split over several
+ * a tiled GEMM dequantizing weight tiles into shared memory (the int4 tile core shaders/nbits_tile.glsl;
+ * on NV cooperative matrices with WEBNNC_COOPMAT=1 where the device has them: ext_matmul_nbits_coop.comp).  Weight rows are split over several
  * dispatches when the packed weights exceed one binding (maxStorageBufferRange). */
 #include "k_ext_nbits.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "k_ext_util.h"
+#include "k_matvec.h"
 
 #define NB_MATVEC_MAX_M 16 /* activation rows up to which the mat-vec path runs */
+#define NB_ROWS_MAX_M 4    /* ... and the row mat-vec of k_matvec.c (it reads the weights once per row) */
 #define NB_MT 4            /* activation rows per mat-vec workgroup */
-#define NB_TILE 32         /* GEMM tile */
+#define NB_TILE 64         /* GEMM tile (shaders/nbits_tile.glsl) */
 
 typedef struct {
     uint32_t M, N, K, kBlocks, block, row_words, zp_row, rows, row0;
@@ -24,7 +30,8 @@ enum { SPEC_WG, SPEC_BITS, SPEC_ZP, SPEC_BIAS, SPEC_ROWS, SPEC_MT, SPEC_SG, SPEC
 int ext_nbits_check(KernelCtx *kc, const Node *n, DType act, const Value *zp) {
     if (act != DT_F32 && act != DT_F16) return ext_no_kernel(n, act);
     if (zp && zp->dtype != DT_U8 && zp->dtype != act) return ext_no_kernel(n, zp->dtype);
-    if (kcheck_shader(kc, n, "ext_matmul_nbits", act, act) < 0) return -1;
+    if (kcheck_shader(kc, n, "ext_matmul_nbits", act, act) < 0 || kcheck_shader(kc, n, "matvec_rows", act, act) < 0)
+        return -1;
     return kcheck_shader(kc, n, "ext_matmul_nbits_tiled", act, act);
 }
 
@@ -38,6 +45,21 @@ static int nbits_check(KernelCtx *kc, const Node *n) {
     if (n->inputs[2]->dtype != act) return ext_no_kernel(n, n->inputs[2]->dtype);
     if (ext_opt(n, 4) && n->inputs[4]->dtype != act) return ext_no_kernel(n, n->inputs[4]->dtype);
     return ext_nbits_check(kc, n, act, ext_opt(n, 3));
+}
+
+/* The row mat-vec (k_matvec.c, the fast decode kernel) takes matmulNBits' layout when the rows are
+ * not padded (k a multiple of the block), the values are 4 or 8 bits and the zero points, if any,
+ * are uint8 rows as long as the scale rows (their element index is the scale's); operands 16-byte
+ * aligned (vector loads).  Fills *p and returns true when it applies. */
+static bool rows_layout(const NBitsGeom *geo, uint64_t M, const KTensor *a, const KTensor *b, const KTensor *zp, KMatvecRows *p) {
+    bool zp_ok = !zp || (zp->dtype == DT_U8 && geo->zp_row_bytes * 8 == geo->k_blocks * geo->bits);
+    if (M > NB_ROWS_MAX_M || (geo->bits != 4 && geo->bits != 8) || geo->k % geo->block || geo->k % 32 || !zp_ok ||
+        a->offset % 16 || b->offset % 16 || getenv("WEBNNC_NBITS_GENERIC"))
+        return false;
+    *p = (KMatvecRows){.bits = (int)geo->bits, .has_scale = true, .has_zp = zp != NULL, .N = geo->n, .K = geo->k,
+                       .block_n = 1, .block_k = geo->block, .s_n = geo->k_blocks, .s_k = 1,
+                       .zp_absent = 1 << (geo->bits - 1), .exact = true};
+    return true;
 }
 
 int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *a, const KTensor *b,
@@ -58,8 +80,11 @@ int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const K
         ext_fits(n, N * zp_row, "zero points") < 0)
         return -1;
     if (M == 0) return 0;
-    bool matvec = M <= NB_MATVEC_MAX_M;
-    int sh = kc_find_shader(kc, n, matvec ? "ext_matmul_nbits" : "ext_matmul_nbits_tiled", a->dtype, a->dtype);
+    KMatvecRows rp;
+    if (rows_layout(geo, M, a, b, zp, &rp)) return kmatvec_rows_record(kc, n, &rp, a, b, scales, zp, bias, y);
+    bool matvec = M <= NB_MATVEC_MAX_M, coop = !matvec && ext_coop(kc, a->dtype);
+    int sh = kc_find_shader(kc, n, matvec ? "ext_matmul_nbits" : coop ? "ext_matmul_nbits_coop" : "ext_matmul_nbits_tiled",
+                            a->dtype, a->dtype);
     if (sh < 0) return -1;
 
     NbitsPush pc;
@@ -85,7 +110,7 @@ int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const K
     }
     if (bias && ext_bind(kc, n, bias, false, &bd[4], &pc.base_bias) < 0) return -1;
 
-    uint32_t wg = matvec ? ext_wg(kc) : 256, rows = 4, sg = ext_sg_reduce(kc);
+    uint32_t wg = matvec ? ext_wg(kc) : coop ? 128 : 256, rows = 4, sg = ext_sg_reduce(kc);
     if (!matvec && d->max_workgroup_invocations < 256) return ext_no_kernel(n, a->dtype);
     uint32_t slots = sg ? (wg + 3) / 4 : wg;
     uint32_t spec[SPEC_COUNT] = {wg, (uint32_t)geo->bits, zp ? (zp_u8 ? 1u : 2u) : 0u, bias != NULL, rows, NB_MT, sg, slots};

@@ -52,6 +52,8 @@ uint32_t ext_wg(const KernelCtx *kc) {
 
 uint32_t ext_sg_reduce(const KernelCtx *kc) { return kc_device(kc)->subgroup_arithmetic ? 1u : 0u; }
 
+bool ext_coop(const KernelCtx *kc, DType act) { return kc_device(kc)->coopmat_nv && act == DT_F16; }
+
 int ext_dispatch_rows(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, int n_spec, const void *push,
                       uint32_t push_size, const KBind *b, int n_b, uint64_t rows) {
     if (rows == 0) return 0;

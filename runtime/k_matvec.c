@@ -11,6 +11,7 @@ typedef struct {
     uint32_t rows, units, row0, w_base, x_base, x_stride, y_base, y_stride, s_base, z_base;
     uint32_t block_n, block_k, s_n, s_k;
     uint32_t kshift; /* log2(block_k) for a power of two, else 32 */
+    uint32_t b_base;
 } MatvecRowsPush;
 
 /* Workgroup size and rows per workgroup (bench/matvec_sweep.sh, 4096x4096, driver 580): float16
@@ -42,9 +43,10 @@ static bool env_flag(const char *name, bool def) {
 /* 4-bit weights with float16 activations use the float16-pair kernel (matvec_rows_half.comp) on
  * GPUs with float16 arithmetic: 78.3% of the copy bandwidth against 67.8% for the exact f32 kernel
  * (H100, 4096 x 4096 with zero points, bench/matvec_sweep.sh).  CPU devices emulate float16 and
- * run the exact kernel faster.  WEBNNC_MATVEC_HALF=1 / 0 forces the choice (where float16 exists). */
+ * run the exact kernel faster, and so does a caller that asks for p->exact.  WEBNNC_MATVEC_HALF=1 / 0
+ * forces the choice (where float16 exists). */
 static bool half_dot(const WnrtDeviceInfo *d, const KMatvecRows *p, DType act) {
-    return p->bits == 4 && act == DT_F16 && d->float16 && env_flag("WEBNNC_MATVEC_HALF", d->type != WNRT_DEV_CPU);
+    return p->bits == 4 && act == DT_F16 && d->float16 && env_flag("WEBNNC_MATVEC_HALF", d->type != WNRT_DEV_CPU && !p->exact);
 }
 
 /* Quantized units (matvec_rows.glsl): 16 bytes of weights, or 8 bytes for 4-bit rows whose byte
@@ -97,13 +99,13 @@ static int vec_index(const Node *n, uint32_t base_bytes, uint64_t unit, uint32_t
 }
 
 int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, const KTensor *x, const KTensor *w,
-                        const KTensor *scale, const KTensor *zp, const KTensor *y) {
+                        const KTensor *scale, const KTensor *zp, const KTensor *bias, const KTensor *y) {
     const WnrtDeviceInfo *d = kc_device(kc);
     uint64_t K = (uint64_t)p->K, N = (uint64_t)p->N;
     uint64_t M = x->numel / K;
     bool quant = p->bits <= 8;
     if (x->numel % K || y->numel != M * N || dtype_storage_bytes(w->dtype, w->numel) * 8 < N * K * (uint64_t)p->bits ||
-        (quant && (!scale || (p->has_zp && !zp)))) {
+        (quant && (!scale || (p->has_zp && !zp))) || (bias && bias->numel != N)) {
         diag_node_error(n, "internal: mat-vec operand sizes do not agree");
         return -1;
     }
@@ -120,7 +122,8 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
     work_split(d, p->bits, K / ku, &wg, &rows);
     /* QLAYOUT: bit 0 = 8-byte units, bit 1 = a block boundary may fall inside a unit */
     uint32_t qlayout = (half_units(p) ? 1u : 0u) | (quant && (uint64_t)p->block_k % ku ? 2u : 0u);
-    uint32_t spec[8] = {wg, rows, (uint32_t)p->bits, p->is_signed, p->has_zp, d->subgroup_arithmetic, wg, qlayout};
+    uint32_t spec[10] = {wg, rows, (uint32_t)p->bits, p->is_signed, p->has_zp, d->subgroup_arithmetic, wg, qlayout,
+                         (uint32_t)p->zp_absent, bias != NULL};
 
     MatvecRowsPush pc;
     memset(&pc, 0, sizeof pc);
@@ -133,16 +136,16 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
     pc.kshift = 32;
     for (uint32_t b = 0; b < 32; b++)
         if (pc.block_k == 1u << b) pc.kshift = b;
-    KBind b[5];
+    KBind b[6];
     uint32_t base;
     if (bind_bytes(kc, n, x, 0, dtype_storage_bytes(x->dtype, x->numel) - 1, false, &b[0], &base) < 0 ||
         vec_index(n, base, 16, &pc.x_base) < 0)
         return -1;
     pc.x_stride = (uint32_t)(K * (uint64_t)dtype_storage_bytes(x->dtype, 1) / 16);
     if (kc_bind_window(kc, n, y, 0, (int64_t)y->numel - 1, true, &b[4], &pc.y_base) < 0) return -1;
-    /* Absent scale / zero point: bind the activations again (never read: spec constants). */
-    b[2] = b[0];
-    b[3] = b[0];
+    /* Absent scale / zero point / bias: bind the activations again (never read: spec constants). */
+    b[2] = b[3] = b[5] = b[0];
+    if (bias && kc_bind_window(kc, n, bias, 0, (int64_t)N - 1, false, &b[5], &pc.b_base) < 0) return -1;
     if (quant && kc_bind_window(kc, n, scale, 0, (int64_t)scale->numel - 1, false, &b[2], &pc.s_base) < 0) return -1;
     if (quant && p->has_zp) {
         /* zero points are read as 32-bit words: bind from an aligned byte, index in elements */
@@ -172,7 +175,7 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
             diag_node_error(n, "mat-vec needs too many workgroups (%llu)", (unsigned long long)groups);
             return -1;
         }
-        if (kc_dispatch(kc, n, sh, spec, 8, &pc, sizeof pc, b, 5, (uint32_t)gx, (uint32_t)gy, (uint32_t)M) < 0) return -1;
+        if (kc_dispatch(kc, n, sh, spec, 10, &pc, sizeof pc, b, 6, (uint32_t)gx, (uint32_t)gy, (uint32_t)M) < 0) return -1;
     }
     return 0;
 }
@@ -195,7 +198,8 @@ static int rows_record(KernelCtx *kc, const Node *n, const KTensor *in, const KT
         return -1;
     }
     bool quant = p->bits <= 8;
-    return kmatvec_rows_record(kc, n, p, &in[0], &in[1], quant ? &in[2] : NULL, quant && p->has_zp ? &in[3] : NULL, &out[0]);
+    return kmatvec_rows_record(kc, n, p, &in[0], &in[1], quant ? &in[2] : NULL, quant && p->has_zp ? &in[3] : NULL, NULL,
+                               &out[0]);
 }
 
 const KernelFamily kfam_matvec_rows = {rows_check, rows_record, 0};

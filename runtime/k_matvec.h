@@ -24,14 +24,17 @@ typedef struct {
     /* Quantized: scale / zero point of weight (n, k) is element
      * (n / block_n) * s_n + (k / block_k) * s_k of the scale / zero-point tensors; block_k % 16 == 0. */
     int64_t block_n, block_k, s_n, s_k;
+    int zp_absent;     /* unsigned quantized values without zero points: this one (0; matmulNBits 2^(bits-1)) */
+    bool exact;        /* f32 dequantization unless WEBNNC_MATVEC_HALF=1 (the float16-pair kernel's error
+                          exceeds matmulNBits' 1e-3 float16 tolerance at k = 1024) */
 } KMatvecRows;
 
 /* Load-time check: formats, sizes and the shader variant for activation dtype act. */
 int kmatvec_rows_check(KernelCtx *kc, const Node *n, DType act, const KMatvecRows *p);
-/* Records the product.  x: [..., K] contiguous, y: [..., N] (same leading dims); w holds N*K weights
- * in the layout of p (its KTensor shape is not used); scale / zp NULL when absent. */
+/* Records the product (+ bias[N]).  x: [..., K] contiguous, y: [..., N] (same leading dims); w holds
+ * N*K weights in the layout of p (its KTensor shape is not used); scale / zp / bias NULL when absent. */
 int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, const KTensor *x, const KTensor *w,
-                        const KTensor *scale, const KTensor *zp, const KTensor *y);
+                        const KTensor *scale, const KTensor *zp, const KTensor *bias, const KTensor *y);
 
 /* Family for plan rewrites: inputs {x, w, scale?, zp?}, parameters (KMatvecRows) from
  * kc_node_params(). */

@@ -66,6 +66,19 @@ typedef struct {
     int32_t base_in, base_out;
 } ReducePush;
 
+/* Upper bound of the reduced element count: the product of the reduced axes' maxSize (their
+ * actual size where the value's dims are unknown); at least the actual count R. */
+static uint64_t reduced_bound(const KTensor *x, const bool *red, uint64_t R) {
+    if (!x->value || x->value->rank != x->rank) return R;
+    uint64_t bound = 1;
+    for (int d = 0; d < x->rank; d++)
+        if (red[d]) {
+            int64_t mx = dim_max(x->value->shape[d]);
+            bound *= (uint64_t)(mx > x->shape[d] ? mx : x->shape[d]);
+        }
+    return bound > R ? bound : R;
+}
+
 static int reduce_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
     const KTensor *x = &in[0];
     bool red[WN_MAX_RANK];
@@ -99,7 +112,9 @@ static int reduce_record(KernelCtx *kc, const Node *n, const KTensor *in, const 
     for (int d = 0; d < rr; d++) pc.rshape[d] = (uint32_t)rs[d], pc.rst[d] = (uint32_t)rst[0][d];
     int sh = kc_find_shader(kc, n, "reduce", x->dtype, x->dtype);
     if (sh < 0) return -1;
-    bool per_thread = R < 64;
+    /* the variant follows the reduced extent's upper bound, so that one recording serves every
+     * size within the bounds (replay.h) */
+    bool per_thread = reduced_bound(x, red, R) < 64;
     uint32_t wg = per_thread ? 64 : WG;
     uint32_t spec[3] = {wg, (uint32_t)reduce_code(n->op), per_thread};
     /* Split over the outermost kept dim (its outputs are contiguous): x viewed as that dim, then

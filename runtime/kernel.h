@@ -44,7 +44,7 @@
 #define K_MAX_RANK 6     /* ranks the strided shaders index; more are collapsed */
 #define K_MAX_BINDINGS 8
 #define K_PARAMS_BINDING K_MAX_BINDINGS /* the parameter block (common.glsl PARAMS_BLOCK) */
-#define K_MAX_SPEC 8
+#define K_MAX_SPEC 12
 #define K_PUSH_MAX 128
 
 typedef struct {

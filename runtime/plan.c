@@ -1,6 +1,6 @@
 /* plan.c - IR -> execution plan at load time: kernel lookup and checks per node, views (reshape,
  * identity) aliasing their input's storage, constants uploaded once, and liveness-based reuse of
- * device buffers for every other tensor (graph inputs live from the start, outputs to the end).
+ * device buffers for every other tensor (graph inputs live for the whole run, outputs to the end).
  * Buffers are sized for the upper bounds of dynamic dims. */
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +117,8 @@ int plan_model(WnrtModel *m) {
         for (int k = 0; k < n_ins; k++)
             if (ins[k] && last[m->root[ins[k]->id]] < i) last[m->root[ins[k]->id]] = i;
     }
+    /* Inputs stay theirs for the whole run too: a caller may bind them once and run again. */
+    for (int i = 0; i < g->n_inputs; i++) last[m->root[g->inputs[i]->id]] = nn;
     for (int i = 0; i < g->n_outputs; i++) last[m->root[g->outputs[i]->id]] = nn;
 
     /* Sizes; constants resident. */

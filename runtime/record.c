@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile.h"
 #include "rt_model.h"
 #include "vk_pipeline.h"
 
@@ -174,10 +175,12 @@ int kc_dispatch(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, 
         kc->bound_pipeline = p;
     }
     if (descriptors(kc, binds, n_binds, slot) < 0) return -1;
+    if (n && profile_dispatch_begin(kc->m, kc->cb, n) < 0) return -1; /* graph I/O copies are not timed */
     if (kc->replay)
         vkCmdDispatchIndirect(kc->cb, kc->params->buffer, kc->params->offset + replay_slot_stride(kc->m) * (uint64_t)slot + K_PUSH_MAX);
     else
         vkCmdDispatch(kc->cb, gx, gy, gz);
+    if (n) profile_dispatch_end(kc->m, kc->cb);
     kc->dispatches++;
     return 0;
 }
@@ -311,6 +314,7 @@ int record_commands(WnrtModel *m, Recording *r) {
         vkResetCommandBuffer(r->cb, 0);
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     vkBeginCommandBuffer(r->cb, &bi);
+    if (profile_record_begin(m, r->cb) < 0) return -1;
     r->trace.n = 0;
     KernelCtx kc = {.m = m, .dev = d, .cb = r->cb, .trace = &r->trace, .params = &r->params, .replay = m->replay};
     int rc = 0;

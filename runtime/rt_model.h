@@ -64,6 +64,8 @@ struct WnrtModel {
 
     /* GPU timestamps around the node dispatches of every run (bench.c, wnrt_set_timing) */
     VkQueryPool timestamps;
+    /* per-dispatch GPU timestamps and host phases (profile.c, wnrt_profile_enable; NULL: off) */
+    struct Profile *prof;
 
     /* KV caches (rt_kv.c) */
     RtKv *kv;
@@ -93,8 +95,9 @@ void fuse_free(WnrtModel *m);
 int kv_plan(WnrtModel *m);
 void kv_free(WnrtModel *m);
 bool kv_skips_io(const WnrtModel *m, const Value *v);
-/* bench.c: destroys the timestamp pool */
+/* bench.c: destroys the timestamp pool; valid timestamp bits of the device's queue (0: none) */
 void timing_free(WnrtModel *m);
+uint32_t timing_bits(const VkDev *d);
 /* Operands node n runs with (its rewrite's, else its own); returns the count. */
 static inline int plan_node_inputs(const WnrtModel *m, const Node *n, const Value *const **ins) {
     const PlanRewrite *rw = m->rewrite ? m->rewrite[n->index] : NULL;

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "bind.h"
+#include "profile.h"
 #include "rt_model.h"
 
 WnrtContext *wnrt_create(int device_index) {
@@ -84,6 +85,7 @@ void wnrt_free(WnrtModel *m) {
     for (int i = 0; i < m->n_rec; i++) free_recording(m, &m->rec[i]);
     if (m->fence) vkDestroyFence(m->dev->device, m->fence, NULL);
     timing_free(m);
+    profile_free(m);
     fuse_free(m);
     kv_free(m);
     mempool_destroy(m->pool);
@@ -180,8 +182,10 @@ static uint64_t now_ns(void) {
 }
 
 int wnrt_run(WnrtModel *m) {
+    profile_phase(m, WNRT_PROF_BIND);
     uint64_t t0 = now_ns();
     if (bind_resolve_symbols(m) < 0) return -1;
+    profile_phase(m, WNRT_PROF_RECORD);
     Recording *r;
     if (find_recording(m, &r) < 0 || (!r && !(r = record_new(m)))) return -1;
     r->last_used = ++m->clock;
@@ -191,7 +195,12 @@ int wnrt_run(WnrtModel *m) {
     m->stats.prepare_ns = now_ns() - t0;
     m->stats.prepare_ns_total += m->stats.prepare_ns;
     m->stats.runs++;
-    return vkdev_submit_wait(m->dev, r->cb, m->fence);
+    profile_phase(m, WNRT_PROF_SUBMIT);
+    if (vkdev_submit(m->dev, r->cb, m->fence) < 0) return -1;
+    profile_phase(m, WNRT_PROF_WAIT);
+    int rc = vkdev_wait(m->dev, m->fence);
+    profile_phase(m, WNRT_PROF_IDLE);
+    return rc < 0 ? rc : profile_run_done(m, r->cb, r->dispatches);
 }
 
 int wnrt_output_count(const WnrtModel *m) { return m->g->n_outputs; }
@@ -237,7 +246,9 @@ int wnrt_read_output(WnrtModel *m, int index, void *dst, uint64_t capacity) {
         diag_error("internal: output %s has no host-visible memory", info.name);
         return -1;
     }
+    profile_phase(m, WNRT_PROF_READBACK);
     memcpy(dst, src->map, info.nbytes);
+    profile_phase(m, WNRT_PROF_IDLE);
     return 0;
 }
 

@@ -208,6 +208,33 @@ static int find_compute_queue(VkPhysicalDevice pd, uint32_t *family) {
     return 0;
 }
 
+/* NV cooperative matrices usable by the prefill GEMMs (shaders/nbits_tile.glsl): the extension, float16
+ * arithmetic, subgroups of 32 and a float16 16x16x16 shape with float32 accumulation at subgroup
+ * scope.  (VK_KHR_cooperative_matrix would do as well, but Debian 12's glslang 11.13 and Vulkan
+ * headers 1.3.239 do not know it.)  Opt-in while a numerical difference on the H100 is open
+ * (nbits_tile.glsl): WEBNNC_COOPMAT=1 turns it on. */
+static bool coopmat_nv_usable(VkInstance inst, VkPhysicalDevice pd, const WnrtDeviceInfo *info) {
+    const char *on = getenv("WEBNNC_COOPMAT");
+    if (!on || strcmp(on, "1") != 0 || !info->float16 || info->subgroup_size != 32 ||
+        !has_extension(pd, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME))
+        return false;
+    PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV get =
+        (PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)vkGetInstanceProcAddr(inst, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV");
+    uint32_t n = 0;
+    if (!get || get(pd, &n, NULL) != VK_SUCCESS || n == 0) return false;
+    VkCooperativeMatrixPropertiesNV *p = calloc(n, sizeof *p);
+    if (!p) return false;
+    for (uint32_t i = 0; i < n; i++) p[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
+    bool ok = false;
+    if (get(pd, &n, p) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n && !ok; i++)
+            ok = p[i].MSize == 16 && p[i].NSize == 16 && p[i].KSize == 16 && p[i].AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+                 p[i].BType == VK_COMPONENT_TYPE_FLOAT16_NV && p[i].CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+                 p[i].DType == VK_COMPONENT_TYPE_FLOAT32_NV && p[i].scope == VK_SCOPE_SUBGROUP_NV;
+    free(p);
+    return ok;
+}
+
 VkDev *vkdev_open(int index) {
     VkDev *d = calloc(1, sizeof *d);
     if (!d) { diag_error("out of memory"); return NULL; }
@@ -241,9 +268,17 @@ VkDev *vkdev_open(int index) {
     f12.storageBuffer8BitAccess = d->info.storage8;
     f11.storageBuffer16BitAccess = d->info.storage16;
     f2.features.shaderInt64 = d->info.int64;
-    const char *exts[2];
+    const char *exts[3];
     uint32_t n_exts = 0;
     if (d->info.push_descriptor) exts[n_exts++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+    d->info.coopmat_nv = coopmat_nv_usable(d->instance, d->phys, &d->info);
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV fcoop = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+                                                         .cooperativeMatrix = VK_TRUE};
+    if (d->info.coopmat_nv) {
+        exts[n_exts++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+        fcoop.pNext = f12.pNext;
+        f12.pNext = &fcoop;
+    }
     const char *stats = getenv("WEBNNC_PIPELINE_STATS");
     d->pipeline_stats = stats && strcmp(stats, "1") == 0 &&
                         has_extension(d->phys, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
@@ -251,6 +286,7 @@ VkDev *vkdev_open(int index) {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR, .pipelineExecutableInfo = VK_TRUE};
     if (d->pipeline_stats) {
         exts[n_exts++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+        fexec.pNext = f12.pNext;
         f12.pNext = &fexec;
     }
     VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &f2,
@@ -300,9 +336,17 @@ VkCommandBuffer vkdev_begin_once(VkDev *d) {
 }
 
 int vkdev_submit_wait(VkDev *d, VkCommandBuffer cb, VkFence fence) {
+    return vkdev_submit(d, cb, fence) < 0 ? -1 : vkdev_wait(d, fence);
+}
+
+int vkdev_submit(VkDev *d, VkCommandBuffer cb, VkFence fence) {
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
     VkResult r = vkQueueSubmit(d->queue, 1, &si, fence);
-    if (r != VK_SUCCESS) return vkdev_fail("vkQueueSubmit", r);
+    return r == VK_SUCCESS ? 0 : vkdev_fail("vkQueueSubmit", r);
+}
+
+int vkdev_wait(VkDev *d, VkFence fence) {
+    VkResult r;
     if (fence) {
         r = vkWaitForFences(d->device, 1, &fence, VK_TRUE, UINT64_MAX);
         if (r == VK_SUCCESS) r = vkResetFences(d->device, 1, &fence);

@@ -38,6 +38,9 @@ void vkdev_close(VkDev *d);
 /* One-shot command buffer helpers (load-time uploads). */
 VkCommandBuffer vkdev_begin_once(VkDev *d);
 int vkdev_submit_wait(VkDev *d, VkCommandBuffer cb, VkFence fence);
+/* The two halves of vkdev_submit_wait: submit; wait for the fence (reset after) or the queue. */
+int vkdev_submit(VkDev *d, VkCommandBuffer cb, VkFence fence);
+int vkdev_wait(VkDev *d, VkFence fence);
 int vkdev_end_once(VkDev *d, VkCommandBuffer cb);
 /* Diagnostic for a failed Vulkan call; returns -1. */
 int vkdev_fail(const char *what, VkResult r);

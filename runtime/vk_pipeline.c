@@ -1,5 +1,6 @@
 /* vk_pipeline.c - shader table lookup, lazy compute-pipeline creation and the on-disk pipeline
- * cache (see vk_pipeline.h). */
+ * cache (see vk_pipeline.h): files checked by their own xxHash64 before the driver reads them,
+ * written through a temporary file renamed into place. */
 #include "vk_pipeline.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 
 #include "diag.h"
 #include "kernel.h"
+#include "outdir.h"
 
 /* ---- shader table (generated) ------------------------------------------------------------ */
 #include "shader_table.h"
@@ -122,31 +124,45 @@ VkPipelineLayout pipeset_layout(const VkDev *d) { return d->pipelines->layout; }
 VkDescriptorSetLayout pipeset_set_layout(const VkDev *d) { return d->pipelines->set_layout; }
 int pipeset_count(const VkDev *d) { return d->pipelines->n; }
 
-static void *read_file(const char *path, size_t *len) {
+/* Cache files: "WNPC" + xxHash64 of the driver's data (little-endian) + the data.  A file that is
+ * short, foreign or corrupt is ignored (the pipeline is compiled and the file rewritten), so the
+ * driver only ever sees bytes webnnc itself got from vkGetPipelineCacheData. */
+#define CACHE_MAGIC "WNPC"
+#define CACHE_HEADER 12
+#define CACHE_MAX_BYTES (64u << 20)
+
+/* The driver's data inside a cache file (malloc'ed block at *block), or NULL. */
+static const void *read_cache(const char *path, void **block, size_t *len) {
     FILE *f = fopen(path, "rb");
+    *block = NULL;
     if (!f) return NULL;
-    void *buf = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long n = ftell(f);
-        if (n > 0 && n < (64l << 20) && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n))) {
-            if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-                free(buf);
-                buf = NULL;
-            } else *len = (size_t)n;
-        }
-    }
+    uint8_t *buf = malloc(CACHE_MAX_BYTES);
+    size_t n = buf ? fread(buf, 1, CACHE_MAX_BYTES, f) : 0;
     fclose(f);
-    return buf;
+    uint64_t want = 0;
+    for (int i = 0; i < 8 && n > CACHE_HEADER; i++) want |= (uint64_t)buf[4 + i] << (8 * i);
+    if (n <= CACHE_HEADER || n == CACHE_MAX_BYTES || memcmp(buf, CACHE_MAGIC, 4) != 0 ||
+        XXH64(buf + CACHE_HEADER, n - CACHE_HEADER, 0) != want) {
+        free(buf);
+        return NULL;
+    }
+    *block = buf;
+    *len = n - CACHE_HEADER;
+    return buf + CACHE_HEADER;
 }
 
-static void write_file_atomic(const char *path, const void *data, size_t len) {
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) return;
-    bool ok = fwrite(data, 1, len, f) == len;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) remove(tmp);
+/* Best effort (a cache): a temporary file created O_EXCL | O_NOFOLLOW, renamed into place. */
+static void write_cache(const char *path, const void *data, size_t len) {
+    uint8_t hdr[CACHE_HEADER] = CACHE_MAGIC;
+    uint64_t h = XXH64(data, len, 0);
+    for (int i = 0; i < 8; i++) hdr[4 + i] = (uint8_t)(h >> (8 * i));
+    OutFile f;
+    bool had_error = diag_has_error();
+    if (outfile_open(&f, path) < 0 || outfile_write(&f, hdr, sizeof hdr) < 0 || outfile_write(&f, data, len) < 0 ||
+        outfile_commit(&f) < 0) {
+        if (f.fd >= 0) outfile_abort(&f);
+        if (!had_error) diag_clear(); /* no error: the pipeline is simply compiled again next time */
+    }
 }
 
 /* WEBNNC_PIPELINE_STATS=1: one stderr line per new pipeline with the driver's statistics. */
@@ -200,7 +216,8 @@ VkPipeline pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec) {
 
     /* Disk cache keyed by SPIR-V + spec constants + driver UUID. */
     char path[1100] = "";
-    void *init = NULL;
+    void *init_block = NULL;
+    const void *init = NULL;
     size_t init_len = 0;
     if (p->cache_dir[0]) {
         XXH64_state_t *st = XXH64_createState();
@@ -211,7 +228,7 @@ VkPipeline pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec) {
             XXH64_update(st, d->pipeline_cache_uuid, VK_UUID_SIZE);
             snprintf(path, sizeof path, "%s/%016llx.bin", p->cache_dir, (unsigned long long)XXH64_digest(st));
             XXH64_freeState(st);
-            init = read_file(path, &init_len);
+            init = read_cache(path, &init_block, &init_len);
         }
     }
     VkPipelineCache cache = VK_NULL_HANDLE;
@@ -229,12 +246,12 @@ VkPipeline pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec) {
         size_t len = 0;
         if (vkGetPipelineCacheData(d->device, cache, &len, NULL) == VK_SUCCESS && len > 0) {
             void *data = malloc(len);
-            if (data && vkGetPipelineCacheData(d->device, cache, &len, data) == VK_SUCCESS) write_file_atomic(path, data, len);
+            if (data && vkGetPipelineCacheData(d->device, cache, &len, data) == VK_SUCCESS) write_cache(path, data, len);
             free(data);
         }
     }
     if (cache) vkDestroyPipelineCache(d->device, cache, NULL);
-    free(init);
+    free(init_block);
     if (r != VK_SUCCESS) {
         diag_error("vulkan: creating the pipeline for shader %s failed (VkResult %d)", si->name, (int)r);
         return VK_NULL_HANDLE;

@@ -52,6 +52,8 @@ typedef struct {
     bool storage8;   /* storageBuffer8BitAccess */
     bool int64;      /* shaderInt64 */
     bool push_descriptor;
+    bool coopmat_nv; /* VK_NV_cooperative_matrix with float16 16x16x16 products into float32 (subgroups of
+                        32), enabled at device creation (vkdev_open) with WEBNNC_COOPMAT=1 */
     int n_heaps;
     uint64_t heap_size[WNRT_MAX_HEAPS];
     bool heap_device_local[WNRT_MAX_HEAPS];

@@ -8,29 +8,8 @@
 #include <string.h>
 
 #include "diag.h"
+#include "input_limits.h"
 #include "genai_config.h"
-
-/* Largest config file read (real ones are a few KB). */
-#define GENAI_CONFIG_MAX_BYTES (1 << 20)
-
-static char *read_small_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        diag_error("%s: cannot open", path);
-        return NULL;
-    }
-    char *buf = malloc(GENAI_CONFIG_MAX_BYTES + 1);
-    size_t n = buf ? fread(buf, 1, GENAI_CONFIG_MAX_BYTES + 1, f) : 0;
-    bool err = ferror(f);
-    fclose(f);
-    if (!buf || err || n > GENAI_CONFIG_MAX_BYTES) {
-        diag_error("%s: %s", path, !buf ? "out of memory" : err ? "read error" : "larger than 1 MiB");
-        free(buf);
-        return NULL;
-    }
-    buf[n] = 0;
-    return buf;
-}
 
 /* Positive integer at obj.a.b (NULL b: obj.a); 0 when absent, -1 (diagnostic) when invalid. */
 static int64_t int_field(const char *path, const cJSON *root, const char *a, const char *b, const char *c) {
@@ -47,11 +26,37 @@ static int64_t int_field(const char *path, const cJSON *root, const char *a, con
     return (int64_t)v;
 }
 
+/* model.eos_token_id: a non-negative id or a list of them (absent: none).  0, or -1 + diagnostic. */
+static int eos_ids(const char *path, const cJSON *root, GenaiConfig *out) {
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
+    const cJSON *e = cJSON_IsObject(model) ? cJSON_GetObjectItemCaseSensitive(model, "eos_token_id") : NULL;
+    if (!e) return 0;
+    const cJSON *one = e;
+    bool list = cJSON_IsArray(e);
+    if (list && cJSON_GetArraySize(e) > GENAI_MAX_EOS) {
+        diag_error("%s: model.eos_token_id lists more than %d ids", path, GENAI_MAX_EOS);
+        return -1;
+    }
+    for (one = list ? e->child : e; one; one = list ? one->next : NULL) {
+        double v = cJSON_IsNumber(one) ? one->valuedouble : -1;
+        if (v < 0 || v > INT32_MAX || v != (double)(int64_t)v) {
+            diag_error("%s: model.eos_token_id must be a token id or a list of token ids", path);
+            return -1;
+        }
+        out->eos[out->n_eos++] = (int32_t)v;
+    }
+    return 0;
+}
+
 int genai_config_read(const char *path, GenaiConfig *out) {
     memset(out, 0, sizeof *out);
-    char *text = read_small_file(path);
-    if (!text) return -1;
-    cJSON *root = cJSON_Parse(text);
+    size_t len = 0;
+    char *text = input_file_read(path, LIMIT_CONFIG_JSON_BYTES, &len);
+    if (!text || !json_within_limits(text, len, path)) {
+        free(text);
+        return -1;
+    }
+    cJSON *root = cJSON_ParseWithLength(text, len);
     free(text);
     if (!cJSON_IsObject(root)) {
         diag_error("%s: not a JSON object", path);
@@ -61,8 +66,9 @@ int genai_config_read(const char *path, GenaiConfig *out) {
     int64_t max_len = int_field(path, root, "search", "max_length", NULL);
     int64_t ctx = max_len < 0 ? -1 : int_field(path, root, "model", "context_length", NULL);
     int64_t head = ctx < 0 ? -1 : int_field(path, root, "model", "decoder", "head_size");
+    int eos = head < 0 ? -1 : eos_ids(path, root, out);
     cJSON_Delete(root);
-    if (max_len < 0 || ctx < 0 || head < 0) return -1;
+    if (max_len < 0 || ctx < 0 || head < 0 || eos < 0) return -1;
     out->max_length = max_len ? max_len : ctx;
     out->head_size = head;
     return 0;

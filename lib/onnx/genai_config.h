@@ -1,5 +1,6 @@
 /* genai_config.h - what webnnc takes from an ONNX Runtime GenAI genai_config.json: the maximum
- * sequence length (search.max_length, else model.context_length) and the head size, and the
+ * sequence length (search.max_length, else model.context_length), the head size, the eos token
+ * ids (model.eos_token_id, an id or a list; generate stops at any of them), and the
  * default dimension settings they imply for the decoder's symbolic dims (see genai_config.c). */
 #ifndef WEBNNC_GENAI_CONFIG_H
 #define WEBNNC_GENAI_CONFIG_H
@@ -8,9 +9,13 @@
 
 #include "onnx_import.h"
 
+#define GENAI_MAX_EOS 16
+
 typedef struct {
     int64_t max_length; /* search.max_length, else model.context_length; 0 when neither */
     int64_t head_size;  /* model.decoder.head_size; 0 when absent */
+    int n_eos;          /* model.eos_token_id: one id or a list of at most GENAI_MAX_EOS */
+    int32_t eos[GENAI_MAX_EOS];
 } GenaiConfig;
 
 /* Reads PATH.  Returns 0, or -1 with a diagnostic naming the file (unreadable, not JSON, a field

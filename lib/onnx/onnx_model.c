@@ -72,7 +72,7 @@ static bool is_file(const char *path) {
  * the open descriptor goes to *keep_fd (else it is closed).  Returns NULL on success, else why it
  * failed (nothing is left open or mapped then). */
 static const char *map_readonly(const char *path, void **addr, size_t *size, int *keep_fd) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not block: fstat refuses it */
     if (fd < 0) return strerror(errno);
     struct stat st;
     const char *why = NULL;
@@ -149,13 +149,15 @@ static OnnxModel *parse_model(const uint8_t *buf, size_t len, const char *file, 
         diag_error("%s: empty model file", file);
         goto fail;
     }
-    if (onnx_wire_check(buf, len, &onnx__model_proto__descriptor, file) != 0) goto fail;
+    if (!input_limit_ok(LIMIT_ONNX_FILE_BYTES, len, file, "file size") ||
+        onnx_wire_check(buf, len, &onnx__model_proto__descriptor, file) != 0)
+        goto fail;
     m->proto = onnx__model_proto__unpack(NULL, len, buf);
     if (!m->proto) {
         diag_error("%s: truncated or invalid protobuf", file);
         goto fail;
     }
-    if (validate_model(m->proto, file) != 0) goto fail;
+    if (validate_model(m->proto, file) != 0 || onnx_graph_check_limits(m->proto->graph, file) != 0) goto fail;
     return m;
 fail:
     onnx_model_free(m);

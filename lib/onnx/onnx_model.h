@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "input_limits.h"
 #include "ir.h"
 #include "onnx.pb-c.h"
 
@@ -17,8 +18,9 @@ typedef struct OnnxModel {
     struct OnnxMappings *maps; /* memory-mapped external data files */
 } OnnxModel;
 
-/* Deepest nesting of length-delimited submessages accepted in a model file. */
-#define ONNX_MAX_NESTING 64
+/* Deepest nesting of length-delimited submessages accepted in a model file: the protobuf-nesting
+ * limit (input_limits.def), at most this. */
+#define ONNX_MAX_NESTING INPUT_PROTO_NESTING_MAX
 
 /* Loads a .onnx file, or a folder holding model.onnx (and genai_config.json, tokenizer files).
  * Returns NULL with a diagnostic (diag.h) on any problem. */
@@ -58,6 +60,10 @@ void onnx_model_attach(Graph *g, OnnxModel *m);
  * the input in the diagnostic.  Returns 0, or -1 with a diagnostic. */
 int onnx_wire_check(const uint8_t *buf, size_t len, const ProtobufCMessageDescriptor *desc,
                     const char *file);
+
+/* Checks a graph and its subgraphs against the node-count and string-length limits
+ * (input_limits.def).  0, or -1 with a diagnostic naming `file` and the limit. */
+int onnx_graph_check_limits(const Onnx__GraphProto *g, const char *file);
 
 /* Bytes [offset, offset + length) of external data file `location` (relative to m->dir), from a
  * read-only mapping shared by all tensors of that file.  Refuses absolute paths, ".." components,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "input_limits.h"
 #include "onnx_model.h"
 
 /* How the ONNX element type is stored and what it becomes in the IR. */
@@ -232,6 +233,11 @@ int onnx_tensor_read(OnnxModel *m, Graph *g, const Onnx__TensorProto *t, OnnxTen
             return -1;
         }
         out->shape[i] = t->dims[i];
+    }
+    if (count > input_limit(LIMIT_TENSOR_ELEMENTS)) {
+        TERR(c, "element count %llu is above the limit %s (%llu)", (unsigned long long)count,
+             input_limit_name(LIMIT_TENSOR_ELEMENTS), (unsigned long long)input_limit(LIMIT_TENSOR_ELEMENTS));
+        return -1;
     }
     out->rank = (int)t->n_dims;
     out->dtype = dt;

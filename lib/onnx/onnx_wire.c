@@ -76,9 +76,10 @@ int onnx_wire_check(const uint8_t *buf, size_t len, const ProtobufCMessageDescri
             const ProtobufCFieldDescriptor *f =
                 d ? protobuf_c_message_descriptor_get_field(d, (unsigned)number) : NULL;
             if (f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
-                if (depth == ONNX_MAX_NESTING) {
-                    diag_error("%s: protobuf messages nested deeper than %d levels at byte %zu",
-                               file, ONNX_MAX_NESTING, field_at);
+                if (depth == ONNX_MAX_NESTING || (uint64_t)depth >= input_limit(LIMIT_PROTO_NESTING)) {
+                    diag_error("%s: protobuf message nesting %d at byte %zu is above the limit %s (%llu)",
+                               file, depth + 1, field_at, input_limit_name(LIMIT_PROTO_NESTING),
+                               (unsigned long long)input_limit(LIMIT_PROTO_NESTING));
                     return -1;
                 }
                 depth++;

@@ -3,6 +3,7 @@
  *   com.microsoft MatMulNBits                -> matmulNBits   (g_idx only in the trivial order)
  *   SimplifiedLayerNormalization (ai.onnx)   -> rmsNorm       (output 0 only)
  *   com.microsoft SkipSimplifiedLayerNormalization -> skipRmsNorm (outputs 0 and 3)
+ *   com.microsoft SkipLayerNormalization     -> add + layerNormalization (spec ops; outputs 0 and 3)
  *   com.microsoft RotaryEmbedding, ai.onnx RotaryEmbedding-23 -> rotaryEmbedding (one operand order)
  *   com.microsoft GatherBlockQuantized       -> gatherBlockQuantized
  *   com.microsoft QuickGelu                  -> quickGelu
@@ -78,6 +79,26 @@ int onnx_SkipSimplifiedLayerNormalization(OnnxCtx *c) {
     if (imp_insert(c, n) < 0) return -1;
     if (sum) imp_set_out(c, 3, n->outputs[1]);
     return imp_result(c, n->outputs[0]);
+}
+
+/* com.microsoft SkipLayerNormalization (LayerNorm models: OLMo, Nemotron): lowered to spec ops,
+ * s = input + skip (+ bias), output = layerNormalization(s, gamma, beta) over the last axis, output 3
+ * = s.  float16 is summed and normalized in float32 (ORT skip_layer_norm.cc) and rounded once. */
+int onnx_SkipLayerNormalization(OnnxCtx *c) {
+    Value *x = in_req(c, 0), *skip = in_req(c, 1), *gamma = in_req(c, 2), *beta = in_opt(c, 3), *bias = in_opt(c, 4);
+    if (!x || !skip || !gamma || only_outputs(c, 1u | 8u) < 0) return -1;
+    if (x->rank < 1) return imp_error(c, "input must have rank >= 1");
+    DType t = x->dtype, f = t == DT_F16 ? DT_F32 : t;
+    Value *s = emit_binary(c, OP_ADD, emit_cast(c, x, f), emit_cast(c, skip, f));
+    if (s && bias) s = emit_binary(c, OP_ADD, s, emit_cast(c, bias, f));
+    if (!s) return -1;
+    int64_t last = x->rank - 1;
+    Node *n = with_inputs(c, OP_LAYER_NORMALIZATION, 3,
+                          (Value *[]){s, emit_cast(c, gamma, f), beta ? emit_cast(c, beta, f) : NULL});
+    node_set_ints(c->g, n, "axes", 1, &last);
+    node_set_float(c->g, n, "epsilon", onnx_attr_float(c, "epsilon", 1e-12));
+    if (imp_wants_out(c, 3)) imp_set_out(c, 3, emit_cast(c, s, t));
+    return imp_result(c, emit_cast(c, imp_finish(c, n), t));
 }
 
 int onnx_RotaryEmbedding(OnnxCtx *c) {

@@ -1,6 +1,7 @@
 /* tensor_file.c - reading TensorProto (.pb) and NumPy (.npy) tensor files and writing .npy
  * (tensor_file.h).  Sizes are validated before allocation; .npy headers are parsed strictly
- * (little-endian or byte-sized descr, C order, shape tuple). */
+ * (little-endian or byte-sized descr, C order, shape tuple).  .npy files are written through a
+ * temporary file renamed into place (outdir.h). */
 #include "tensor_file.h"
 
 #include <ctype.h>
@@ -10,30 +11,15 @@
 
 #include "checked.h"
 #include "diag.h"
+#include "input_limits.h"
 #include "onnx_model.h"
+#include "outdir.h"
 
-#define MAX_FILE_BYTES (UINT64_C(16) << 30)
-
+/* Whole file, bounded by the tensor-file-size limit. */
 static uint8_t *slurp(const char *path, uint64_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        diag_error("%s: cannot open", path);
-        return NULL;
-    }
-    uint8_t *buf = NULL;
-    long n = -1;
-    if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
-    if (n < 0 || (uint64_t)n > MAX_FILE_BYTES || fseek(f, 0, SEEK_SET) != 0) {
-        diag_error("%s: cannot read (or larger than 16 GiB)", path);
-    } else if (!(buf = malloc((size_t)n + 1))) {
-        diag_error("%s: out of memory", path);
-    } else if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        diag_error("%s: read error", path);
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *len = (uint64_t)(n < 0 ? 0 : n);
+    size_t n = 0;
+    uint8_t *buf = (uint8_t *)input_file_read(path, LIMIT_TENSOR_FILE_BYTES, &n);
+    *len = n;
     return buf;
 }
 
@@ -136,6 +122,7 @@ static int read_npy(const char *path, TensorFile *out) {
             diag_error("%s: .npy shape too large", path);
             goto done;
         }
+        if (!input_limit_ok(LIMIT_TENSOR_ELEMENTS, numel, path, ".npy element count")) goto done;
         out->shape[out->rank++] = (int64_t)v;
         p = end;
     }
@@ -194,23 +181,22 @@ int tensor_file_write_npy(const char *path, DType dt, int rank, const int64_t *s
         numel *= (uint64_t)shape[d];
     }
     if (rank > 1) dims[strlen(dims) - 1] = 0; /* (a, b) ; keep the comma for 1-d: (a,) */
-    char hdr[512];
-    int n = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, dims);
+    char hdr[512 + 64];
+    int n = snprintf(hdr, 512, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, dims);
     int total = 10 + n + 1;
     int pad = (64 - total % 64) % 64;
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        diag_error("%s: cannot create", path);
-        return -1;
-    }
     uint16_t hl = (uint16_t)(n + pad + 1);
     uint8_t pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (uint8_t)(hl & 0xff), (uint8_t)(hl >> 8)};
-    bool ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, (size_t)n, f) == (size_t)n;
-    for (int i = 0; i < pad && ok; i++) ok = fputc(' ', f) != EOF;
-    ok = ok && fputc('\n', f) != EOF;
+    memset(hdr + n, ' ', (size_t)pad);
+    hdr[n + pad] = '\n';
+    /* a temporary file renamed over path: a symlink planted at path is replaced, never followed */
+    OutFile f;
+    if (outfile_open(&f, path) < 0) return -1;
     uint64_t nb = dtype_storage_bytes(dt, numel);
-    ok = ok && (nb == 0 || fwrite(data, 1, (size_t)nb, f) == nb);
-    ok = (fclose(f) == 0) && ok;
-    if (!ok) diag_error("%s: write error", path);
-    return ok ? 0 : -1;
+    if (outfile_write(&f, pre, sizeof pre) < 0 || outfile_write(&f, hdr, (size_t)(n + pad + 1)) < 0 ||
+        outfile_write(&f, data, (size_t)nb) < 0) {
+        outfile_abort(&f);
+        return -1;
+    }
+    return outfile_commit(&f);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "input_limits.h"
 #include "graph_json_kv.h"
 #include "reader.h"
 #include "tensor_codec.h"
@@ -116,7 +117,8 @@ static int read_const(ReadCtx *c, const cJSON *k) {
     DType dt = read_dtype(c, k, "const", name);
     if (dt == DT_INVALID || read_shape(c, k, false, "const", name, &rank, dims)) return -1;
     int64_t elements = shape_elements(c, rank, dims, name);
-    if (elements < 0) return -1;
+    if (elements < 0 || !input_limit_ok(LIMIT_TENSOR_ELEMENTS, (uint64_t)elements, c->src, "const element count"))
+        return -1;
     for (int i = 0; i < rank; i++) shape[i] = dims[i].v;
     const cJSON *init = cJSON_GetObjectItemCaseSensitive(k, "init");
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(init, "kind");
@@ -293,6 +295,7 @@ static int read_nodes(ReadCtx *c, const cJSON *nodes) {
         rd_error(c, "\"nodes\" is missing or not an array");
         return -1;
     }
+    if (!input_limit_ok(LIMIT_NODE_COUNT, (uint64_t)cJSON_GetArraySize(nodes), c->src, "node count")) return -1;
     int i = 0;
     for (const cJSON *jn = nodes->child; jn; jn = jn->next, i++) {
         if (!cJSON_IsObject(jn)) {
@@ -343,13 +346,19 @@ static int read_header(ReadCtx *c, const cJSON *root) {
 
 Graph *graph_json_read(const char *json, size_t len, const char *src, const char *dir, const char *stem,
                        unsigned flags) {
+    if (!json_within_limits(json, len, src)) return NULL;
     cJSON *root = cJSON_ParseWithLength(json, len);
-    ReadCtx c = {.src = src, .dir = dir, .stem = stem, .flags = flags};
     if (!cJSON_IsObject(root)) {
+        ReadCtx c = {.src = src};
         rd_error(&c, "not a JSON object (malformed or truncated JSON%s)", root ? "" : ", parse failed");
         cJSON_Delete(root);
         return NULL;
     }
+    return graph_tree_read(root, src, dir, stem, flags);
+}
+
+Graph *graph_tree_read(cJSON *root, const char *src, const char *dir, const char *stem, unsigned flags) {
+    ReadCtx c = {.src = src, .dir = dir, .stem = stem, .flags = flags};
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(root, "name");
     c.g = graph_new(cJSON_IsString(name) ? name->valuestring : NULL);
     c.g->source = graph_strdup(c.g, src);

@@ -1,5 +1,6 @@
-/* outdir.c - atomic output folders (see outdir.h).  Folders are flat: removal unlinks the files
- * of one level and never recurses. */
+/* outdir.c - atomic output folders and output files (see outdir.h).  Folders are flat: removal
+ * unlinks the files of one level and never recurses.  Nothing here opens an existing path for
+ * writing: files are created O_EXCL | O_NOFOLLOW under fresh names and renamed into place. */
 #include "outdir.h"
 
 #include <dirent.h>
@@ -28,22 +29,27 @@ static char *sibling(const char *outdir, const char *suffix) {
     return s;
 }
 
+/* Replaces the last 6 characters of `tmpl` with random ones. */
+static void fill_random(char *tmpl, size_t n) {
+    static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    static uint64_t counter;
+    uint64_t r;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        r = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^ (uint64_t)getpid() << 40;
+    }
+    r += ++counter * 0x9E3779B97F4A7C15ull;
+    for (size_t i = n - 6; i < n; i++, r /= sizeof chars - 1) tmpl[i] = chars[r % (sizeof chars - 1)];
+}
+
 /* mkdtemp() without its 0700 mode: mkdir(0777) lets the umask decide, as for any new folder, so
  * the renamed output is as readable as `mkdir OUTDIR` would have made it. */
 static bool make_temp_dir(char *tmpl) {
-    static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     size_t n = strlen(tmpl);
     if (n < 6) return false;
-    static uint64_t counter;
     for (int attempt = 0; attempt < 1000; attempt++) {
-        uint64_t r;
-        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            r = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^ (uint64_t)getpid() << 40;
-        }
-        r += ++counter * 0x9E3779B97F4A7C15ull;
-        for (size_t i = n - 6; i < n; i++, r /= sizeof chars - 1) tmpl[i] = chars[r % (sizeof chars - 1)];
+        fill_random(tmpl, n);
         if (mkdir(tmpl, 0777) == 0) return true;
         if (errno != EEXIST) return false;
     }
@@ -133,29 +139,139 @@ int outdir_commit(const char *tmp, const char *outdir, const char *const *ours) 
 
 int outdir_create_file(const char *dir, const char *name, char *path, size_t path_len) {
     snprintf(path, path_len, "%s/%s", dir, name);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* dir is a folder this process made: nothing else should be there, and a link never is followed */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) diag_error("%s: cannot create: %s", path, strerror(errno));
     return fd;
+}
+
+/* Writes all of data to fd; `path` names the file in the diagnostic. */
+static int write_all(int fd, const char *path, const void *data, size_t len) {
+    const char *p = data;
+    while (len) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            diag_error("%s: write failed: %s", path, w < 0 ? strerror(errno) : "no progress");
+            return -1;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
 }
 
 int outdir_write_file(const char *dir, const char *name, const char *data, size_t len) {
     char path[4096];
     int fd = outdir_create_file(dir, name, path, sizeof path);
     if (fd < 0) return -1;
-    while (len) {
-        ssize_t w = write(fd, data, len);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            diag_error("%s: write failed: %s", path, w < 0 ? strerror(errno) : "no progress");
-            close(fd);
-            return -1;
-        }
-        data += w;
-        len -= (size_t)w;
+    if (write_all(fd, path, data, len) < 0) {
+        close(fd);
+        return -1;
     }
     if (close(fd) != 0) {
         diag_error("%s: write failed: %s", path, strerror(errno));
         return -1;
     }
     return 0;
+}
+
+int outdir_copy_file(const char *dir, const char *name, const char *src) {
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (in < 0 || fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+        diag_error("%s: cannot copy: %s", src, in < 0 ? strerror(errno) : "not a regular file");
+        if (in >= 0) close(in);
+        return -1;
+    }
+    char path[4096], buf[1 << 16];
+    int fd = outdir_create_file(dir, name, path, sizeof path), rc = fd < 0 ? -1 : 0;
+    ssize_t n = 0;
+    while (rc == 0 && (n = read(in, buf, sizeof buf)) != 0) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            diag_error("%s: read failed: %s", src, strerror(errno));
+            rc = -1;
+        } else
+            rc = write_all(fd, path, buf, (size_t)n);
+    }
+    close(in);
+    if (fd >= 0 && close(fd) != 0 && rc == 0) {
+        diag_error("%s: write failed: %s", path, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
+
+int outfile_open(OutFile *f, const char *path) {
+    *f = (OutFile){.fd = -1};
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+        diag_error("%s: not a file name", path);
+        return -1;
+    }
+    size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
+    f->path = strdup(path);
+    f->tmp = malloc(dlen + strlen(base) + sizeof "..tmp-XXXXXX");
+    if (!f->path || !f->tmp) abort();
+    memcpy(f->tmp, path, dlen);
+    sprintf(f->tmp + dlen, ".%s.tmp-XXXXXX", base);
+    for (int attempt = 0; attempt < 1000 && f->fd < 0; attempt++) {
+        fill_random(f->tmp, strlen(f->tmp));
+        f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (f->fd < 0 && errno != EEXIST) break;
+    }
+    if (f->fd < 0) {
+        diag_error("%s: cannot create: %s", path, strerror(errno));
+        free(f->path);
+        free(f->tmp);
+        *f = (OutFile){.fd = -1};
+        return -1;
+    }
+    return 0;
+}
+
+int outfile_write(OutFile *f, const void *data, size_t len) { return write_all(f->fd, f->path, data, len); }
+
+void outfile_abort(OutFile *f) {
+    if (f->fd >= 0) close(f->fd);
+    if (f->tmp) unlink(f->tmp);
+    free(f->path);
+    free(f->tmp);
+    *f = (OutFile){.fd = -1};
+}
+
+int outfile_commit(OutFile *f) {
+    struct stat st;
+    const char *why = NULL;
+    if (close(f->fd) != 0) why = strerror(errno);
+    f->fd = -1;
+    /* rename() would also refuse a folder, but name the problem plainly */
+    if (!why && lstat(f->path, &st) == 0 && S_ISDIR(st.st_mode)) why = "is a folder";
+    if (!why && rename(f->tmp, f->path) != 0) why = strerror(errno);
+    if (why) {
+        diag_error("%s: cannot write: %s", f->path, why);
+        outfile_abort(f);
+        return -1;
+    }
+    free(f->path);
+    free(f->tmp);
+    *f = (OutFile){.fd = -1};
+    return 0;
+}
+
+int outfile_write_atomic(const char *path, const char *data, size_t len) {
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        diag_error("%s: exists and is not a regular file; not replacing it", path);
+        return -1;
+    }
+    OutFile f;
+    if (outfile_open(&f, path) < 0) return -1;
+    if (outfile_write(&f, data, len) < 0) {
+        outfile_abort(&f);
+        return -1;
+    }
+    return outfile_commit(&f);
 }

@@ -17,7 +17,7 @@ typedef struct {
     Graph *g;
     const char *src;  /* file named in errors */
     const char *dir;  /* folder holding weights + manifest, NULL: none allowed */
-    const char *stem; /* <stem>.weights / <stem>.manifest.json */
+    const char *stem; /* graph <stem>.webnn.json: weights_open() looks for <stem>.* files */
     NameMap values;   /* JSON name -> Value* */
     NameMap node_ids; /* JSON node id -> (void *)1 */
     WeightsSource *weights; /* opened on the first weights ref */
@@ -32,6 +32,12 @@ typedef struct {
 /* Reads graph JSON; `src` names it in errors, dir/stem locate the weights (dir NULL: none);
  * flags are WEBNN_READ_*. */
 Graph *graph_json_read(const char *json, size_t len, const char *src, const char *dir, const char *stem,
+                       unsigned flags);
+
+/* The same from a parsed JSON tree (the text form's parser builds one); takes ownership of root. */
+Graph *graph_tree_read(cJSON *root, const char *src, const char *dir, const char *stem, unsigned flags);
+/* Reads the .webnn text form (graph_text_read.c): parses it into the JSON tree and reads that. */
+Graph *graph_text_read(const char *text, size_t len, const char *src, const char *dir, const char *stem,
                        unsigned flags);
 
 void rd_error(const ReadCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

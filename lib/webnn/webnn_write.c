@@ -9,15 +9,33 @@
 
 #include "diag.h"
 #include "outdir.h"
+#include "tensor_codec.h"
 #include "webnn_io.h"
 #include "writers.h"
 
-static const char *const our_files[] = {WN_GRAPH_FILE, WN_WEIGHTS_FILE, WN_MANIFEST_FILE, WN_TEXT_FILE, NULL};
+/* Files an output folder of webnnc (this version or an earlier one) may hold. */
+static const char *const our_files[] = {WN_GRAPH_FILE, WN_WEIGHTS_FILE, WN_MANIFEST_FILE, WN_MANIFEST_FILE_OLD,
+                                        WN_TEXT_FILE, NULL};
 
-/* One rendering of the graph (JSON or text) as a malloc'ed string, NULL + diagnostic. */
-static char *render(Graph *g, int (*emit)(const Graph *, const WritePlan *, TextBuf *)) {
+/* One rendering of the graph (JSON or text) as a malloc'ed string, NULL + diagnostic; with
+ * inline_all, weights constants are written inline too. */
+static char *render_ex(Graph *g, int (*emit)(const Graph *, const WritePlan *, TextBuf *), bool inline_all) {
     WritePlan p;
     if (write_plan_build(g, &p)) return NULL;
+    if (inline_all) {
+        uint64_t bytes = 0;
+        for (int i = 0; i < p.n_consts; i++)
+            if (p.consts[i].kind == CONST_WEIGHTS) {
+                p.consts[i].kind = CONST_INLINE;
+                bytes += p.consts[i].elements * file_elem_bytes(p.consts[i].v->dtype);
+            }
+        if (bytes > WN_INLINE_ALL_MAX_BYTES) {
+            diag_error("%llu bytes of weights are too many to write inline (at most %llu); keep them external",
+                       (unsigned long long)bytes, (unsigned long long)WN_INLINE_ALL_MAX_BYTES);
+            write_plan_free(&p);
+            return NULL;
+        }
+    }
     TextBuf b;
     tb_init(&b);
     int rc = emit(g, &p, &b);
@@ -29,8 +47,13 @@ static char *render(Graph *g, int (*emit)(const Graph *, const WritePlan *, Text
     return tb_take(&b);
 }
 
+static char *render(Graph *g, int (*emit)(const Graph *, const WritePlan *, TextBuf *)) {
+    return render_ex(g, emit, false);
+}
+
 char *webnn_graph_json(Graph *g) { return render(g, graph_json_emit); }
 char *webnn_graph_text(Graph *g) { return render(g, graph_text_emit); }
+char *webnn_graph_inline(Graph *g, bool text) { return render_ex(g, text ? graph_text_emit : graph_json_emit, true); }
 
 static int write_weights(WritePlan *p, const char *dir) {
     char path[4096];
@@ -71,6 +94,7 @@ static int write_files(Graph *g, WritePlan *p, const char *dir, bool want_text) 
 int webnn_write(Graph *g, const char *outdir, const WebnnWriteOptions *opt) {
     WritePlan p;
     if (write_plan_begin(g, &p)) return -1;
+    if (opt && opt->contiguous_weights) p.align = 1;
     char *tmp = outdir_begin(outdir);
     int rc = -1;
     if (tmp) {

@@ -1,6 +1,7 @@
-/* weights_read.c - the reader's side of model.weights + model.manifest.json: finds both beside
- * the graph (<stem>.manifest.json, model.manifest.json, manifest.json; <stem>.weights,
- * model.weights), mmaps the blob for the graph's lifetime, and hands out each constant's bytes
+/* weights_read.c - the reader's side of model.weights + manifest.json: finds both beside the
+ * graph <stem>.webnn.json (or <stem>.json) by the webnn-graph tools' names first (manifest.json,
+ * <stem>.webnn.manifest.json; <stem>.webnn.weights), then by webnnc's earlier ones
+ * (<stem>.manifest.json, model.manifest.json; <stem>.weights, model.weights), mmaps the blob for the graph's lifetime, and hands out each constant's bytes
  * after checking its manifest entry: dtype and shape equal to the const's, byteLength ==
  * elements x (1 byte for int4/uint4, else the dtype size), byteOffset + byteLength within the
  * file, xxhash64 when present.  byteOffset is absolute from the file start (whether or not the
@@ -18,6 +19,7 @@
 
 #include "checked.h"
 #include "file_map.h"
+#include "input_limits.h"
 #include "reader.h"
 #include "tensor_codec.h"
 #include "webnn_io.h"
@@ -53,34 +55,11 @@ static bool find_file(const char *dir, const char *const *names, char *out, size
     return false;
 }
 
-/* Reads a whole (small) file into a malloc'ed NUL-terminated buffer. */
-static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long n = ftell(f);
-        if (n >= 0 && (unsigned long)n < (1ul << 31) && fseek(f, 0, SEEK_SET) == 0) {
-            buf = malloc((size_t)n + 1);
-            if (!buf) abort();
-            if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-                free(buf);
-                buf = NULL;
-            } else {
-                buf[n] = 0;
-                *len = (size_t)n;
-            }
-        }
-    }
-    fclose(f);
-    return buf;
-}
-
 static int parse_manifest(ReadCtx *c, WeightsSource *w) {
     size_t len = 0;
-    char *text = slurp(w->manifest_path, &len);
-    if (!text) {
-        rd_error(c, "cannot read manifest %s: %s", w->manifest_path, strerror(errno));
+    char *text = input_file_read(w->manifest_path, LIMIT_MANIFEST_BYTES, &len);
+    if (!text || !json_within_limits(text, len, w->manifest_path)) {
+        free(text);
         return -1;
     }
     w->manifest = cJSON_ParseWithLength(text, len);
@@ -109,7 +88,7 @@ static int parse_manifest(ReadCtx *c, WeightsSource *w) {
 }
 
 static int map_weights(ReadCtx *c, WeightsSource *w) {
-    int fd = open(w->weights_path, O_RDONLY | O_CLOEXEC);
+    int fd = open(w->weights_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         rd_error(c, "cannot open weights %s: %s", w->weights_path, strerror(errno));
@@ -139,14 +118,16 @@ WeightsSource *weights_open(ReadCtx *c) {
     WeightsSource *w = calloc(1, sizeof *w);
     if (!w) abort();
     graph_add_cleanup(c->g, weights_cleanup, w);
-    char stem_manifest[600], stem_weights[600];
+    char stem_manifest[600], webnn_manifest[600], stem_weights[600], webnn_weights[600];
     snprintf(stem_manifest, sizeof stem_manifest, "%s.manifest.json", c->stem);
+    snprintf(webnn_manifest, sizeof webnn_manifest, "%s.webnn.manifest.json", c->stem);
     snprintf(stem_weights, sizeof stem_weights, "%s.weights", c->stem);
-    const char *manifests[] = {stem_manifest, "model.manifest.json", "manifest.json", NULL};
-    const char *blobs[] = {stem_weights, "model.weights", NULL};
+    snprintf(webnn_weights, sizeof webnn_weights, "%s.webnn.weights", c->stem);
+    const char *manifests[] = {WN_MANIFEST_FILE, webnn_manifest, stem_manifest, WN_MANIFEST_FILE_OLD, NULL};
+    const char *blobs[] = {webnn_weights, stem_weights, WN_WEIGHTS_FILE, NULL};
     if (!find_file(c->dir, manifests, w->manifest_path, sizeof w->manifest_path)) {
-        rd_error(c, "the graph refers to external weights but %s/%s (or model.manifest.json) does not exist", c->dir,
-                 stem_manifest);
+        rd_error(c, "the graph refers to external weights but %s/%s (or %s) does not exist", c->dir, WN_MANIFEST_FILE,
+                 webnn_manifest);
         return NULL;
     }
     if (!find_file(c->dir, blobs, w->weights_path, sizeof w->weights_path)) {

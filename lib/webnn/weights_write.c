@@ -1,6 +1,6 @@
 /* weights_write.c - model.weights (the WGWT blob: "WGWT", u32 LE version 1, tensors at absolute
- * 64-byte aligned offsets with zero padding, int4/uint4 one byte per element) and
- * model.manifest.json (wg-weights-manifest v1 with an XXH64 per tensor).
+ * offsets aligned to the plan's align (64 by default, 1: contiguous) with zero padding, int4/uint4
+ * one byte per element) and manifest.json (wg-weights-manifest v1 with an XXH64 per tensor).
  *
  * One pass over the bytes: each weights constant is written in chunks that are hashed (XXH64
  * streaming state) while still in cache and then written with pwrite() at the tensor's offset;
@@ -120,7 +120,7 @@ static uint64_t size_without_dedup(const WritePlan *p, uint64_t *weights_bytes) 
         const PlannedConst *c = &p->consts[i];
         if (c->kind != CONST_WEIGHTS) continue;
         uint64_t len = c->elements * file_elem_bytes(c->v->dtype); /* bounded by the plan */
-        off = (off + WN_WEIGHTS_ALIGN - 1) / WN_WEIGHTS_ALIGN * WN_WEIGHTS_ALIGN + len;
+        off = (off + p->align - 1) / p->align * p->align + len;
         *weights_bytes += len;
     }
     return off;

@@ -77,7 +77,7 @@ static bool same_type(const Value *a, const Value *b) {
 uint64_t write_plan_next_offset(const WritePlan *p) {
     const PlannedTensor *last = p->n_tensors ? &p->tensors[p->n_tensors - 1] : NULL;
     uint64_t end = last ? last->offset + last->length : WN_WEIGHTS_HEADER;
-    return (end + WN_WEIGHTS_ALIGN - 1) / WN_WEIGHTS_ALIGN * WN_WEIGHTS_ALIGN;
+    return (end + p->align - 1) / p->align * p->align;
 }
 
 bool write_plan_place(WritePlan *p, PlannedConst *c, uint64_t hash) {
@@ -141,6 +141,7 @@ int write_plan_begin(const Graph *g, WritePlan *p) {
     memset(p->dedup, 0xFF, cap * sizeof *p->dedup);
     p->dedup_mask = cap - 1;
     p->weights_size = WN_WEIGHTS_HEADER;
+    p->align = WN_WEIGHTS_ALIGN;
     int rc = 0;
     for (int i = 0; i < nc; i++) {
         PlannedConst *c = &p->consts[p->n_consts++];

@@ -7,8 +7,9 @@
  * equal and exact through float32 (not int64/uint64/int4/uint4) -> {"kind":"scalar"}; else at most
  * WN_INLINE_MAX_ELEMENTS elements -> {"kind":"inlineBytes"}; else {"kind":"weights"}.  Weights
  * tensors with equal dtype, shape and bytes (XXH64 then memcmp) are stored once, under the ref of
- * the first of them by name; the file holds them in ascending ref order at 64-byte aligned
- * absolute offsets after the 8-byte WGWT header.
+ * the first of them by name; the file holds them in ascending ref order at absolute offsets
+ * after the 8-byte WGWT header, each aligned to `align` (64 by default; 1 puts them back to back,
+ * the contiguous layout of webnn-graph's pack-weights).
  *
  * Two ways to build a plan: write_plan_build() hashes every weights constant up front (renderers
  * that need the refs but write no weights); write_plan_begin() leaves the weights constants
@@ -52,6 +53,7 @@ typedef struct {
     const Value **outputs;
     int n_outputs;
     uint64_t weights_size; /* total size of model.weights */
+    uint64_t align;        /* of each tensor's offset: WN_WEIGHTS_ALIGN unless the caller sets 1 */
     int *const_index;      /* value id -> index in consts, or -1 */
     int n_values;
     int *dedup;            /* open-addressing table of tensor indices (-1: empty) */
@@ -63,7 +65,7 @@ int write_plan_build(const Graph *g, WritePlan *p);
 /* The same plan with every CONST_WEIGHTS constant unplaced (tensor -1, no tensors yet,
  * weights_size = the header).  0, or -1 with a diagnostic. */
 int write_plan_begin(const Graph *g, WritePlan *p);
-/* Offset the next new weights tensor gets (64-byte aligned end of the last one). */
+/* Offset the next new weights tensor gets (the end of the last one, aligned to p->align). */
 uint64_t write_plan_next_offset(const WritePlan *p);
 /* Places the unplaced weights constant `c` whose file bytes hash (XXH64, seed 0) to `hash`: it
  * reuses an earlier tensor with equal dtype, shape and bytes, else it becomes a new tensor at

@@ -10,7 +10,7 @@
 int graph_json_emit(const Graph *g, const WritePlan *p, TextBuf *b);
 /* model.webnn (text DSL) contents.  0, or -1 + diagnostic. */
 int graph_text_emit(const Graph *g, const WritePlan *p, TextBuf *b);
-/* model.manifest.json contents. */
+/* manifest.json contents. */
 void manifest_emit(const WritePlan *p, TextBuf *b);
 /* Writes model.weights to an open file descriptor, placing the weights constants of a plan
  * from write_plan_begin as it hashes them.  0, or -1 + diagnostic

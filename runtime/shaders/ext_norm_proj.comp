@@ -15,38 +15,12 @@
 layout(constant_id = 4) const uint ROWS = 4u;    // output columns per workgroup (<= 4)
 layout(constant_id = 5) const uint MT = 1u;      // activation rows per workgroup (<= 4)
 layout(constant_id = 6) const bool SG_REDUCE = true;
-layout(constant_id = 7) const uint FLAGS = 0u;   // 1 skip, 2 skipBias, 4 gated, 8 sum only
-const bool HAS_SKIP = (FLAGS & 1u) != 0u, HAS_SKIP_BIAS = (FLAGS & 2u) != 0u;
-const bool GATED = (FLAGS & 4u) != 0u, SUM_ONLY = (FLAGS & 8u) != 0u;
-
-PARAMS_BLOCK PC {
-    uint M, K, kBlocks, block, row_words, zp_row, rows, row0, out_cols, half_n;
-    float eps;
-    uint base_x, base_skip, base_b2, base_scale, base_w, base_s, base_z, base_y;
-} pc;
-layout(std430, binding = 0) readonly buffer X { A_T x_in[]; };
-layout(std430, binding = 1) readonly buffer Sk { A_T skip_in[]; };
-layout(std430, binding = 2) readonly buffer B2 { A_T b2_in[]; };
-layout(std430, binding = 3) readonly buffer Ns { A_T scale_in[]; };
-layout(std430, binding = 4) readonly buffer W { uint w_in[]; };
-layout(std430, binding = 5) readonly buffer S { A_T s_in[]; };
-layout(std430, binding = 6) readonly buffer Z { uint z_in[]; };
-layout(std430, binding = 6) readonly buffer Zf { A_T zf_in[]; };
-layout(std430, binding = 7) writeonly buffer Y { A_T y_out[]; };
-
+#include "norm_proj_io.glsl"
 #include "ext_nbits.glsl"
 
 const uint ACC = GATED ? 2u * ROWS : ROWS; // weight rows per workgroup
 shared float red[4 * 8 * 128];
 shared float inv_rms[4];
-
-float value_at(uint m, uint k) {
-    uint i = m * pc.K + k;
-    float v = float(x_in[pc.base_x + i]);
-    if (HAS_SKIP) v += float(skip_in[pc.base_skip + i]);
-    if (HAS_SKIP_BIAS) v += float(b2_in[pc.base_b2 + k]);
-    return v;
-}
 
 // Sum over the workgroup of MT values at once (slot i of each accumulator group).
 void reduce(inout float v[32], uint count) {

@@ -5,7 +5,9 @@
 //   16 / 32  float weights of the activation type (f16 / f32), no scale;
 //   4 / 8    integers dequantized in registers: (q - zeroPoint) * scale, the scale and zero point
 //            of block (n / block_n, k / block_k); 4-bit rows are packed two per byte, low nibble
-//            first (the ONNX / llama.cpp / MatMulNBits layout).
+//            first (the ONNX / llama.cpp / MatMulNBits layout).  An absent zero point is 0
+//            (2^(bits-1) for signed values, ZP_ABSENT for matmulNBits' unsigned ones).
+// Optional bias (HAS_BIAS): y[m, n] += bias[n].
 // Work: an invocation takes one "unit" of consecutive k for ROWS rows at once (one activation load
 // serves ROWS rows; rows past the end are clamped, not branched, so loads stay in one block):
 //   float weights  16 k per unit (f16: 2 uvec4, f32: 4 uvec4);
@@ -40,6 +42,8 @@ layout(constant_id = 4) const bool HAS_ZP = false;
 layout(constant_id = 5) const bool SG_REDUCE = true; // subgroupAdd available
 layout(constant_id = 6) const uint SLOTS = 64;       // shared slots per row (>= subgroups or invocations)
 layout(constant_id = 7) const uint QLAYOUT = 0u;     // quantized: bit 0 uvec2 units, bit 1 blocks split units
+layout(constant_id = 8) const uint ZP_ABSENT = 0u;   // unsigned weights without zero points: this one (matmulNBits: 2^(bits-1))
+layout(constant_id = 9) const bool HAS_BIAS = false; // y += bias[n] (binding 5)
 
 PARAMS_BLOCK PC {
     uint rows;      // rows of this dispatch
@@ -54,6 +58,7 @@ PARAMS_BLOCK PC {
     uint z_base;
     uint block_n, block_k, s_n, s_k; // blocks and element strides of scale / zero point
     uint kshift;    // log2(block_k) when block_k is a power of two, else 32
+    uint b_base;    // bias element index of bias[0] (HAS_BIAS)
 } pc;
 
 layout(std430, binding = 0) readonly buffer X { uvec4 x4[]; };
@@ -62,6 +67,7 @@ layout(std430, binding = 1) readonly buffer W2 { uvec2 w2[]; };
 layout(std430, binding = 2) readonly buffer S { A_T s_in[]; };
 layout(std430, binding = 3) readonly buffer Z { uint z_in[]; };
 layout(std430, binding = 4) writeonly buffer Y { A_T y_out[]; };
+layout(std430, binding = 5) readonly buffer Bi { A_T bias_in[]; };
 
 shared float red[8 * SLOTS];
 
@@ -141,7 +147,7 @@ uint kblock(uint k) { return pc.kshift < 32u ? k >> pc.kshift : k / pc.block_k; 
 
 // Zero point of block element zi, offset to unsigned (+8 / +128 when signed), from its 32-bit word.
 uint zero_point(uint word, uint zi) {
-    if (!HAS_ZP) return WSIGNED ? 1u << (WBITS - 1u) : 0u;
+    if (!HAS_ZP) return WSIGNED ? 1u << (WBITS - 1u) : ZP_ABSENT;
     return ((word >> ((zi * WBITS) % 32u)) & QMASK) ^ (WSIGNED ? 1u << (WBITS - 1u) : 0u);
 }
 
@@ -306,6 +312,8 @@ void main() {
     if (tid < nrows) {
         float s = 0.0;
         for (uint i = 0u; i < used; i++) s += red[tid * SLOTS + i];
-        y_out[pc.y_base + m * pc.y_stride + pc.row0 + first + tid] = A_T(s);
+        uint n = pc.row0 + first + tid;
+        if (HAS_BIAS) s += float(bias_in[pc.b_base + n]);
+        y_out[pc.y_base + m * pc.y_stride + n] = A_T(s);
     }
 }

@@ -98,12 +98,12 @@ DTYPE_SIZE = {"float32": 4, "float16": 2, "int32": 4, "uint32": 4, "int64": 8, "
 
 
 def check_output(model_path, outdir, stem):
-    for f in ("model.webnn.json", "model.weights", "model.manifest.json"):
+    for f in ("model.webnn.json", "model.weights", "manifest.json"):
         check(os.path.isfile(os.path.join(outdir, f)), f"{stem}: wrote {f}")
     try:
         with open(os.path.join(outdir, "model.webnn.json")) as f:
             graph = json.load(f)
-        with open(os.path.join(outdir, "model.manifest.json")) as f:
+        with open(os.path.join(outdir, "manifest.json")) as f:
             manifest = json.load(f)
         with open(os.path.join(outdir, "model.weights"), "rb") as f:
             blob = f.read()

@@ -18,6 +18,8 @@
                      (it rotates q and k); on the ONNX side RotaryEmbedding nodes + 2 per
                      GroupQueryAttention with do_rotary=1.  So the dml form (4 RotaryEmbedding before
                      2 GQA) recovered as 2 GQA with doRotary counts 4 = 4.
+     layerNorm     = layerNormalization nodes (LayerNorm models; ONNX: LayerNormalization and
+                     com.microsoft SkipLayerNormalization, which the importer lowers to add + it)
    ONNX side: the sum of MatMulNBits N, GroupQueryAttention, SimplifiedLayerNormalization (plain) and
    SkipSimplifiedLayerNormalization (skip) nodes.  The torch-dynamo exports have no macro-ops; their
    expected counts are those of the same architecture's fp32-cpu export, judged for the norms only
@@ -45,7 +47,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_common as e2e  # noqa: E402
 from genai_models import TORCH_DIM, same_argmax, test_logits, tolerance  # noqa: E402
 
-MACROS = ("matmulNBits", "GQA", "norm", "skipNorm", "rotary")
+MACROS = ("matmulNBits", "GQA", "norm", "skipNorm", "layerNorm", "rotary")
 # (model, check) -> why it is known to fail
 KNOWN_MISSES = {}
 
@@ -71,6 +73,8 @@ def onnx_macros(model_dir):
             c["norm"] += 1
         elif n.op_type == "SkipSimplifiedLayerNormalization":
             c["skipNorm"] += 1
+        elif n.op_type in ("LayerNormalization", "SkipLayerNormalization"):
+            c["layerNorm"] += 1
         elif n.op_type == "RotaryEmbedding":
             c["rotary"] += 1
     return len(g.node), {k: c[k] for k in MACROS}
@@ -93,6 +97,8 @@ def fused_macros(out):
             c["norm"] += 1
         elif op == "skipRmsNorm":
             c["skipNorm"] += 1
+        elif op == "layerNormalization":
+            c["layerNorm"] += 1
         elif op in ("qkvProjection", "gatedMlp"):
             # input, skip?, ...: a skip written positionally or by name
             skip = len(n["inputs"]) > 1 or "skip" in opt
@@ -161,6 +167,31 @@ def fmt(x):
     return "-" if x is None else f"{x:.3g}"
 
 
+def judge(name, checks, known_misses, failures):
+    """Appends the failed checks of one model to failures; a known miss that passes is a failure too."""
+    for check, (ok, detail) in checks.items():
+        known = known_misses.get((name, check))
+        if known and ok:
+            failures.append(f"{name}: {check} passes now; drop it from KNOWN_MISSES")
+        elif not ok and not known:
+            failures.append(f"{name}: {check}: {detail}")
+        elif not ok:
+            print(f"known miss: {name}: {check} ({known}): {detail}")
+
+
+def report(stem, rows, md, failures, what):
+    """Writes STEM.json / STEM.md into the build folder, prints the table and failures; exit code."""
+    with open(os.path.join(e2e.build_root(), stem + ".json"), "w") as fh:
+        json.dump(rows, fh, indent=1)
+    with open(os.path.join(e2e.build_root(), stem + ".md"), "w") as fh:
+        fh.write("\n".join(md) + "\n")
+    print("\n".join(md))
+    for f in failures:
+        print("FAIL " + f)
+    print(f"{len(rows)} {what}, {len(failures)} failures")
+    return 1 if failures else 0
+
+
 def main():
     e2e.webnnc()
     shared = e2e.shared_dir_or_skip("fusion_models (fusion evidence on the model corpus)")
@@ -183,14 +214,7 @@ def main():
         row, checks = check_model(TORCH_DIM if torch else [], model, name, out_root, expected)
         row["expected"] = expected
         rows.append(row)
-        for check, (ok, detail) in checks.items():
-            known = KNOWN_MISSES.get((name, check))
-            if known and ok:
-                failures.append(f"{name}: {check} passes now; drop it from KNOWN_MISSES")
-            elif not ok and not known:
-                failures.append(f"{name}: {check}: {detail}")
-            elif not ok:
-                print(f"known miss: {name}: {check} ({known}): {detail}")
+        judge(name, checks, KNOWN_MISSES, failures)
         lad = " ".join(f"{n}" for _, n in row["ladder"] or [])
         print(f"{name:26s} ladder {lad:40s} fused {row['fused']} origin {row['origin']}", flush=True)
     for (name, check) in KNOWN_MISSES:
@@ -212,15 +236,7 @@ def main():
     md.append("")
     md.append("Macro-op columns: recovered/expected (the ONNX origin's; torch-dynamo: the fp32-cpu sibling's "
               "MatMulNBits and norms, '-' where not judged).  qwen3 webgpu models have no test sets.")
-    with open(os.path.join(e2e.build_root(), "fusion_models.json"), "w") as fh:
-        json.dump(rows, fh, indent=1)
-    with open(os.path.join(e2e.build_root(), "fusion_models.md"), "w") as fh:
-        fh.write("\n".join(md) + "\n")
-    print("\n".join(md))
-    for f in failures:
-        print("FAIL " + f)
-    print(f"{len(rows)} models, {len(failures)} failures")
-    return 1 if failures else 0
+    return report("fusion_models", rows, md, failures, "models")
 
 
 if __name__ == "__main__":

@@ -1,32 +1,19 @@
 /* fuzz_webnn_read.c - libFuzzer harness for the webnn-graph JSON reader (webnn_read_json with no
  * weights folder).  Every input must be rejected with a diagnostic or accepted; an accepted graph
- * must write out (webnn_write into a scratch folder under $TMPDIR, /dev/shm preferred), read back
- * with its weights, and write the same JSON again (the round-trip guarantee) - anything else
- * aborts.
- */
-// Run (from the repository root; seeds in tests/webnn/fuzz_seeds):
-// CC=clang meson setup build-fuzz-webnn -Dfuzz=true && ninja -C build-fuzz-webnn tests/fuzz/fuzz_webnn_read && mkdir -p build-fuzz-webnn/corpus-webnn && build-fuzz-webnn/tests/fuzz/fuzz_webnn_read -max_total_time=300 -max_len=8192 -timeout=10 build-fuzz-webnn/corpus-webnn tests/webnn/fuzz_seeds
-#include <stddef.h>
-#include <stdint.h>
+ * must write out (webnn_write into the scratch folder), read back with its weights, and write the
+ * same JSON again (the round-trip guarantee) - anything else aborts.  Seeds: tests/webnn/fuzz_seeds
+ * (make_seeds.py copies them). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "diag.h"
+#include "fuzz_util.h"
 #include "webnn_io.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *scratch_out(void) {
     static char out[4200];
-    if (!out[0]) {
-        char dir[4096];
-        const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-        snprintf(dir, sizeof dir, "%s/fuzz-webnn-XXXXXX", base);
-        if (!mkdtemp(dir)) abort();
-        snprintf(out, sizeof out, "%s/out", dir);
-    }
+    if (!out[0]) snprintf(out, sizeof out, "%s/out", fuzz_scratch_dir());
     return out;
 }
 
@@ -34,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     diag_clear();
     Graph *g = webnn_read_json((const char *)data, size, NULL);
     if (!g) {
-        if (!diag_has_error()) abort(); /* a rejection must say why */
+        fuzz_require_diag();
         return 0;
     }
     char *j1 = webnn_graph_json(g);

@@ -1,4 +1,4 @@
-/* test_fuzz_regressions.c - every input under tests/fuzz/regressions/ once crashed the loader or
+/* test_fuzz_regressions.c - every input under tests/fuzz/regressions/onnx_load/ once crashed the loader or
  * importer under libFuzzer.  Each must now load and import without crashing: either cleanly or
  * with a one-line diagnostic.  (Run under ASan+UBSan in CI, where the original crashes abort.) */
 #include <check.h>
@@ -16,7 +16,7 @@ START_TEST(regressions_import_cleanly) {
     const char *root = getenv("WEBNNC_SOURCE_ROOT");
     ck_assert_ptr_nonnull(root);
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s/tests/fuzz/regressions", root);
+    snprintf(dir, sizeof dir, "%s/tests/fuzz/regressions/onnx_load", root);
     DIR *d = opendir(dir);
     ck_assert_msg(d != NULL, "missing %s", dir);
     int count = 0;

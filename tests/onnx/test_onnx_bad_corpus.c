@@ -17,7 +17,7 @@ static const struct {
     {"truncated", "malformed protobuf at byte"},
     {"truncated_last_byte", "malformed protobuf at byte"},
     {"random", ""},
-    {"deep_recursion", "nested deeper than 64 levels"},
+    {"deep_recursion", "above the limit protobuf-nesting (64)"},
     {"no_graph", "no graph"},
     {"negative_dim", "negative dimension -1"},
     {"huge_dims", "element count overflows"},

@@ -237,7 +237,7 @@ START_TEST(deep_nesting_refused) {
     TuWire w = nested_model(10000, 0);
     size_t len;
     const uint8_t *b = tu_wire_data(&w, &len);
-    expect_load_error(b, len, "nested deeper than 64 levels");
+    expect_load_error(b, len, "above the limit protobuf-nesting (64)");
     tu_wire_free(&w);
 }
 END_TEST
@@ -256,7 +256,7 @@ START_TEST(nesting_limit_boundary) {
     tu_wire_free(&w);
     w = nested_model(21, 1); /* level 65 */
     b = tu_wire_data(&w, &len);
-    expect_load_error(b, len, "nested deeper than 64 levels");
+    expect_load_error(b, len, "above the limit protobuf-nesting (64)");
     tu_wire_free(&w);
 }
 END_TEST

@@ -2,7 +2,8 @@
  * reference (lib/eval/eval_fused.c, which composes the component ops' references): silu, and the
  * fully fused normalized projections qkvProjection (1-3 splits) and gatedMlp (silu(gate) * up) with
  * matmulNBits weights: rmsNorm or skip (+ skipBias) with the sum output, zero points absent / uint8 /
- * float, bias, decode and several activation rows, float32 and float16; and with float weights
+ * float, bias, decode, several activation rows and prefill (the tile kernel, partial tiles),
+ * float32 and float16; and with float weights
  * (bits 0, W [k, n]): the mat-vec (vector and scalar weight loads, k over several staged chunks, 1-16
  * rows) and the tiled path (partial row and column tiles), skip / skipBias / sum / bias. */
 #include <math.h>
@@ -86,6 +87,10 @@ START_TEST(qkv_projection) {
     check_fused((FusedCase){OP_QKV_PROJECTION, DT_F32, 4, 32, 3, 200, 40, 1, true, true, true, true, 2, {24, 16}});
     check_fused((FusedCase){OP_QKV_PROJECTION, DT_F32, 8, 16, 6, 64, 30, 2, true, false, false, false, 1, {30}});
     check_fused((FusedCase){OP_QKV_PROJECTION, DT_F16, 4, 32, 1, 256, 64, 1, true, false, true, true, 3, {32, 16, 16}});
+    /* prefill (norm_proj_tile.glsl): partial row / column tiles, sum pre-pass, padded k */
+    check_fused((FusedCase){OP_QKV_PROJECTION, DT_F32, 4, 32, 70, 96, 200, 1, true, true, true, true, 3, {136, 32, 32}});
+    check_fused((FusedCase){OP_QKV_PROJECTION, DT_F16, 4, 64, 17, 200, 72, 0, false, false, false, true, 3, {40, 16, 16}});
+    check_fused((FusedCase){OP_QKV_PROJECTION, DT_F32, 8, 16, 33, 64, 30, 2, true, false, false, false, 1, {30}});
 }
 END_TEST
 
@@ -93,6 +98,8 @@ START_TEST(gated_mlp) {
     check_fused((FusedCase){OP_GATED_MLP, DT_F32, 4, 32, 1, 128, 80, 0, false, false, false, false, 0, {0}});
     check_fused((FusedCase){OP_GATED_MLP, DT_F32, 4, 16, 5, 96, 42, 1, true, true, true, true, 0, {0}});
     check_fused((FusedCase){OP_GATED_MLP, DT_F16, 4, 32, 1, 256, 128, 1, true, false, true, false, 0, {0}});
+    check_fused((FusedCase){OP_GATED_MLP, DT_F32, 4, 32, 66, 128, 160, 1, true, true, true, true, 0, {0}}); /* prefill */
+    check_fused((FusedCase){OP_GATED_MLP, DT_F16, 4, 16, 20, 96, 42, 0, false, false, false, false, 0, {0}});
 }
 END_TEST
 

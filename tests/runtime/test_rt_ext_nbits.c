@@ -60,11 +60,27 @@ START_TEST(matvec_variants) {
 }
 END_TEST
 
+/* Unpadded 4/8-bit layouts with M <= 4 run on the row mat-vec (k_matvec.c): odd row counts (partial
+ * row groups), several activation rows, bias, zero points absent (2^(bits-1)) / uint8, blocks of
+ * 16 (several blocks per 16-byte unit) and 128, float16 (exact f32 dequantization: the float16-pair
+ * kernel, WEBNNC_MATVEC_HALF=1, misses the 1e-3 tolerance at k = 1024). */
+START_TEST(row_matvec) {
+    check_nbits((NbCase){DT_F32, 4, 32, 2, 512, 37, 1, true});
+    check_nbits((NbCase){DT_F32, 4, 128, 4, 256, 5, 0, true});
+    check_nbits((NbCase){DT_F32, 8, 16, 3, 96, 11, 1, false});
+    check_nbits((NbCase){DT_F32, 4, 16, 1, 160, 9, 0, false}); /* 10 blocks: zero-point rows of 5 bytes */
+    check_nbits((NbCase){DT_F16, 4, 32, 1, 1024, 67, 1, true});
+    check_nbits((NbCase){DT_F16, 4, 64, 3, 320, 19, 0, false});
+}
+END_TEST
+
 START_TEST(gemm) {
     check_nbits((NbCase){DT_F32, 4, 32, 17, 256, 70, 1, true});
     check_nbits((NbCase){DT_F32, 8, 16, 40, 100, 33, 0, false}); /* k padded, partial tiles */
     check_nbits((NbCase){DT_F32, 2, 32, 33, 96, 64, 2, true});
     check_nbits((NbCase){DT_F16, 4, 32, 64, 320, 96, 1, false});
+    check_nbits((NbCase){DT_F16, 4, 32, 130, 96, 200, 1, true}); /* 3 x 4 tiles, partial in both */
+    check_nbits((NbCase){DT_F32, 4, 128, 65, 200, 64, 0, false}); /* k padded inside a 32-k step */
 }
 END_TEST
 
@@ -75,6 +91,7 @@ int main(void) {
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, matvec_bits);
     tcase_add_test(tc, matvec_variants);
+    tcase_add_test(tc, row_matvec);
     tcase_add_test(tc, gemm);
     suite_add_tcase(s, tc);
     return rt_main(s);

@@ -65,6 +65,16 @@ char *tu_assert_roundtrip(Graph *g) {
     const char *files[] = {WN_GRAPH_FILE, WN_WEIGHTS_FILE, WN_MANIFEST_FILE, WN_TEXT_FILE};
     for (int i = 0; i < 4; i++) assert_same_file(tu_path(out1, files[i]), tu_path(out2, files[i]));
     graph_free(g2);
+    /* The text form reads back (with its weights) to a graph whose text is the same. */
+    char *text = tu_read_file(tu_path(out1, WN_TEXT_FILE), &len);
+    Graph *g3 = webnn_read(tu_path(out1, WN_TEXT_FILE));
+    ck_assert_msg(g3 != NULL, "read the text form back: %s\n%s", diag_message(), text);
+    char *text3 = webnn_graph_text(g3);
+    ck_assert_msg(text3 != NULL, "text of the graph read from text: %s", diag_message());
+    ck_assert_str_eq(text, text3);
+    graph_free(g3);
+    free(text);
+    free(text3);
     free(j2);
     tu_rmtree(tmp);
     free(tmp);

@@ -23,7 +23,8 @@ Value *tu_const_raw(Graph *g, const char *name, DType dt, int rank, const int64_
 Value *tu_finish(Graph *g, Node *n);
 
 /* Asserts: JSON(g) == JSON(read(write(g))), and the weights, manifest and text written from the
- * re-read graph are byte-identical to the first ones.  Returns JSON(g) (malloc'ed). */
+ * re-read graph are byte-identical to the first ones; the text form (model.webnn) read back gives
+ * the same text.  Returns JSON(g) (malloc'ed). */
 char *tu_assert_roundtrip(Graph *g);
 
 #endif

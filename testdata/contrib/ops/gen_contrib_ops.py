@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """gen_contrib_ops.py - single-op ONNX models of the ORT-GenAI contrib ops (com.microsoft
-MatMulNBits, SkipSimplifiedLayerNormalization, RotaryEmbedding, GatherBlockQuantized, QuickGelu and
+MatMulNBits, SkipSimplifiedLayerNormalization, SkipLayerNormalization, RotaryEmbedding, GatherBlockQuantized, QuickGelu and
 ai.onnx SimplifiedLayerNormalization) with random inputs in NAME/test_data_set_0/input_N.pb.
 
 The reference outputs (output_N.pb) come from ONNX Runtime, never from webnnc:
@@ -102,6 +102,16 @@ def quick_gelu():
     save("quick_gelu", [node], [vi("X", x)], [vi("Y", TensorProto.FLOAT, [3, 7])], {}, {"X": x})
 
 
+def skip_layer_norm():
+    """com.microsoft SkipLayerNormalization (OLMo, Nemotron): gamma, beta, bias, the sum output."""
+    inp, skip = f32(2, 3, 16, lo=-2, hi=2), f32(2, 3, 16, lo=-2, hi=2)
+    node = helper.make_node("SkipLayerNormalization", ["input", "skip", "gamma", "beta", "bias"],
+                            ["output", "", "", "sum"], domain="com.microsoft", epsilon=1e-6)
+    save("skip_layer_norm", [node], [vi("input", inp), vi("skip", skip)],
+         [vi("output", TensorProto.FLOAT, [2, 3, 16]), vi("sum", TensorProto.FLOAT, [2, 3, 16])],
+         {"gamma": f32(16), "beta": f32(16), "bias": f32(16)}, {"input": inp, "skip": skip})
+
+
 matmul_nbits("matmul_nbits_4bit_zp_bias", 4, 16, 40, 5, True, True)
 matmul_nbits("matmul_nbits_8bit", 8, 32, 64, 6, False, False)
 matmul_nbits("matmul_nbits_4bit_sym", 4, 32, 64, 7, False, False)
@@ -110,3 +120,4 @@ rotary("rotary_embedding_3d", False, False, False)
 rotary("rotary_embedding_4d_interleaved_offset", True, True, True)
 gather_block_quantized()
 quick_gelu()
+skip_layer_norm()  # last: the cases above keep their random values

@@ -1,0 +1,271 @@
+/* decoder.c - the greedy decoding loop of `webnnc generate` and `webnnc profile` (decoder.h),
+ * moved unchanged from cmd_generate.c (which documents the behavior). */
+#include "decoder.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capacity_fit.h"
+#include "convert_pipeline.h"
+#include "diag.h"
+#include "input_kind.h"
+#include "kv_io.h"
+#include "report.h"
+#include "tensor_compare.h"
+
+
+/* Parses "1,17,42" into ids; returns the count, or -1 after a usage error. */
+int decoder_parse_ids(const CliCommand *self, const char *s, int64_t *ids, int max) {
+    int n = 0;
+    const char *p = s;
+    while (p && *p) {
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || v < 0 || v > INT32_MAX || (*end && *end != ',') || n == max)
+            return cli_usage_error(self, "--prompt-ids expects comma-separated token ids (0..2^31-1, at most %d), got '%s'",
+                                   max, s), -1;
+        ids[n++] = v;
+        p = *end ? end + 1 : end;
+    }
+    if (n == 0) return cli_usage_error(self, "--prompt-ids needs at least one token id"), -1;
+    return n;
+}
+
+static bool named(const Value *v, const char *name) {
+    return strcmp(v->name, name) == 0 || (v->origin && strcmp(v->origin, name) == 0);
+}
+
+static int find_value(Value **vals, int n, const char *name) {
+    for (int i = 0; i < n; i++)
+        if (named(vals[i], name)) return i;
+    return -1;
+}
+
+/* Finds the inputs and the logits output; every other input must be a KV cache. */
+static int decoder_inputs(Decoder *d) {
+    Graph *g = d->g;
+    d->ids = find_value(g->inputs, g->n_inputs, "input_ids");
+    d->mask = find_value(g->inputs, g->n_inputs, "attention_mask");
+    d->pos = find_value(g->inputs, g->n_inputs, "position_ids");
+    d->logits = find_value(g->outputs, g->n_outputs, "logits");
+    if (d->ids < 0 || d->logits < 0) {
+        diag_error("generate needs an input named input_ids and an output named logits");
+        return -1;
+    }
+    for (int i = 0; i < g->n_inputs; i++) {
+        const Value *v = g->inputs[i];
+        if (i != d->ids && i != d->mask && i != d->pos && !kv_binding_of(g, v, false)) {
+            diag_error("input %s: generate feeds only input_ids, attention_mask, position_ids and KV caches",
+                       value_display_name(v));
+            return -1;
+        }
+        if ((i == d->ids || i == d->mask || i == d->pos) && (v->rank != 2 || !dtype_is_int(v->dtype))) {
+            diag_error("input %s: expected an integer tensor [batch, length]", value_display_name(v));
+            return -1;
+        }
+    }
+    if (g->n_kv && d->mask < 0) {
+        diag_error("a graph with KV caches needs an attention_mask input (it carries the total length)");
+        return -1;
+    }
+    const Value *lg = g->outputs[d->logits];
+    if (lg->rank < 2 || !dtype_is_float(lg->dtype)) {
+        diag_error("output %s: expected float logits [.., length, vocab]", value_display_name(lg));
+        return -1;
+    }
+    return 0;
+}
+
+/* The longest total sequence the graph takes: the KV capacity, and each input's length bound. */
+static int64_t max_total(const Decoder *d) {
+    const Graph *g = d->g;
+    int64_t best = g->inputs[d->ids]->shape[1].v;
+    if (g->n_kv) best = INT64_MAX; /* with caches input_ids holds only the new tokens */
+    for (int i = 0; i < g->n_kv; i++)
+        if (g->kv[i].capacity < best) best = g->kv[i].capacity;
+    if (d->mask >= 0 && g->inputs[d->mask]->shape[1].v < best) best = g->inputs[d->mask]->shape[1].v;
+    return best;
+}
+
+/* Binds integer input `i` as [1, n] from values vals (converted to the input's 32/64-bit dtype). */
+static int bind_ints(Decoder *d, int i, const int64_t *vals, int64_t n) {
+    const Value *v = d->g->inputs[i];
+    int bits = dtype_bits(v->dtype);
+    if (bits != 32 && bits != 64) {
+        diag_error("input %s: %s is not supported (32 or 64-bit integers)", value_display_name(v), dtype_name(v->dtype));
+        return -1;
+    }
+    uint64_t nbytes = dtype_storage_bytes(v->dtype, (uint64_t)n);
+    uint8_t *buf = malloc(nbytes ? (size_t)nbytes : 1);
+    if (!buf) {
+        diag_error("out of memory");
+        return -1;
+    }
+    for (int64_t k = 0; k < n; k++) {
+        if (bits == 64) memcpy(buf + 8 * k, &vals[k], 8);
+        else memcpy(buf + 4 * k, &(int32_t){(int32_t)vals[k]}, 4);
+    }
+    int rc = wnrt_bind_input(d->m, v->name, buf, nbytes, 2, (int64_t[]){1, n});
+    free(buf);
+    return rc;
+}
+
+/* One step: tokens[start .. start+count) are new, the sequence holds start+count tokens.
+ * Writes the argmax of the last logits row to *next. */
+int decoder_step(Decoder *d, const int64_t *tokens, int64_t start, int64_t count, int64_t *next) {
+    static int64_t scratch[MAX_TOKENS];
+    int64_t total = start + count;
+    if (bind_ints(d, d->ids, tokens + start, count) < 0) return -1;
+    if (d->mask >= 0) {
+        for (int64_t k = 0; k < total; k++) scratch[k] = 1;
+        if (bind_ints(d, d->mask, scratch, total) < 0) return -1;
+    }
+    if (d->pos >= 0) {
+        for (int64_t k = 0; k < count; k++) scratch[k] = start + k;
+        if (bind_ints(d, d->pos, scratch, count) < 0) return -1;
+    }
+    WnrtTensorInfo info;
+    if (wnrt_run(d->m) < 0 || wnrt_output_info(d->m, d->logits, &info) < 0) return -1;
+    if (info.nbytes > d->out_cap) {
+        free(d->out);
+        d->out_cap = 0;
+        if (!(d->out = malloc((size_t)info.nbytes))) {
+            diag_error("out of memory");
+            return -1;
+        }
+        d->out_cap = info.nbytes;
+    }
+    if (wnrt_read_output(d->m, d->logits, d->out, d->out_cap) < 0) return -1;
+    int64_t vocab = info.shape[info.rank - 1];
+    uint64_t numel = 1;
+    for (int k = 0; k < info.rank; k++) numel *= (uint64_t)info.shape[k];
+    if (vocab <= 0 || numel < (uint64_t)vocab) {
+        diag_error("output %s: empty logits", info.name);
+        return -1;
+    }
+    uint64_t row = numel - (uint64_t)vocab;
+    double best = tensor_elem(info.dtype, d->out, row);
+    *next = 0;
+    for (int64_t k = 1; k < vocab; k++) {
+        double x = tensor_elem(info.dtype, d->out, row + (uint64_t)k);
+        if (x > best) best = x, *next = k;
+    }
+    return 0;
+}
+
+Graph *decoder_load_graph(const CliCommand *self, const ArgResult *r, const char *path, unsigned fuse, int device,
+                          int *code) {
+    *code = WN_EXIT_BAD_INPUT;
+    if (input_kind(path) == INPUT_WEBNN) return read_webnn_fused(path, fuse);
+    static DimSettingList fix, dim;
+    if (convert_dim_options(self, r, &fix, &dim) < 0) {
+        *code = -1; /* usage error already printed */
+        return NULL;
+    }
+    size_t onnx_nodes;
+    ConvertOptions copt = {&fix, &dim, fuse, args_count(r, "verbose")};
+    return convert_onnx_fitting(path, &copt, device, &onnx_nodes, code); /* capacity lowered to fit the device */
+}
+
+int decoder_parse_max_new(const CliCommand *self, const ArgResult *r, const char *opt, long long def, int n_prompt,
+                          long long *max_new) {
+    const char *s = args_value(r, opt);
+    *max_new = def;
+    if (!s) return 0;
+    char *end;
+    *max_new = strtoll(s, &end, 10);
+    if (*end || end == s || *max_new < 1 || *max_new > MAX_TOKENS - n_prompt)
+        return cli_usage_error(self, "--%s takes a count 1..%d", opt, MAX_TOKENS - n_prompt), -1;
+    return 0;
+}
+
+/* -v: the runtime's recording statistics (webnnc_runtime.h WnrtStats). */
+static void print_run_stats(const WnrtModel *m) {
+    WnrtStats st;
+    wnrt_stats(m, &st);
+    fprintf(stderr,
+            "webnnc: runtime: %d recordings, %d replays (%s), %d dispatches and %d barriers per step, host prepare "
+            "%.1f us per step (last %.1f us, %d parameter slots written)\n",
+            st.recordings, st.replays, st.replay ? "one recording per dispatch plan" : "WEBNNC_REPLAY=0: one per size",
+            st.dispatches, st.barriers, st.runs ? (double)st.prepare_ns_total / 1e3 / (double)st.runs : 0.0,
+            (double)st.prepare_ns / 1e3, st.params_written);
+}
+
+/* --json: the generated ids and the timings of the stderr line. */
+static void json_result(cJSON *r, const WnrtContext *ctx, const Decoder *d, const int64_t *tokens, int n_prompt,
+                        int64_t n, const double *ms) {
+    cJSON *ids = report_add_array(r, "tokens");
+    for (int64_t k = n_prompt; k < n; k++) cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)tokens[k]));
+    cJSON_AddNumberToObject(r, "promptTokens", n_prompt);
+    cJSON_AddStringToObject(r, "device", wnrt_context_device(ctx)->name);
+    cJSON_AddNumberToObject(r, "loadMs", ms[0]);
+    cJSON_AddNumberToObject(r, "ttftMs", ms[1]);
+    cJSON_AddNumberToObject(r, "decodeMs", ms[2]);
+    cJSON_AddNumberToObject(r, "tokensPerSecond", n - n_prompt > 1 && ms[2] > 0 ? (double)(n - n_prompt - 1) / ms[2] * 1e3 : 0);
+    cJSON_AddBoolToObject(r, "kvResident", d->g->n_kv > 0);
+}
+
+int decoder_generate(Decoder *d, int device, long long max_new, int64_t *tokens, int n_prompt) {
+    if (decoder_inputs(d) < 0) return WN_EXIT_BAD_INPUT;
+    int64_t longest = max_total(d), need = n_prompt + max_new - 1;
+    if (need > longest) {
+        diag_error("prompt (%d) + new tokens (%lld) need %lld positions, the graph takes at most %lld", n_prompt, max_new,
+                   (long long)need, (long long)longest);
+        return WN_EXIT_BAD_INPUT;
+    }
+    /* Out-of-range ids would be clamped by the embedding gather: refuse them instead. */
+    const Value *lg = d->g->outputs[d->logits];
+    Dim vocab = lg->shape[lg->rank - 1];
+    for (int i = 0; i < n_prompt && dim_is_static(vocab); i++)
+        if (tokens[i] >= vocab.v) {
+            diag_error("--prompt-ids: token id %lld is outside the vocabulary (0..%lld)", (long long)tokens[i],
+                       (long long)vocab.v - 1);
+            return WN_EXIT_BAD_INPUT;
+        }
+    WnrtContext *ctx = wnrt_create(device);
+    if (!ctx) return WN_EXIT_BAD_INPUT;
+    int code = WN_EXIT_BAD_INPUT;
+    double t0 = cli_now_s(), ttft = 0;
+    if (!(d->m = wnrt_load(ctx, d->g)) || (d->g->n_kv && wnrt_kv_resident(d->m) < 0)) goto done;
+    if (d->on_load && d->on_load(d, ctx) < 0) goto done;
+    double t_load = cli_now_s() - t0;
+    int64_t n = n_prompt;
+    for (long long k = 0; k < max_new; k++, n++) {
+        double ts = cli_now_s();
+        int64_t start = d->g->n_kv ? (k ? n - 1 : 0) : 0; /* with caches only the new tokens */
+        if (decoder_step(d, tokens, start, n - start, &tokens[n]) < 0) goto done;
+        if (k == 0) ttft = cli_now_s() - ts;
+        int after = d->on_step ? d->on_step(d, k, ts, cli_now_s()) : 0;
+        if (after < 0) goto done;
+        if (after > 0) { /* stop token: generation ends with it */
+            n++;
+            break;
+        }
+    }
+    long long decoded = n - n_prompt - 1; /* tokens after the first */
+    double decode = cli_now_s() - t0 - t_load - ttft;
+    if (d->quiet) {
+        code = WN_EXIT_OK;
+        goto done;
+    }
+    if (d->report) {
+        double ms[3] = {t_load * 1e3, ttft * 1e3, decode * 1e3};
+        json_result(d->report, ctx, d, tokens, n_prompt, n, ms);
+    } else if (!d->hide_ids) {
+        for (int64_t k = n_prompt; k < n; k++) printf("%s%lld", k > n_prompt ? "," : "", (long long)tokens[k]);
+        printf("\n");
+    }
+    fprintf(stderr, "webnnc: %s: load %.1f ms, prefill %d tokens (TTFT) %.1f ms, decode %lld tokens %.1f ms = %.1f tokens/s (%s)\n",
+            wnrt_context_device(ctx)->name, t_load * 1e3, n_prompt, ttft * 1e3, decoded, decode * 1e3,
+            decoded > 0 && decode > 0 ? (double)decoded / decode : 0.0,
+            d->g->n_kv ? "KV caches resident on the device" : "no KV cache: whole sequence each step");
+    if (d->verbose) print_run_stats(d->m);
+    d->n_generated = n - n_prompt;
+    code = WN_EXIT_OK;
+done:
+    wnrt_free(d->m);
+    d->m = NULL;
+    wnrt_destroy(ctx);
+    return code;
+}

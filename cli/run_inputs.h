@@ -1,0 +1,27 @@
+/* run_inputs.h - the tensor folders of `webnnc run` (run_inputs.c): reading the *.pb / *.npy files
+ * of --inputs / --expect, matching them to graph values by name, and --random inputs. */
+#ifndef WEBNNC_CLI_RUN_INPUTS_H
+#define WEBNNC_CLI_RUN_INPUTS_H
+
+#include "ir.h"
+#include "tensor_file.h"
+
+#define MAX_FILES 256
+
+typedef struct {
+    TensorFile t[MAX_FILES];
+    int n;
+} TensorSet;
+
+/* Reads every *.pb / *.npy file of dir (sorted by name).  0, or -1 + diagnostic. */
+int read_dir(const char *dir, TensorSet *set);
+void free_set(TensorSet *s);
+/* Matches files to graph values (by name, ONNX name or its identifier); file_of[i] is the file of
+ * vals[i].  The error lists missing and extra names (files naming one of `ignore` are not extra). */
+int match(Value **vals, int nv, const TensorSet *set, int *file_of, const char *what, bool extra_is_error,
+          Value **ignore, int n_ignore);
+/* Inputs filled with random values (floats in [-1, 1), integers in [0, 8), dynamic dims at
+ * min(maxSize, 16)), file_of[i] = i.  0, or -1 + diagnostic. */
+int random_inputs(Graph *g, TensorSet *set, int *file_of);
+
+#endif

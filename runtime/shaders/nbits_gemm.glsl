@@ -1,0 +1,40 @@
+// nbits_gemm.glsl - matmulNBits for many activation rows (prefill): y[m, n] = a[m, :] .
+// dequant(b[n, :]) + bias[n] on the int4 tile core (nbits_tile.glsl), 64 x 64 outputs per
+// workgroup.  Built as ext_matmul_nbits_tiled.comp (portable, 256 invocations) and
+// ext_matmul_nbits_coop.comp (NV cooperative matrices, 128 invocations).  The weight binding
+// starts at row row0 of this dispatch (k_ext_nbits.c splits big weights over dispatches).
+// Grid: x = 64-column tiles of the dispatch's rows, y = 64-row tiles of M.
+#include "common.glsl"
+#include "ext_common.glsl"
+
+PARAMS_BLOCK PC {
+    uint M, N, K, kBlocks, block, row_words, zp_row, rows, row0;
+    uint base_a, base_w, base_s, base_z, base_bias, base_y;
+} pc;
+layout(std430, binding = 0) readonly buffer A { A_T a_in[]; };
+layout(std430, binding = 1) readonly buffer W { uint w_in[]; };
+layout(std430, binding = 2) readonly buffer S { A_T s_in[]; };
+layout(std430, binding = 3) readonly buffer Z { uint z_in[]; };
+layout(std430, binding = 3) readonly buffer Zf { A_T zf_in[]; };
+layout(std430, binding = 4) readonly buffer Bi { A_T bias_in[]; };
+layout(std430, binding = 5) writeonly buffer Y { A_T y_out[]; };
+
+#include "ext_nbits.glsl"
+
+#define TILE_HAS_UP 0
+const bool TILE_UP = false;
+float tile_a(uint m, uint k) { return float(a_in[pc.base_a + m * pc.K + k]); }
+
+uint tile_n0; // first dispatch-local weight row of this workgroup's tile
+void tile_store(uint m, uint c, float y, float up) {
+    uint n = pc.row0 + tile_n0 + c;
+    if (HAS_BIAS) y += float(bias_in[pc.base_bias + n]);
+    y_out[pc.base_y + m * pc.N + n] = A_T(y);
+}
+
+#include "nbits_tile.glsl"
+
+void main() {
+    tile_n0 = gl_WorkGroupID.x * TILE_BN;
+    nbits_tile(gl_WorkGroupID.y * TILE_BM, tile_n0, pc.row0 + tile_n0, min(TILE_BN, pc.rows - tile_n0), 0u);
+}
