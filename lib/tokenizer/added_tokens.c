@@ -8,6 +8,7 @@
 #include <utf8proc.h>
 
 #include "diag.h"
+#include "input_limits.h"
 #include "tok_internal.h"
 
 static int by_length_desc(const void *a, const void *b)
@@ -52,8 +53,7 @@ bool tk_added_load(TkLoad *ld, const cJSON *arr, Tokenizer *t)
         return false;
     }
     int n = cJSON_GetArraySize(arr);
-    if (n > TK_MAX_VOCAB) {
-        diag_error("%s: added_tokens exceeds the limit TK_MAX_VOCAB=%d", ld->file, TK_MAX_VOCAB);
+    if (!input_limit_ok(LIMIT_VOCAB_SIZE, n, ld->file, "added_tokens entries")) {
         return false;
     }
     t->added = calloc((size_t)n + 1, sizeof *t->added);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "input_limits.h"
 #include "tok_internal.h"
 
 #define CACHE_MAX_WORD 256
@@ -31,8 +32,7 @@ static bool load_vocab(TkLoad *ld, const cJSON *vocab, TkBpe *bpe)
     size_t count = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, vocab) {
-        if (++count > TK_MAX_VOCAB) {
-            diag_error("%s: model.vocab exceeds the limit TK_MAX_VOCAB=%d", ld->file, TK_MAX_VOCAB);
+        if (!input_limit_ok(LIMIT_VOCAB_SIZE, ++count, ld->file, "model.vocab entries")) {
             return false;
         }
         size_t n = strlen(e->string);
@@ -90,8 +90,7 @@ static bool load_merges(TkLoad *ld, const cJSON *merges, TkBpe *bpe)
     const cJSON *m;
     TkStr both = {0};
     cJSON_ArrayForEach(m, merges) {
-        if (rank >= TK_MAX_MERGES) {
-            diag_error("%s: model.merges exceeds the limit TK_MAX_MERGES=%d", ld->file, TK_MAX_MERGES);
+        if (!input_limit_ok(LIMIT_MERGES_COUNT, (uint64_t)rank + 1, ld->file, "model.merges entries")) {
             goto fail;
         }
         const char *a, *b;

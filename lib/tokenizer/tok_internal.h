@@ -15,9 +15,7 @@
 #include "tokenizer.h"
 
 /* Loader limits (each error names the limit). */
-#define TK_MAX_FILE_BYTES (512u << 20)  /* tokenizer.json size */
-#define TK_MAX_VOCAB 4000000            /* vocab entries and added tokens */
-#define TK_MAX_MERGES 8000000           /* merges entries */
+#define TK_MAX_VOCAB 4000000            /* token ids are below this (counts: input_limits.def vocab-size) */
 #define TK_MAX_NESTING 16               /* Sequence nesting of components */
 #define TK_MAX_TOKEN_BYTES 4096         /* one token / pattern / content string */
 #define TK_MAX_TEXT_BYTES (1u << 30)    /* one text to encode */

@@ -8,29 +8,20 @@
 #include <sys/stat.h>
 
 #include "diag.h"
+#include "input_limits.h"
 #include "tok_internal.h"
 
 static char *read_whole(const char *path, size_t *len, bool required)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (required)
-            diag_error("%s: cannot open", path);
-        return NULL;
-    }
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > TK_MAX_FILE_BYTES) {
-        diag_error("%s: not a regular file of at most TK_MAX_FILE_BYTES=%u bytes", path, TK_MAX_FILE_BYTES);
-        fclose(f);
+    if (!required && stat(path, &st) != 0)
+        return NULL;
+    char *text = input_file_read(path, LIMIT_TOKENIZER_FILE_BYTES, len);
+    if (text && !json_within_limits(text, *len, path)) {
+        free(text);
         return NULL;
     }
-    char *buf = malloc((size_t)st.st_size + 1);
-    if (!buf)
-        abort();
-    *len = fread(buf, 1, (size_t)st.st_size, f);
-    buf[*len] = 0;
-    fclose(f);
-    return buf;
+    return text;
 }
 
 /* bos_token in tokenizer_config.json: "<s>" or {"content": "<s>", ...}. */

@@ -3,7 +3,7 @@
  * and accepts the same input at the limit.  Limits are lowered with input_limit_set so that small
  * real files (testdata/tiny_mlp.onnx and what webnn_write makes of it) cross them; the JSON nesting
  * and string-length defaults are also crossed at their real values.  A FIFO in place of a file is
- * refused without blocking. */
+ * refused without blocking.  The tokenizer limits use a small hand-written tokenizer.json. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +16,7 @@
 #include "onnx_import.h"
 #include "tensor_file.h"
 #include "test_util.h"
+#include "tokenizer.h"
 #include "webnn_io.h"
 
 static void restore_limits(void) {
@@ -111,6 +112,45 @@ static void size_limit_case(InputLimit limit, const char *file, bool (*read)(con
     input_limit_set(limit, n);
     ck_assert_msg(read(arg), "%s", diag_message());
 }
+
+/* A tokenizer.json with 5 vocab entries and 2 merges. */
+static const char *write_tokenizer(void) {
+    const char *path = tu_path(tu_scratch, "tokenizer.json");
+    tu_write_file(path, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"c\": 2, \"ab\": 3, \"abc\": 4},"
+                        " \"merges\": [\"a b\", \"ab c\"]}}");
+    static char keep[4096];
+    snprintf(keep, sizeof keep, "%s", path);
+    return keep;
+}
+
+static bool tokenizer_reads(const char *path) {
+    diag_clear();
+    Tokenizer *t = tokenizer_load(path);
+    tokenizer_free(t);
+    return t != NULL;
+}
+
+/* `limit` set to `at` - 1, then to `at`: the tokenizer fails naming the limit, then loads. */
+static void tokenizer_count_case(InputLimit limit, uint64_t at) {
+    const char *path = write_tokenizer();
+    input_limit_set(limit, at - 1);
+    ck_assert(!tokenizer_reads(path));
+    expect_limit(limit);
+    input_limit_set(limit, at);
+    ck_assert_msg(tokenizer_reads(path), "%s", diag_message());
+}
+
+START_TEST(tokenizer_file_size) {
+    const char *path = write_tokenizer();
+    size_limit_case(LIMIT_TOKENIZER_FILE_BYTES, path, tokenizer_reads, path);
+}
+END_TEST
+
+START_TEST(vocab_size) { tokenizer_count_case(LIMIT_VOCAB_SIZE, 5); }
+END_TEST
+
+START_TEST(merges_count) { tokenizer_count_case(LIMIT_MERGES_COUNT, 2); }
+END_TEST
 
 START_TEST(onnx_file_size) {
     size_limit_case(LIMIT_ONNX_FILE_BYTES, tiny_mlp(), onnx_loads, tiny_mlp());
@@ -260,6 +300,9 @@ int main(void) {
     Suite *s = suite_create("reader-limits");
     TCase *tc = tcase_create("limits");
     tcase_add_checked_fixture(tc, tu_scratch_setup, restore_limits);
+    tcase_add_test(tc, tokenizer_file_size);
+    tcase_add_test(tc, vocab_size);
+    tcase_add_test(tc, merges_count);
     tcase_add_test(tc, onnx_file_size);
     tcase_add_test(tc, graph_json_size);
     tcase_add_test(tc, manifest_size);
