@@ -146,6 +146,20 @@ START_TEST(tokenizer_file_size) {
 }
 END_TEST
 
+static bool text_reads(const char *path) { /* tokenize --file */
+    size_t len;
+    diag_clear();
+    char *text = input_file_read(path, LIMIT_TEXT_FILE_BYTES, &len);
+    free(text);
+    return text != NULL;
+}
+
+START_TEST(text_file_size) {
+    const char *path = write_tokenizer(); /* any small file */
+    size_limit_case(LIMIT_TEXT_FILE_BYTES, path, text_reads, path);
+}
+END_TEST
+
 START_TEST(vocab_size) { tokenizer_count_case(LIMIT_VOCAB_SIZE, 5); }
 END_TEST
 
@@ -302,6 +316,7 @@ int main(void) {
     tcase_add_checked_fixture(tc, tu_scratch_setup, restore_limits);
     tcase_add_test(tc, tokenizer_file_size);
     tcase_add_test(tc, vocab_size);
+    tcase_add_test(tc, text_file_size);
     tcase_add_test(tc, merges_count);
     tcase_add_test(tc, onnx_file_size);
     tcase_add_test(tc, graph_json_size);
