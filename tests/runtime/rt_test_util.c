@@ -55,3 +55,15 @@ int rt_main(Suite *s) {
     rt_destroy_ctx();
     return rc;
 }
+
+Graph *rt_relu_chain(void) {
+
+    Graph *g = graph_new("t");
+    Dim shape[2] = {dim_symbol(g, "sequence_length", 16), dim_static(4)};
+    Value *x = graph_add_input(g, "x", DT_F32, 2, shape);
+    Value *y = graph_add_input(g, "y", DT_F32, 2, shape);
+    Value *v = graph_finish(g, tu_node(g, OP_ADD, 2, x, y));
+    for (int i = 0; i < 4; i++) v = graph_finish(g, tu_node(g, OP_RELU, 1, v));
+    graph_add_output(g, v);
+    return g;
+}

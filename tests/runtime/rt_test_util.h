@@ -19,6 +19,8 @@ int rt_bind_inputs(WnrtModel *m, const Graph *g, const void *const *inputs);
 /* Loads g, binds inputs[i] (graph input order, static shapes), runs, reads output 0 into out.
  * Returns 0 or -1 (diag message available). */
 int rt_run(Graph *g, const void *const *inputs, void *out, uint64_t out_bytes);
+/* x, y [sequence_length <= 16, 4] -> add(x, y) -> relu x4 -> output: nodes 0 (add) .. 4 (relus). */
+Graph *rt_relu_chain(void);
 /* Runs a suite; returns the process exit status. */
 int rt_main(Suite *s);
 

@@ -7,16 +7,6 @@
 
 #include "rt_test_util.h"
 
-static Graph *relu_chain(void) {
-    Graph *g = graph_new("t");
-    Dim shape[2] = {dim_symbol(g, "sequence_length", 16), dim_static(4)};
-    Value *x = graph_add_input(g, "x", DT_F32, 2, shape);
-    Value *y = graph_add_input(g, "y", DT_F32, 2, shape);
-    Value *v = graph_finish(g, tu_node(g, OP_ADD, 2, x, y));
-    for (int i = 0; i < 4; i++) v = graph_finish(g, tu_node(g, OP_RELU, 1, v));
-    graph_add_output(g, v);
-    return g;
-}
 
 static int bind2(WnrtModel *m, int64_t sx, int64_t sy, const float *xv, const float *yv) {
     if (wnrt_bind_input(m, "x", xv, (uint64_t)sx * 16, 2, (int64_t[]){sx, 4}) < 0) return -1;
@@ -56,7 +46,7 @@ static void run_sizes(WnrtModel *m, bool replay, WnrtStats *st_out) {
 
 START_TEST(replay_off_records_per_size) {
     setenv("WEBNNC_REPLAY", "0", 1);
-    Graph *g = relu_chain();
+    Graph *g = rt_relu_chain();
     WnrtModel *m = wnrt_load(rt_ctx, g);
     unsetenv("WEBNNC_REPLAY");
     ck_assert_msg(m != NULL, "%s", diag_message());
@@ -69,7 +59,7 @@ START_TEST(replay_off_records_per_size) {
 END_TEST
 
 START_TEST(dynamic_dims_and_replay) {
-    Graph *g = relu_chain();
+    Graph *g = rt_relu_chain();
     WnrtModel *m = wnrt_load(rt_ctx, g);
     ck_assert_msg(m != NULL, "%s", diag_message());
     float xv[64], yv[64];
@@ -100,7 +90,7 @@ END_TEST
 /* Inputs bound once serve every later run: their buffers are not reused for intermediates
  * (the relu chain's outputs have the inputs' size, so a freed input slot would be taken). */
 START_TEST(inputs_survive_runs) {
-    Graph *g = relu_chain();
+    Graph *g = rt_relu_chain();
     WnrtModel *m = wnrt_load(rt_ctx, g);
     ck_assert_msg(m != NULL, "%s", diag_message());
     float xv[8 * 4], yv[8 * 4], out[8 * 4];

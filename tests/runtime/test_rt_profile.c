@@ -10,20 +10,9 @@
 #include "rt_test_util.h"
 #include "webnnc_profile.h"
 
-/* x -> add(x, y) -> relu x4 -> output: nodes 0 (add) .. 4 (relus) */
-static Graph *relu_chain(void) {
-    Graph *g = graph_new("t");
-    Dim shape[2] = {dim_symbol(g, "sequence_length", 16), dim_static(4)};
-    Value *x = graph_add_input(g, "x", DT_F32, 2, shape);
-    Value *y = graph_add_input(g, "y", DT_F32, 2, shape);
-    Value *v = graph_finish(g, tu_node(g, OP_ADD, 2, x, y));
-    for (int i = 0; i < 4; i++) v = graph_finish(g, tu_node(g, OP_RELU, 1, v));
-    graph_add_output(g, v);
-    return g;
-}
 
 START_TEST(aggregation_sums_and_orders) {
-    Graph *g = relu_chain();
+    Graph *g = rt_relu_chain();
     ck_assert_int_eq(g->n_nodes, 5);
     ProfAgg a;
     ck_assert_int_eq(prof_agg_init(&a, "decode", g), 0);
@@ -126,7 +115,7 @@ static void check_step(const WnrtProfStep *s, int runs, int recordings, double t
 }
 
 START_TEST(device_runs_are_profiled) {
-    Graph *g = relu_chain();
+    Graph *g = rt_relu_chain();
     WnrtModel *m = wnrt_load(rt_ctx, g);
     ck_assert_msg(m != NULL, "%s", diag_message());
     const char *why = "unset";
@@ -161,7 +150,7 @@ START_TEST(device_runs_are_profiled) {
 END_TEST
 
 START_TEST(no_timestamps_and_misuse) {
-    Graph *g = relu_chain();
+    Graph *g = rt_relu_chain();
     WnrtModel *m = wnrt_load(rt_ctx, g);
     ck_assert_msg(m != NULL, "%s", diag_message());
     WnrtProfStep s;
