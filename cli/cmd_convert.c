@@ -55,8 +55,7 @@ typedef struct {
 
 /* Files of an ORT-GenAI model folder that travel with the converted graph (generate --prompt reads
  * the tokenizer, generate the eos ids and bounds). */
-static const char *const companion_files[] = {"genai_config.json", "tokenizer.json", "tokenizer_config.json",
-                                              "special_tokens_map.json"};
+static const char *const companion_files[] = {WN_COMPANION_FILES};
 
 static int copy_companions(const char *model_dir, const char *tmpdir) {
     for (size_t i = 0; i < sizeof companion_files / sizeof *companion_files; i++) {

@@ -17,6 +17,9 @@
 #define WN_MANIFEST_FILE "manifest.json"
 #define WN_MANIFEST_FILE_OLD "model.manifest.json"
 #define WN_TEXT_FILE "model.webnn"
+/* Files of an ORT-GenAI model folder that `convert` copies beside the graph (generate reads the
+ * eos ids and the tokenizer there); an output folder holding them is still webnnc's own. */
+#define WN_COMPANION_FILES "genai_config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"
 
 typedef struct {
     bool text; /* also write OUTDIR/model.webnn */

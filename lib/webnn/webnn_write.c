@@ -15,7 +15,7 @@
 
 /* Files an output folder of webnnc (this version or an earlier one) may hold. */
 static const char *const our_files[] = {WN_GRAPH_FILE, WN_WEIGHTS_FILE, WN_MANIFEST_FILE, WN_MANIFEST_FILE_OLD,
-                                        WN_TEXT_FILE, NULL};
+                                        WN_TEXT_FILE, WN_COMPANION_FILES, NULL};
 
 /* One rendering of the graph (JSON or text) as a malloc'ed string, NULL + diagnostic; with
  * inline_all, weights constants are written inline too. */

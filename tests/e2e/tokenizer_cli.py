@@ -176,6 +176,8 @@ def generate_checks(models_dir, tmp):
     rc, out, err = run(["convert", src, "-o", outdir])
     check(rc == 0 and all(os.path.isfile(os.path.join(outdir, f)) for f in ("tokenizer.json", "tokenizer_config.json", "genai_config.json")),
           f"convert copies the tokenizer files: {sorted(os.listdir(outdir)) if os.path.isdir(outdir) else err.strip()}")
+    rc, out, err = run(["convert", src, "-o", outdir])
+    check(rc == 0, f"convert again into the same folder (the copied files are webnnc's own): {err.strip()}")
     rc, out, err = generate(outdir, ["--prompt", PROMPT, "--ids"])
     check(rc == 0 and out.split("\n")[:2] == lines[:2], f"generate --prompt OUTDIR: {out[:200]!r} {err.strip()}")
     # no tokenizer next to the model: a clean error and nothing on stdout
