@@ -11,8 +11,8 @@ ONNX folder) gives the same token ids on every runtime path:
   (WEBNNC_FORCE_STAGING=1: the io_copy dispatches a discrete GPU uses; lavapipe maps its memory).
 Also: a 64-token generation (qwen2-int4-webgpu) whose runtime statistics (`generate -v`) show at most
 2 recordings and 63 decode steps in the device loop, against 64 recordings without replay; sampling
-on the device (--temperature/--top-k/--top-p/--seed) is deterministic per seed, --top-k 1 equals
-greedy, two seeds differ, and sampling without the device loop is refused (exit 2).
+on the device (--temperature/--top-k/--top-p/--seed) is deterministic per seed, --top-k 1 and --top-p 1e-6
+equal greedy, two seeds differ, and sampling without the device loop is refused (exit 2).
 Exit 1 on any difference.  Without ../shared: skip (77), or fail under CI=true.
 """
 import os
@@ -56,14 +56,14 @@ def generate(model, env_extra, max_new, extra=()):
 
 
 def sampling_checks(model):
-    """Device sampling: deterministic per seed, --top-k 1 is greedy, seeds differ, refused off the loop."""
+    """Device sampling: deterministic per seed, --top-k 1 / tiny --top-p are greedy, seeds differ, refused off the loop."""
     problems = []
     greedy = generate(model, {}, 24)[0]
     runs = {}
     for name, args in (("a", ["--seed", "7"]), ("a-again", ["--seed", "7"]), ("b", ["--seed", "8"]),
                        ("nucleus", ["--seed", "7", "--top-k", "40", "--top-p", "0.9"]),
                        ("nucleus-again", ["--seed", "7", "--top-k", "40", "--top-p", "0.9"]),
-                       ("top1", ["--seed", "3", "--top-k", "1"])):
+                       ("top1", ["--seed", "3", "--top-k", "1"]), ("top-p-tiny", ["--seed", "3", "--top-p", "1e-6"])):
         ids, _, _, why = generate(model, {}, 24, ["--temperature", "1.5"] + args)
         if ids is None:
             problems.append(f"sampling {name}: {why}")
@@ -75,8 +75,9 @@ def sampling_checks(model):
         problems.append(f"sampling: seeds 7 and 8 gave the same 24 tokens {runs.get('a')}")
     if runs.get("a") == greedy:
         problems.append("sampling at temperature 1.5 gave the greedy tokens")
-    if runs.get("top1") != greedy:
-        problems.append(f"sampling --top-k 1 gave {runs.get('top1')}, greedy {greedy}")
+    for name in ("top1", "top-p-tiny"):  # only the most likely token is kept
+        if runs.get(name) != greedy:
+            problems.append(f"sampling {name} gave {runs.get(name)}, greedy {greedy}")
     env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS}
     env["WEBNNC_REPLAY"] = "0"
     cmd = [e2e.webnnc(), "generate", model, "--prompt-ids", PROMPT, "--max-new", "4", "--temperature", "1"]
