@@ -1,6 +1,6 @@
 /* cmd_generate.c - `webnnc generate MODEL (--prompt-ids 1,17,42,99 | --prompt TEXT [--ids])
- * --max-new 12 [--device N] [--fuse all|none|LIST] [--fix NAME=N]... [--dim NAME=MAX]... [-v] [--json]`:
- * greedy decoding on the Vulkan runtime.
+ * --max-new 12 [--temperature T [--top-k K] [--top-p P] [--seed N]] [--device N] [--fuse all|none|LIST]
+ * [--fix NAME=N]... [--dim NAME=MAX]... [-v] [--json]`: greedy decoding (or sampling) on the Vulkan runtime.
  *
  * MODEL is a webnn-graph (file or output folder) or an ONNX model (file or folder), converted in
  * memory first by convert's pipeline (convert_pipeline.c).  The graph's inputs must be input_ids,
@@ -8,7 +8,9 @@
  * prompt is the prefill step and each later step feeds the one new token; the caches stay on the
  * device (wnrt_kv_resident: the present of a step is the next step's past, nothing is copied
  * between host and device).  Without caches (e.g. torch-dynamo exports) every step feeds the whole
- * sequence so far.  The next token is the argmax of the last logits row (first index on ties).
+ * sequence so far.  The next token is the argmax of the last logits row (first index on ties),
+ * picked on the device with KV caches (decoder_loop.c, runtime/loop.c: several steps per submission,
+ * only the ids read back; sampling options there only), else on the host.
  * Prints the generated ids (comma-separated) on stdout; time to first token and decode tokens/s
  * on stderr.  With --prompt the model folder's tokenizer encodes the text and the generated text
  * streams to stdout as tokens arrive, ending at an eos id of genai_config.json (generate_text.c);
@@ -19,6 +21,7 @@
 
 #include "args.h"
 #include "decoder.h"
+#include "decoder_loop.h"
 #include "diag.h"
 #include "generate_text.h"
 
@@ -33,6 +36,7 @@ static const ArgSpec specs[] = {
     {"fix", 0, ARG_LIST, "NAME=N", "ONNX input: freeze dimension NAME to N (as in convert)"},
     {"dim", 0, ARG_LIST, "NAME=MAX", "ONNX input: keep NAME dynamic with upper bound MAX (as in convert)"},
     {"verbose", 'v', ARG_FLAG, NULL, "conversion stage timings and runtime recording statistics on stderr"},
+    DECODER_LOOP_ARG_SPECS,
     ARG_SPEC_JSON,
 };
 
@@ -42,7 +46,8 @@ static int generate_run(const CliCommand *self, const ArgResult *r, GenerateText
     int device;
     if (decoder_parse_max_new(self, r, "max-new", 12, n_prompt, &max_new) < 0 || args_device(self, r, &device) < 0) return WN_EXIT_BAD_INPUT;
     unsigned fuse;
-    if (args_fuse(r, &fuse) < 0) return WN_EXIT_BAD_INPUT;
+    DecoderLoop loop;
+    if (args_fuse(r, &fuse) < 0 || decoder_loop_options(self, r, &loop) < 0) return WN_EXIT_BAD_INPUT;
     const char *path = r->pos[0];
     diag_set_file(path);
     Decoder d = {0};
@@ -54,6 +59,7 @@ static int generate_run(const CliCommand *self, const ArgResult *r, GenerateText
     if (!d.g) return report_fail(report, path, rc);
     d.report = report;
     d.verbose = args_count(r, "verbose") > 0;
+    d.loop = &loop;
     if (gt->tok) {
         d.on_step = generate_text_on_step;
         d.user = gt;

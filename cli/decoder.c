@@ -1,5 +1,6 @@
 /* decoder.c - the greedy decoding loop of `webnnc generate` and `webnnc profile` (decoder.h),
- * moved unchanged from cmd_generate.c (which documents the behavior). */
+ * moved from cmd_generate.c (which documents the behavior); each next token comes from
+ * decoder_next (decoder_loop.c: on the device where it can). */
 #include "decoder.h"
 
 #include <stdio.h>
@@ -8,6 +9,7 @@
 
 #include "capacity_fit.h"
 #include "convert_pipeline.h"
+#include "decoder_loop.h"
 #include "diag.h"
 #include "input_kind.h"
 #include "kv_io.h"
@@ -126,7 +128,9 @@ int decoder_step(Decoder *d, const int64_t *tokens, int64_t start, int64_t count
         if (bind_ints(d, d->pos, scratch, count) < 0) return -1;
     }
     WnrtTensorInfo info;
-    if (wnrt_run(d->m) < 0 || wnrt_output_info(d->m, d->logits, &info) < 0) return -1;
+    if (wnrt_run(d->m) < 0) return -1;
+    if (!next) return 0; /* the device token loop picks from the logits (decoder_loop.c) */
+    if (wnrt_output_info(d->m, d->logits, &info) < 0) return -1;
     if (info.nbytes > d->out_cap) {
         free(d->out);
         d->out_cap = 0;
@@ -185,11 +189,15 @@ static void print_run_stats(const WnrtModel *m) {
     WnrtStats st;
     wnrt_stats(m, &st);
     fprintf(stderr,
-            "webnnc: runtime: %d recordings, %d replays (%s), %d dispatches and %d barriers per step, host prepare "
-            "%.1f us per step (last %.1f us, %d parameter slots written)\n",
+            "webnnc: runtime: %d recordings, %d replays (%s), %llu steps, %d dispatches and %d barriers per step, host "
+            "prepare %.1f us per step (last %.1f us, %d parameter slots written)\n",
             st.recordings, st.replays, st.replay ? "one recording per dispatch plan" : "WEBNNC_REPLAY=0: one per size",
-            st.dispatches, st.barriers, st.runs ? (double)st.prepare_ns_total / 1e3 / (double)st.runs : 0.0,
+            (unsigned long long)st.runs, st.dispatches, st.barriers,
+            st.runs ? (double)st.prepare_ns_total / 1e3 / (double)st.runs : 0.0,
             (double)st.prepare_ns / 1e3, st.params_written);
+    if (st.loop_submits)
+        fprintf(stderr, "webnnc: device token loop: %llu decode steps in %llu submissions\n",
+                (unsigned long long)st.loop_steps, (unsigned long long)st.loop_submits);
 }
 
 /* --json: the generated ids and the timings of the stderr line. */
@@ -234,7 +242,7 @@ int decoder_generate(Decoder *d, int device, long long max_new, int64_t *tokens,
     for (long long k = 0; k < max_new; k++, n++) {
         double ts = cli_now_s();
         int64_t start = d->g->n_kv ? (k ? n - 1 : 0) : 0; /* with caches only the new tokens */
-        if (decoder_step(d, tokens, start, n - start, &tokens[n]) < 0) goto done;
+        if (decoder_next(d, tokens, start, n, k, max_new) < 0) goto done;
         if (k == 0) ttft = cli_now_s() - ts;
         int after = d->on_step ? d->on_step(d, k, ts, cli_now_s()) : 0;
         if (after < 0) goto done;

@@ -32,6 +32,7 @@ struct Decoder {
     int64_t n_generated; /* after decoder_generate: new tokens (fewer than max_new after a stop token) */
     bool verbose;  /* -v: the runtime's recording statistics on stderr after the timing line */
     cJSON *report; /* --json: the ids and timings go here instead of stdout */
+    struct DecoderLoop *loop; /* generate: the device token loop (decoder_loop.h); NULL: host argmax */
 };
 
 /* Parses "1,17,42" into ids; returns the count, or -1 after a usage error. */
@@ -45,7 +46,7 @@ Graph *decoder_load_graph(const CliCommand *self, const ArgResult *r, const char
 int decoder_parse_max_new(const CliCommand *self, const ArgResult *r, const char *opt, long long def, int n_prompt,
                           long long *max_new);
 /* One step: tokens[start .. start+count) are new, the sequence holds start+count tokens.  Writes the
- * argmax of the last logits row to *next. */
+ * argmax of the last logits row to *next (next NULL: the logits stay on the device). */
 int decoder_step(Decoder *d, const int64_t *tokens, int64_t start, int64_t count, int64_t *next);
 /* Prefill + max_new - 1 decode steps on device `device`; tokens[n_prompt ..] receive the new ids.
  * Prints the ids (stdout) and TTFT / tokens/s (stderr) unless quiet.  An exit code. */

@@ -297,6 +297,7 @@ int record_capture(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], ReplayTrace *t)
     t->n = 0;
     int rc = m->replay ? replay_io(&kc, m, shapes, true) : 0;
     if (rc == 0) rc = record_nodes(&kc, shapes);
+    if (rc == 0) rc = loop_pick(&kc, m, shapes);
     if (rc == 0 && m->replay) rc = replay_io(&kc, m, shapes, false);
     free(kc.written);
     free(kc.read);
@@ -327,6 +328,7 @@ int record_commands(WnrtModel *m, Recording *r) {
         vkCmdWriteTimestamp(r->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, m->timestamps, 0);
     }
     if (rc == 0) rc = record_nodes(&kc, r->shapes);
+    if (rc == 0) rc = loop_pick(&kc, m, r->shapes);
     if (m->timestamps) vkCmdWriteTimestamp(r->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, m->timestamps, 1);
     if (rc == 0 && m->replay) rc = replay_io(&kc, m, r->shapes, false);
     barrier(&kc, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
@@ -339,5 +341,45 @@ int record_commands(WnrtModel *m, Recording *r) {
     r->barriers = kc.barriers;
     free(kc.written);
     free(kc.read);
+    return rc;
+}
+
+/* ---- the device token loop (loop.c) --------------------------------------------------------- */
+
+KernelCtx *record_loop_begin(WnrtModel *m, VkCommandBuffer cb, const MemAlloc *params, ReplayTrace *t) {
+    KernelCtx *kc = calloc(1, sizeof *kc);
+    if (!kc) {
+        diag_error("out of memory");
+        return NULL;
+    }
+    *kc = (KernelCtx){.m = m, .dev = m->dev, .cb = cb, .trace = t, .params = params, .replay = true};
+    if (cb) {
+        vkResetCommandBuffer(cb, 0);
+        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        vkBeginCommandBuffer(cb, &bi);
+        barrier(kc, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    }
+    return kc;
+}
+
+int record_loop_step(KernelCtx *kc, int64_t (*shapes)[WN_MAX_RANK]) {
+    int rc = replay_io(kc, kc->m, shapes, true);
+    return rc < 0 ? rc : record_nodes(kc, shapes);
+}
+
+int record_loop_end(KernelCtx *kc, int *dispatches, int *barriers) {
+    int rc = 0;
+    if (kc->cb) {
+        barrier(kc, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                VK_ACCESS_HOST_READ_BIT);
+        VkResult vr = vkEndCommandBuffer(kc->cb);
+        if (vr != VK_SUCCESS) rc = vkdev_fail("vkEndCommandBuffer", vr);
+    }
+    if (dispatches) *dispatches = kc->dispatches;
+    if (barriers) *barriers = kc->barriers;
+    free(kc->written);
+    free(kc->read);
+    free(kc);
     return rc;
 }

@@ -73,6 +73,9 @@ struct WnrtModel {
     uint8_t *kv_role; /* per value id: 1 past, 2 present of a binding, 0 other */
     bool kv_resident; /* wnrt_kv_resident: caches stay on the device, copy_io skips them */
 
+    /* the device token loop (loop.c, wnrt_loop_*; NULL until configured) */
+    struct TokenLoop *loop;
+
     /* replay.h: one recording per dispatch plan (WEBNNC_REPLAY=0: one per bound size set) */
     bool replay;
     MemPool *param_pool;
@@ -97,6 +100,11 @@ void kv_free(WnrtModel *m);
 bool kv_skips_io(const WnrtModel *m, const Value *v);
 /* bench.c: destroys the timestamp pool; valid timestamp bits of the device's queue (0: none) */
 void timing_free(WnrtModel *m);
+/* loop.c: frees; the pick that ends every run once the loop is configured (record.c; nothing
+ * otherwise); notes a finished run's pick (runtime.c) */
+void loop_free(WnrtModel *m);
+int loop_pick(KernelCtx *kc, WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]);
+void loop_after_run(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]);
 uint32_t timing_bits(const VkDev *d);
 /* Operands node n runs with (its rewrite's, else its own); returns the count. */
 static inline int plan_node_inputs(const WnrtModel *m, const Node *n, const Value *const **ins) {
@@ -113,6 +121,12 @@ const KernelFamily *kernel_family(OpId op);
 int record_commands(WnrtModel *m, Recording *r);
 /* The dispatches of a run with these shapes, without a command buffer (replay.h). */
 int record_capture(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], ReplayTrace *t);
+/* The device token loop's recording (loop.c): begin (cb VK_NULL_HANDLE: capture only; dispatches
+ * are appended to t, their slots in params), one step's input copies and nodes (no output copies),
+ * end (frees kc; a barrier that makes shader writes visible to the host). */
+KernelCtx *record_loop_begin(WnrtModel *m, VkCommandBuffer cb, const MemAlloc *params, ReplayTrace *t);
+int record_loop_step(KernelCtx *kc, int64_t (*shapes)[WN_MAX_RANK]);
+int record_loop_end(KernelCtx *kc, int *dispatches, int *barriers);
 /* kernel check context (no command buffer) */
 int check_node(WnrtModel *m, const Node *n);
 void tensor_of(const WnrtModel *m, const Value *v, const int64_t *shape, KTensor *t);

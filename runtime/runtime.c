@@ -84,6 +84,7 @@ void wnrt_free(WnrtModel *m) {
     if (m->dev && m->dev->device) vkQueueWaitIdle(m->dev->queue);
     for (int i = 0; i < m->n_rec; i++) free_recording(m, &m->rec[i]);
     if (m->fence) vkDestroyFence(m->dev->device, m->fence, NULL);
+    loop_free(m);
     timing_free(m);
     profile_free(m);
     fuse_free(m);
@@ -200,6 +201,7 @@ int wnrt_run(WnrtModel *m) {
     profile_phase(m, WNRT_PROF_WAIT);
     int rc = vkdev_wait(m->dev, m->fence);
     profile_phase(m, WNRT_PROF_IDLE);
+    if (rc == 0) loop_after_run(m, r->shapes);
     return rc < 0 ? rc : profile_run_done(m, r->cb, r->dispatches);
 }
 

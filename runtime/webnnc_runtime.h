@@ -97,18 +97,21 @@ typedef struct {
     uint64_t intermediate_sum;   /* sum of all non-constant tensors at their upper bounds */
     uint64_t peak_bytes;         /* device memory for non-constant tensors after reuse */
     uint64_t device_bytes;       /* all device memory allocated by the model */
-    int recordings;              /* command buffers recorded so far */
-    int replays;                 /* runs that reused a recording */
+    int recordings;              /* command buffers recorded so far (the device loop's included) */
+    int replays;                 /* runs that reused a recording (device loop steps: steps of a
+                                  * submission whose command buffer was recorded before it) */
     int dispatches;              /* dispatches in the last run's recording */
     int barriers;                /* barriers in the last run's recording */
     bool replay;                 /* one recording serves every size with the same dispatch plan
                                   * (WEBNNC_REPLAY=0: one per set of sizes, the older path) */
     int params_written;          /* dispatch parameter slots rewritten before the last run */
-    uint64_t prepare_ns;         /* host time of the last run before its submit (shapes, capture,
-                                  * parameter writes, or recording) */
+    uint64_t prepare_ns;         /* host time of the last run (or device loop submission) before its
+                                  * submit (shapes, capture, parameter writes, or recording) */
     uint64_t prepare_ns_total;   /* the same summed over all runs */
-    uint64_t runs;               /* runs so far */
+    uint64_t runs;               /* runs so far, device loop steps included */
     int kv_aliased;              /* KV caches whose present is written in place into the past */
+    uint64_t loop_steps;         /* decode steps run by the device token loop (wnrt_loop_next) */
+    uint64_t loop_submits;       /* its submissions (host waits) */
 } WnrtStats;
 
 void wnrt_stats(const WnrtModel *m, WnrtStats *out);
@@ -122,6 +125,30 @@ void wnrt_stats(const WnrtModel *m, WnrtStats *out);
  * past.  wnrt_kv_reset zero-fills them again (a new sequence).  0 or -1 with a diagnostic. */
 int wnrt_kv_resident(WnrtModel *m);
 int wnrt_kv_reset(WnrtModel *m);
+
+/* The token loop on the device (runtime/loop.c), for a decoder whose KV caches are resident
+ * (wnrt_kv_resident) with replayed recordings (not WEBNNC_REPLAY=0), an attention_mask input (its
+ * length is the sequence's) and no profiler.  After wnrt_loop_config every wnrt_run ends with a
+ * pick of the next token from its last logits row on the device (runtime/shaders/next_token.comp:
+ * greedy argmax, exactly the host's, or sampling), written as the next step's input_ids with that
+ * step's position_ids and attention_mask element; wnrt_loop_next runs the decode steps back to
+ * back in one submission, each picking the token after it; the host reads back only the ids.  The
+ * inputs must be bound again before a later wnrt_run. */
+typedef struct {
+    const char *input_ids, *position_ids, *attention_mask; /* graph inputs (the last two may be NULL) */
+    const char *logits;                                    /* the graph output with the logits */
+    float temperature; /* 0: greedy */
+    int top_k;         /* sampling: keep the k highest tokens (ties at the k-th kept); 0: all */
+    float top_p;       /* sampling: then the fewest highest whose probability reaches top_p; 1: all */
+    uint64_t seed;     /* sampling: the token at position p draws from a hash of (seed, p) */
+    int steps;         /* decode steps per submission; 0: WNRT_LOOP_STEPS */
+} WnrtLoopConfig;
+#define WNRT_LOOP_STEPS 16
+int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c);
+/* Up to n >= 1 next tokens into ids: first the one the last wnrt_run picked (alone when n is 1,
+ * no submission), then one per decode step (at most `steps` per call, one submission).  Returns
+ * the count, or -1 with a diagnostic. */
+int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n);
 
 /* GPU timing (runtime/bench.c).  wnrt_set_timing(m, true) before the first run makes every run
  * write two GPU timestamps: after the input uploads and after the last node dispatch (output

@@ -1,12 +1,18 @@
 #!/usr/bin/python3
 """generate_replay.py - `webnnc generate` on every corpus model (../shared/models, straight from the
 ONNX folder) gives the same token ids on every runtime path:
-- `rerecord`: WEBNNC_REPLAY=0, one recording per set of sizes (the older path, the reference);
-- `replay`: the default, one recording per dispatch plan replayed for every size (runtime/replay.c);
-- `replay-staging`: the same with graph inputs/outputs forced through host staging buffers
+- `rerecord`: WEBNNC_REPLAY=0, one recording per set of sizes, argmax on the host (the older path,
+  the reference);
+- `replay`: the default, one recording per dispatch plan replayed for every size (runtime/replay.c)
+  and, for models with KV caches, the token loop on the device (runtime/loop.c: argmax on the GPU,
+  the next step's inputs written there, 16 steps per submission);
+- `replay-host-loop`: replay with the argmax on the host every step (WEBNNC_DEVICE_LOOP=0);
+- `replay-staging`: the default with graph inputs/outputs forced through host staging buffers
   (WEBNNC_FORCE_STAGING=1: the io_copy dispatches a discrete GPU uses; lavapipe maps its memory).
 Also: a 64-token generation (qwen2-int4-webgpu) whose runtime statistics (`generate -v`) show at most
-2 recordings and a replay for every other step, against 64 without replay.
+2 recordings and 63 decode steps in the device loop, against 64 recordings without replay; sampling
+on the device (--temperature/--top-k/--top-p/--seed) is deterministic per seed, --top-k 1 and --top-p 1e-6
+equal greedy, two seeds differ, and sampling without the device loop is refused (exit 2).
 Exit 1 on any difference.  Without ../shared: skip (77), or fail under CI=true.
 """
 import os
@@ -23,16 +29,17 @@ TORCH_DIM = ["--dim", "sequence_length=64"]
 MODES = {
     "rerecord": {"WEBNNC_REPLAY": "0"},
     "replay": {},
+    "replay-host-loop": {"WEBNNC_DEVICE_LOOP": "0"},
     "replay-staging": {"WEBNNC_FORCE_STAGING": "1"},
 }
 STATS = re.compile(r"runtime: (\d+) recordings, (\d+) replays")
+LOOP = re.compile(r"device token loop: (\d+) decode steps in (\d+) submissions")
+ENV_KEYS = ("WEBNNC_REPLAY", "WEBNNC_FORCE_STAGING", "WEBNNC_DEVICE_LOOP")
 
 
 def generate(model, env_extra, max_new, extra=()):
-    """(ids or None, recordings, replays, description) of one `generate -v` run."""
-    env = dict(os.environ)
-    env.pop("WEBNNC_REPLAY", None)
-    env.pop("WEBNNC_FORCE_STAGING", None)
+    """(ids or None, recordings, loop steps, description) of one `generate -v` run."""
+    env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS}
     env.update(env_extra)
     cmd = [e2e.webnnc(), "generate", model, "--prompt-ids", PROMPT, "--max-new", str(max_new), "-v"] + list(extra)
     try:
@@ -44,7 +51,43 @@ def generate(model, env_extra, max_new, extra=()):
     lines = p.stdout.strip().splitlines()
     if p.returncode != 0 or not m or not lines:
         return None, None, None, run.describe()
-    return lines[-1], int(m[1]), int(m[2]), ""
+    loop = LOOP.search(p.stderr)
+    return lines[-1], int(m[1]), int(loop[1]) if loop else 0, ""
+
+
+def sampling_checks(model):
+    """Device sampling: deterministic per seed, --top-k 1 / tiny --top-p are greedy, seeds differ, refused off the loop."""
+    problems = []
+    greedy = generate(model, {}, 24)[0]
+    runs = {}
+    for name, args in (("a", ["--seed", "7"]), ("a-again", ["--seed", "7"]), ("b", ["--seed", "8"]),
+                       ("nucleus", ["--seed", "7", "--top-k", "40", "--top-p", "0.9"]),
+                       ("nucleus-again", ["--seed", "7", "--top-k", "40", "--top-p", "0.9"]),
+                       ("top1", ["--seed", "3", "--top-k", "1"]), ("top-p-tiny", ["--seed", "3", "--top-p", "1e-6"])):
+        ids, _, _, why = generate(model, {}, 24, ["--temperature", "1.5"] + args)
+        if ids is None:
+            problems.append(f"sampling {name}: {why}")
+        runs[name] = ids
+    if runs.get("a") != runs.get("a-again") or runs.get("nucleus") != runs.get("nucleus-again"):
+        problems.append(f"sampling: the same seed gave {runs.get('a')} / {runs.get('a-again')}, "
+                        f"{runs.get('nucleus')} / {runs.get('nucleus-again')}")
+    if runs.get("a") == runs.get("b"):
+        problems.append(f"sampling: seeds 7 and 8 gave the same 24 tokens {runs.get('a')}")
+    if runs.get("a") == greedy:
+        problems.append("sampling at temperature 1.5 gave the greedy tokens")
+    for name in ("top1", "top-p-tiny"):  # only the most likely token is kept
+        if runs.get(name) != greedy:
+            problems.append(f"sampling {name} gave {runs.get(name)}, greedy {greedy}")
+    env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS}
+    env["WEBNNC_REPLAY"] = "0"
+    cmd = [e2e.webnnc(), "generate", model, "--prompt-ids", PROMPT, "--max-new", "4", "--temperature", "1"]
+    p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=600, env=env)
+    if p.returncode != 2 or p.stdout or "device token loop" not in p.stderr:
+        problems.append(f"sampling with WEBNNC_REPLAY=0: exit {p.returncode}, stdout {p.stdout!r}, stderr {p.stderr!r}"
+                        " (exit 2 naming the device token loop expected)")
+    if not problems:
+        print(f"sampling: deterministic per seed, --top-k 1 == greedy, seeds differ ({runs['a']})", flush=True)
+    return problems
 
 
 def main():
@@ -60,11 +103,15 @@ def main():
         extra = TORCH_DIM if name.endswith("-torch-dynamo") else []
         got = {}
         for mode, env in MODES.items():
-            ids, rec, _, why = generate(model, env, MAX_NEW, extra)
+            ids, rec, steps, why = generate(model, env, MAX_NEW, extra)
             if ids is None:
                 failures.append(f"{name} {mode}: {why}")
                 continue
             got[mode] = (ids, rec)
+            # the device loop runs every decode step where there are KV caches (not torch-dynamo exports)
+            want = MAX_NEW - 1 if mode in ("replay", "replay-staging") and not extra else 0
+            if steps != want:
+                failures.append(f"{name} {mode}: {steps} device loop steps, {want} expected")
         ref = got.get("rerecord")
         for mode, (ids, rec) in got.items():
             if ref and ids != ref[0]:
@@ -74,17 +121,18 @@ def main():
 
     model = os.path.join(models_dir, "qwen2-int4-webgpu")
     for mode, env, most in (("replay", {}, 2), ("rerecord", {"WEBNNC_REPLAY": "0"}, None)):
-        ids, rec, rep, why = generate(model, env, 64)
+        ids, rec, steps, why = generate(model, env, 64)
         if ids is None:
             failures.append(f"64 tokens {mode}: {why}")
-        elif len(ids.split(",")) != 64 or rec + rep != 64:
-            failures.append(f"64 tokens {mode}: {len(ids.split(','))} ids, {rec} recordings + {rep} replays (64 runs expected)")
-        elif most is not None and rec > most:
-            failures.append(f"64 tokens {mode}: {rec} recordings, at most {most} expected")
-        elif most is None and rec != 64:
-            failures.append(f"64 tokens {mode}: {rec} recordings, one per size (64) expected")
+        elif len(ids.split(",")) != 64:
+            failures.append(f"64 tokens {mode}: {len(ids.split(','))} ids")
+        elif most is not None and (rec > most or steps != 63):
+            failures.append(f"64 tokens {mode}: {rec} recordings (at most {most}), {steps} device loop steps (63)")
+        elif most is None and (rec != 64 or steps != 0):
+            failures.append(f"64 tokens {mode}: {rec} recordings, {steps} loop steps (one recording per size, host loop)")
         else:
-            print(f"64 tokens {mode}: {rec} recordings, {rep} replays", flush=True)
+            print(f"64 tokens {mode}: {rec} recordings, {steps} device loop steps", flush=True)
+    failures += sampling_checks(model)
     if failures:
         print(f"FAIL: {len(failures)} problem(s):\n  " + "\n  ".join(failures))
         return 1

@@ -1,0 +1,256 @@
+/* loop.c - the token loop on the device (webnnc_runtime.h wnrt_loop_*).
+ *
+ * Once configured, every wnrt_run ends with a pick (record.c calls loop_pick) of the next token
+ * from its last logits row.  The loop's command buffer holds `steps` decode steps, each the
+ * graph's input copies and nodes (record.c record_loop_step) followed by a pick
+ * (shaders/next_token.comp) that writes the token
+ * into the ring the host reads and into the next step's input_ids, with its position_ids and
+ * attention_mask element, where the step's input copies read them (host staging, or the input's
+ * device storage on unified memory).  Every dispatch has its own parameter slot (replay.h), so the
+ * host writes each step's sizes before the submit; steps past the wanted count keep zero grids.
+ * The recording is made again only when the dispatch plan changes. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bind.h"
+#include "rt_model.h"
+#include "vk_pipeline.h"
+
+#define PICK_WG 256
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+typedef struct { /* next_token.comp PARAMS_BLOCK */
+    uint32_t vocab, row, slot, pos, flags;
+    float inv_temp;
+    uint32_t top_k;
+    float top_p;
+    uint32_t seed_lo, seed_hi;
+} PickParams;
+
+struct TokenLoop {
+    WnrtLoopConfig cfg;
+    int ids, pos, mask, logits; /* graph input / output indices (-1: absent) */
+    int shader;
+    VkCommandBuffer cb;
+    bool recorded;
+    ReplayTrace rec, now; /* recorded walk (args as last written), the coming batch's walk */
+    MemAlloc params;
+    int params_cap;
+    MemPool *ring_pool;
+    MemAlloc ring; /* steps + 1 picked ids */
+    int64_t next_pos;  /* position of the token the next step feeds */
+    bool pick_pending; /* the last wnrt_run picked a token into ring[0] */
+};
+
+static int input_index(const WnrtModel *m, const char *name, bool need) {
+    for (int i = 0; name && i < m->g->n_inputs; i++) {
+        const Value *v = m->g->inputs[i];
+        if (strcmp(v->name, name) == 0 || (v->origin && strcmp(v->origin, name) == 0)) return i;
+    }
+    if (need || name) diag_error("device token loop: the graph has no input named %s", name ? name : "(null)");
+    return need || name ? -2 : -1;
+}
+
+static const MemAlloc *source_of(const WnrtModel *m, int input) {
+    const Value *v = m->g->inputs[input];
+    return m->staging[v->id].buffer ? &m->staging[v->id] : &m->mem[m->root[v->id]];
+}
+
+/* Binding of input `input`'s source (the ring, unwritten, when absent) and its flag bits. */
+static KBind source_bind(const WnrtModel *m, const struct TokenLoop *L, int input, uint32_t present, uint32_t wide,
+                         uint32_t *flags) {
+    if (input < 0) return (KBind){L->ring.buffer, L->ring.offset, (L->ring.size + 3) & ~(uint64_t)3, true};
+    const MemAlloc *a = source_of(m, input);
+    *flags |= present | (dtype_bits(m->g->inputs[input]->dtype) == 64 ? wide : 0);
+    return (KBind){a->buffer, a->offset, (a->size + 3) & ~(uint64_t)3, true};
+}
+
+/* The pick reading logits row `row` into ring entry `slot`, feeding position `pos` (grid 0: off). */
+static int pick(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, uint64_t row, int slot, int64_t pos, bool on) {
+    const Value *lv = m->g->outputs[L->logits];
+    const MemAlloc *la = &m->mem[m->root[lv->id]];
+    uint64_t range = (la->size + 3) & ~(uint64_t)3, vocab = (uint64_t)lv->shape[lv->rank - 1].v;
+    if (range > m->dev->info.max_storage_buffer_range || row + vocab > UINT32_MAX) {
+        diag_error("device token loop: logits %s do not fit one storage binding", value_display_name(lv));
+        return -1;
+    }
+    PickParams pp = {(uint32_t)vocab, (uint32_t)row, (uint32_t)slot, (uint32_t)pos, 0,
+                     L->cfg.temperature > 0 ? 1.0f / L->cfg.temperature : 0.0f, (uint32_t)L->cfg.top_k, L->cfg.top_p,
+                     (uint32_t)L->cfg.seed, (uint32_t)(L->cfg.seed >> 32)};
+    KBind b[5];
+    b[0] = (KBind){la->buffer, la->offset, range, false};
+    b[1] = source_bind(m, L, L->ids, 0, 1, &pp.flags);
+    b[2] = source_bind(m, L, L->pos, 2, 4, &pp.flags);
+    b[3] = source_bind(m, L, L->mask, 8, 16, &pp.flags);
+    b[4] = (KBind){L->ring.buffer, L->ring.offset, (L->ring.size + 3) & ~(uint64_t)3, true};
+    uint32_t wg = PICK_WG;
+    return kc_dispatch(kc, NULL, L->shader, &wg, 1, &pp, sizeof pp, b, 5, on, 1, 1);
+}
+
+/* Shapes of a decode step over `total` tokens into m->now_shapes. */
+static int step_shapes(WnrtModel *m, const struct TokenLoop *L, int64_t total) {
+    int64_t one[2] = {1, 1};
+    memcpy(m->in_shape[L->ids], one, sizeof one);
+    if (L->pos >= 0) memcpy(m->in_shape[L->pos], one, sizeof one);
+    if (L->mask >= 0) memcpy(m->in_shape[L->mask], (int64_t[]){1, total}, 2 * sizeof(int64_t));
+    return bind_resolve_symbols(m) < 0 || bind_eval_shapes(m, m->now_shapes) < 0 ? -1 : 0;
+}
+
+/* The pick at the end of run with `shapes` (the last logits row, feeding the position after the
+ * run's sequence) into ring entry `slot`. */
+static int pick_after(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, int64_t (*shapes)[WN_MAX_RANK], int slot, bool on) {
+    const Value *lv = m->g->outputs[L->logits];
+    uint64_t numel = 1;
+    for (int d = 0; d < lv->rank; d++) numel *= (uint64_t)shapes[lv->id][d];
+    int64_t total = shapes[m->g->inputs[L->mask]->id][1];
+    return pick(kc, m, L, numel - (uint64_t)shapes[lv->id][lv->rank - 1], slot, total, on);
+}
+
+int loop_pick(KernelCtx *kc, WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]) {
+    return m->loop ? pick_after(kc, m, m->loop, shapes, 0, true) : 0;
+}
+
+void loop_after_run(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]) {
+    struct TokenLoop *L = m->loop;
+    if (!L) return;
+    L->next_pos = shapes[m->g->inputs[L->mask]->id][1];
+    L->pick_pending = true;
+}
+
+/* The batch's dispatches into t (and cb, unless VK_NULL_HANDLE): every step of the recording, the
+ * first `steps` on (the others at a size that is valid, with zero grids). */
+static int walk(WnrtModel *m, struct TokenLoop *L, VkCommandBuffer cb, ReplayTrace *t, int steps, int *dispatches) {
+    t->n = 0;
+    KernelCtx *kc = record_loop_begin(m, cb, &L->params, t);
+    if (!kc) return -1;
+    int rc = 0;
+    for (int j = 0; j < L->cfg.steps && rc == 0; j++) {
+        bool on = j < steps;
+        int first = t->n;
+        if ((rc = step_shapes(m, L, L->next_pos + (on ? j : steps - 1) + 1)) < 0 ||
+            (rc = record_loop_step(kc, m->now_shapes)) < 0 || (rc = pick_after(kc, m, L, m->now_shapes, 1 + j, on)) < 0)
+            break;
+        for (int i = first; i < t->n && !on; i++) memset(t->args[i].grid, 0, sizeof t->args[i].grid);
+    }
+    int r2 = record_loop_end(kc, dispatches, NULL);
+    return rc < 0 ? rc : r2;
+}
+
+void loop_free(WnrtModel *m) {
+    struct TokenLoop *L = m->loop;
+    if (!L) return;
+    if (L->cb) vkFreeCommandBuffers(m->dev->device, m->dev->cmd_pool, 1, &L->cb);
+    replay_trace_free(&L->rec);
+    replay_trace_free(&L->now);
+    mempool_destroy(L->ring_pool);
+    free(L);
+    m->loop = NULL;
+}
+
+int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c) {
+    loop_free(m);
+    if (!m->replay || !m->kv_resident || m->prof) {
+        diag_error("device token loop: needs replayed recordings (not WEBNNC_REPLAY=0), resident KV caches and no "
+                   "profiler");
+        return -1;
+    }
+    if (c->temperature < 0 || c->top_k < 0 || !(c->top_p > 0 && c->top_p <= 1) || c->steps < 0) {
+        diag_error("device token loop: temperature >= 0, top-k >= 0 and 0 < top-p <= 1 expected");
+        return -1;
+    }
+    struct TokenLoop *L = calloc(1, sizeof *L);
+    if (!L) {
+        diag_error("out of memory");
+        return -1;
+    }
+    m->loop = L;
+    L->cfg = *c;
+    if (!L->cfg.steps) L->cfg.steps = WNRT_LOOP_STEPS;
+    L->ids = input_index(m, c->input_ids, true);
+    L->pos = input_index(m, c->position_ids, false);
+    L->mask = input_index(m, c->attention_mask, true);
+    L->logits = -1;
+    for (int i = 0; c->logits && i < m->g->n_outputs; i++)
+        if (strcmp(m->g->outputs[i]->name, c->logits) == 0 ||
+            (m->g->outputs[i]->origin && strcmp(m->g->outputs[i]->origin, c->logits) == 0))
+            L->logits = i;
+    if (L->ids < 0 || L->pos < -1 || L->mask < 0 || L->logits < 0) {
+        if (L->logits < 0 && !diag_has_error()) diag_error("device token loop: the graph has no output %s", c->logits);
+        loop_free(m);
+        return -1;
+    }
+    DType dt = m->g->outputs[L->logits]->dtype;
+    if ((L->shader = shader_lookup("next_token", dt, DT_U32)) < 0) {
+        diag_error("device token loop: no next_token kernel for %s logits", dtype_name(dt));
+        loop_free(m);
+        return -1;
+    }
+    if (!(L->ring_pool = mempool_create(m->dev, MEM_STAGING)) ||
+        mempool_alloc(L->ring_pool, 4 * ((uint64_t)L->cfg.steps + 1), &L->ring) < 0 || !L->ring.map) {
+        if (!diag_has_error()) diag_error("device token loop: the id ring is not host visible");
+        loop_free(m);
+        return -1;
+    }
+    return 0;
+}
+
+/* Makes the loop's command buffer for the plan of L->now. */
+static int record(WnrtModel *m, struct TokenLoop *L, int steps) {
+    if (replay_reserve(m, &L->params, &L->params_cap, L->now.n) < 0) return -1;
+    if (!L->cb) {
+        VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                          .commandPool = m->dev->cmd_pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                          .commandBufferCount = 1};
+        VkResult vr = vkAllocateCommandBuffers(m->dev->device, &ai, &L->cb);
+        if (vr != VK_SUCCESS) return vkdev_fail("vkAllocateCommandBuffers", vr);
+    }
+    L->recorded = false;
+    if (walk(m, L, L->cb, &L->rec, steps, NULL) < 0) return -1;
+    if (!replay_same_plan(&L->rec, &L->now)) {
+        diag_error("internal: the device loop's recording differs from its capture");
+        return -1;
+    }
+    L->recorded = true;
+    m->stats.recordings++;
+    return 0;
+}
+
+int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
+    struct TokenLoop *L = m->loop;
+    if (!L || n < 1 || (!L->pick_pending && !L->recorded && m->cur < 0)) {
+        diag_error("internal: wnrt_loop_next needs wnrt_loop_config, a run and n >= 1");
+        return -1;
+    }
+    const uint32_t *ring = (const uint32_t *)L->ring.map;
+    int picks = 0;
+    if (L->pick_pending) { /* the last wnrt_run picked into ring[0] */
+        ids[picks++] = ring[0];
+        L->pick_pending = false;
+    }
+    int steps = n - picks < L->cfg.steps ? n - picks : L->cfg.steps;
+    if (steps == 0) return picks;
+    uint64_t t0 = now_ns();
+    if (walk(m, L, VK_NULL_HANDLE, &L->now, steps, NULL) < 0) return -1;
+    if (!L->recorded || !replay_same_plan(&L->rec, &L->now)) {
+        if (record(m, L, steps) < 0) return -1;
+        m->stats.params_written = replay_write(m, &L->params, NULL, &L->rec);
+    } else {
+        m->stats.params_written = replay_write(m, &L->params, &L->rec, &L->now);
+        m->stats.replays += steps;
+    }
+    m->stats.prepare_ns = now_ns() - t0; /* the batch's host work: sizes, capture, parameter writes */
+    m->stats.prepare_ns_total += m->stats.prepare_ns;
+    m->stats.runs += (uint64_t)steps;
+    if (vkdev_submit(m->dev, L->cb, m->fence) < 0 || vkdev_wait(m->dev, m->fence) < 0) return -1;
+    for (int k = 0; k < steps; k++) ids[picks + k] = ring[1 + k];
+    L->next_pos += steps;
+    m->stats.loop_steps += (uint64_t)steps;
+    m->stats.loop_submits++;
+    return picks + steps;
+}

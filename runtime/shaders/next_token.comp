@@ -1,0 +1,184 @@
+#version 450
+// next_token.comp - the device token loop's pick (runtime/loop.c): one workgroup reads one logits
+// row, picks the next token and writes it as the next step's input_ids, with that step's
+// position_ids and its attention_mask element, and into the ring the host reads back.
+// Greedy (inv_temp == 0): the first index of the largest logit, exactly the host's argmax (a NaN
+// never wins; a NaN first logit gives 0, as the host's strict comparison does).
+// Sampling: softmax of logits * inv_temp over the tokens kept by top-k (ties at the k-th value
+// kept) and then top-p (the fewest highest tokens whose mass reaches top_p), thresholds found by a
+// bitwise search over order-preserving 32-bit keys; one uniform number from a hash of (seed,
+// position) picks the token by the cumulative mass in index order (deterministic per seed).
+#include "common.glsl"
+
+#define WG 256
+layout(std430, binding = 0) readonly buffer Logits { A_T logits[]; };
+layout(std430, binding = 1) buffer Ids { uint ids_w[]; };
+layout(std430, binding = 2) buffer Pos { uint pos_w[]; };
+layout(std430, binding = 3) buffer Mask { uint mask_w[]; };
+layout(std430, binding = 4) buffer Ring { uint ring[]; };
+PARAMS_BLOCK PC {
+    uint vocab;    // row length
+    uint row;      // element index of the row's first logit
+    uint slot;     // ring entry of the picked token
+    uint pos;      // its position: position_ids value and attention_mask index of the next step
+    uint flags;    // 1: ids 64-bit, 2: position_ids present, 4: 64-bit, 8: attention_mask present, 16: 64-bit
+    float inv_temp;
+    uint top_k;    // 0: every token
+    float top_p;   // >= 1: every token
+    uint seed_lo, seed_hi;
+} pc;
+
+shared float red_f[WG];
+shared uint red_u[WG];
+
+float logit(uint i) { return float(logits[pc.row + i]); }
+
+// Order-preserving key of a float (larger float, larger key).
+uint key_of(float x) {
+    uint u = floatBitsToUint(x);
+    return (u & 0x80000000u) != 0u ? ~u : u | 0x80000000u;
+}
+
+float wg_sum(float v) {
+    uint t = gl_LocalInvocationID.x;
+    red_f[t] = v;
+    barrier();
+    for (uint s = WG / 2; s > 0; s >>= 1) {
+        if (t < s) red_f[t] += red_f[t + s];
+        barrier();
+    }
+    float r = red_f[0];
+    barrier();
+    return r;
+}
+
+uint wg_count(uint v) {
+    uint t = gl_LocalInvocationID.x;
+    red_u[t] = v;
+    barrier();
+    for (uint s = WG / 2; s > 0; s >>= 1) {
+        if (t < s) red_u[t] += red_u[t + s];
+        barrier();
+    }
+    uint r = red_u[0];
+    barrier();
+    return r;
+}
+
+// The first index of the largest non-NaN logit (0xffffffff: none); every invocation gets it.
+uint wg_argmax() {
+    uint t = gl_LocalInvocationID.x;
+    float best = 0.0;
+    uint bi = 0xffffffffu;
+    for (uint i = t; i < pc.vocab; i += WG) {
+        float x = logit(i);
+        if (!isnan(x) && (bi == 0xffffffffu || x > best)) best = x, bi = i;
+    }
+    red_f[t] = best;
+    red_u[t] = bi;
+    barrier();
+    for (uint s = WG / 2; s > 0; s >>= 1) {
+        if (t < s) {
+            uint oi = red_u[t + s];
+            float ov = red_f[t + s];
+            if (oi != 0xffffffffu && (red_u[t] == 0xffffffffu || ov > red_f[t] || (ov == red_f[t] && oi < red_u[t])))
+                red_f[t] = ov, red_u[t] = oi;
+        }
+        barrier();
+    }
+    uint r = red_u[0];
+    barrier();
+    return r;
+}
+
+uint hash(uint x) {
+    x ^= x >> 16; x *= 0x7feb352du;
+    x ^= x >> 15; x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
+// Weight of token i (0 outside the kept set: key below thr, or NaN).
+float weight(uint i, float mx, uint thr) {
+    float x = logit(i);
+    return isnan(x) || key_of(x) < thr ? 0.0 : exp((x - mx) * pc.inv_temp);
+}
+
+// Largest threshold key whose kept set (key >= threshold, also >= floor_key) holds at least `need`
+// tokens (by_mass false) or mass (by_mass true).
+uint search_threshold(bool by_mass, float need, uint floor_key, float mx) {
+    uint t = gl_LocalInvocationID.x, thr = 0u;
+    for (int b = 31; b >= 0; b--) {
+        uint cand = thr | (1u << uint(b));
+        uint lo = max(cand, floor_key);
+        float acc = 0.0;
+        uint cnt = 0u;
+        for (uint i = t; i < pc.vocab; i += WG) {
+            if (by_mass) acc += weight(i, mx, lo);
+            else cnt += !isnan(logit(i)) && key_of(logit(i)) >= lo ? 1u : 0u;
+        }
+        bool enough = by_mass ? wg_sum(acc) >= need : float(wg_count(cnt)) >= need;
+        if (enough) thr = cand;
+    }
+    return max(thr, floor_key);
+}
+
+uint sample_token(uint best) {
+    uint t = gl_LocalInvocationID.x;
+    float mx = logit(best);
+    uint thr = 0u;
+    if (pc.top_k > 0u && pc.top_k < pc.vocab) thr = search_threshold(false, float(pc.top_k), 0u, mx);
+    if (pc.top_p < 1.0) {
+        float acc = 0.0;
+        for (uint i = t; i < pc.vocab; i += WG) acc += weight(i, mx, thr);
+        thr = search_threshold(true, wg_sum(acc) * pc.top_p, thr, mx);
+    }
+    uint chunk = (pc.vocab + WG - 1) / WG, lo = t * chunk, hi = min(lo + chunk, pc.vocab);
+    float part = 0.0;
+    for (uint i = lo; i < hi; i++) part += weight(i, mx, thr);
+    red_f[t] = part;
+    barrier();
+    uint pick = best;
+    if (t == 0u) {
+        float total = 0.0;
+        for (uint c = 0u; c < WG; c++) total += red_f[c];
+        uint r = hash(pc.seed_lo ^ hash(pc.seed_hi ^ hash(pc.pos * 0x9e3779b9u + 0x632be5abu)));
+        float target = float(r >> 8) * (1.0 / 16777216.0) * total, cum = 0.0;
+        bool found = false;
+        for (uint c = 0u; c < WG && !found; c++) {
+            if (cum + red_f[c] <= target && c + 1u < WG) {
+                cum += red_f[c];
+                continue;
+            }
+            for (uint i = c * chunk; i < min(c * chunk + chunk, pc.vocab); i++) {
+                float w = weight(i, mx, thr);
+                if (w == 0.0) continue;
+                pick = i; // the last kept token when rounding leaves the target past the end
+                cum += w;
+                if (cum > target) { found = true; break; }
+            }
+        }
+        red_u[0] = pick;
+    }
+    barrier();
+    return red_u[0];
+}
+
+void main() {
+    uint best = wg_argmax();
+    uint id = best == 0xffffffffu || isnan(logit(0u)) ? 0u : best;
+    if (pc.inv_temp > 0.0 && best != 0xffffffffu) id = sample_token(best);
+    if (gl_LocalInvocationID.x != 0u) return;
+    ring[pc.slot] = id; // below: 64-bit integers are (low, high) word pairs
+    bool ids64 = (pc.flags & 1u) != 0u, pos64 = (pc.flags & 4u) != 0u, mask64 = (pc.flags & 16u) != 0u;
+    ids_w[0] = id;
+    if (ids64) ids_w[1] = 0u;
+    if ((pc.flags & 2u) != 0u) {
+        pos_w[0] = pc.pos;
+        if (pos64) pos_w[1] = 0u;
+    }
+    if ((pc.flags & 8u) != 0u) {
+        mask_w[mask64 ? 2u * pc.pos : pc.pos] = 1u;
+        if (mask64) mask_w[2u * pc.pos + 1u] = 0u;
+    }
+}
