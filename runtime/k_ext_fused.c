@@ -1,6 +1,9 @@
 /* k_ext_fused.c - kernel family `ext_fused`: the fusion-only normalized projections qkvProjection
  * and gatedMlp (lib/core/fused_ops.h), float32/float16 activations, f32 accumulation.
- *  - matmulNBits weights (bits > 0): shaders/ext_norm_proj.comp, per-row RMS of input (+ skip
+ *  - matmulNBits weights (bits > 0), decode (up to KMV_NORM_MAX_M rows, unpadded 4/8-bit rows,
+ *    uint8 or no zero points): the row mat-vec with the norm prologue (k_matvec.h,
+ *    shaders/matvec_rows_norm.comp), one dispatch for every split and the sum.  Otherwise
+ *    shaders/ext_norm_proj.comp, per-row RMS of input (+ skip
  *    (+ skipBias)) recomputed in each workgroup, normalized activations fed straight into the
  *    in-register dequantizing mat-vec, bias, split outputs (one dispatch per split) or
  *    silu(gate) * up.  With outputSum a pre-pass writes the sum, which the projection then reads as
@@ -16,6 +19,7 @@
 
 #include "ext_ops.h"
 #include "fused_ops.h"
+#include "k_ext_nbits.h"
 #include "k_ext_util.h"
 
 #define FUSED_WG 128
@@ -42,7 +46,8 @@ static int nbits_fused_check(KernelCtx *kc, const Node *n) {
     if (ext_opt(n, FP_SKIP) && !sum && ext_opt(n, FP_BIAS)) return ext_no_kernel(n, x->dtype);
     const Value *zp = ext_opt(n, FP_ZERO_POINTS);
     if (zp && zp->dtype != DT_U8 && zp->dtype != x->dtype) return ext_no_kernel(n, zp->dtype);
-    if (kcheck_shader(kc, n, "ext_norm_proj_tiled", x->dtype, x->dtype) < 0) return -1;
+    if (kcheck_shader(kc, n, "ext_norm_proj_tiled", x->dtype, x->dtype) < 0 || kmatvec_norm_check(kc, n, x->dtype) < 0)
+        return -1;
     return kcheck_shader(kc, n, "ext_norm_proj", x->dtype, x->dtype);
 }
 
@@ -122,6 +127,31 @@ static int fused_splits(const Node *n, int64_t n_total, int64_t *splits) {
     return count;
 }
 
+/* Decode: the row mat-vec with the norm prologue and the split / gated epilogue (k_matvec.h,
+ * shaders/matvec_rows_norm.comp), one dispatch, where it takes the operands.  1: recorded, 0: it
+ * does not apply, -1: error. */
+static int rows_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *in, const KTensor *out,
+                       const int64_t *splits, int n_splits) {
+    const Value *zp = ext_opt(n, FP_ZERO_POINTS);
+    bool gated = n->op == OP_GATED_MLP, sum = node_bool(n, "outputSum", false);
+    KMatvecRows p;
+    if (!ext_nbits_rows_layout(geo, zp != NULL, zp ? zp->dtype : DT_U8, &p)) return 0;
+    KMatvecNorm q = {.skip = ext_opt(n, FP_SKIP) ? &in[FP_SKIP] : NULL,
+                     .skip_bias = ext_opt(n, FP_SKIP_BIAS) ? &in[FP_SKIP_BIAS] : NULL,
+                     .sum = sum ? &out[gated ? 1 : n_splits] : NULL,
+                     .norm_scale = &in[FP_NORM_SCALE],
+                     .eps = (float)node_float(n, "epsilon", 1e-6),
+                     .gated = gated,
+                     .n_out = gated ? 1 : n_splits};
+    for (int i = 0; i < q.n_out; i++) {
+        q.y[i] = &out[i];
+        q.cols[i] = gated ? geo->n / 2 : splits[i];
+    }
+    if (!kmatvec_norm_fits(kc, &p, &q, &in[FP_INPUT], &in[FP_WEIGHT])) return 0;
+    return kmatvec_norm_record(kc, n, &p, &q, &in[FP_INPUT], &in[FP_WEIGHT], &in[FP_SCALES],
+                               zp ? &in[FP_ZERO_POINTS] : NULL, ext_opt(n, FP_BIAS) ? &in[FP_BIAS] : NULL) < 0 ? -1 : 1;
+}
+
 static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
     NBitsGeom geo;
     if (nbits_geometry(n, &geo) < 0) return -1;
@@ -146,6 +176,8 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
         return -1;
     }
     if (M == 0) return 0;
+    int rows_done = rows_record(kc, n, &geo, in, out, splits, n_splits);
+    if (rows_done != 0) return rows_done < 0 ? -1 : 0;
     FusedRun r;
     memset(&r, 0, sizeof r);
     FusedPush *pc = &r.pc;

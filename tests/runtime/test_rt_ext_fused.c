@@ -3,7 +3,7 @@
  * fully fused normalized projections qkvProjection (1-3 splits) and gatedMlp (silu(gate) * up) with
  * matmulNBits weights: rmsNorm or skip (+ skipBias) with the sum output, zero points absent / uint8 /
  * float, bias, decode, several activation rows and prefill (the tile kernel, partial tiles),
- * float32 and float16; and with float weights
+ * float32 and float16 (decode on the row mat-vec with the norm prologue: norm_proj_rows); and with float weights
  * (bits 0, W [k, n]): the mat-vec (vector and scalar weight loads, k over several staged chunks, 1-16
  * rows) and the tiled path (partial row and column tiles), skip / skipBias / sum / bias. */
 #include <math.h>
@@ -103,6 +103,23 @@ START_TEST(gated_mlp) {
 }
 END_TEST
 
+/* Decode on the row mat-vec with the norm prologue (shaders/matvec_rows_norm.comp): 1-4 activation
+ * rows, 4/8-bit, odd column counts (partial row groups), up to 3 splits (one of a single column), every input
+ * option, float32 / float16; float zero points and padded k take the older kernel. */
+START_TEST(norm_proj_rows) {
+    const OpId q = OP_QKV_PROJECTION, gm = OP_GATED_MLP;
+    check_fused((FusedCase){q, DT_F32, 4, 32, 2, 160, 75, 1, true, true, true, true, 3, {43, 16, 16}});
+    check_fused((FusedCase){q, DT_F16, 4, 16, 4, 96, 50, 0, true, false, true, true, 3, {34, 8, 8}});
+    check_fused((FusedCase){q, DT_F32, 8, 32, 3, 64, 33, 1, false, false, false, false, 3, {17, 1, 15}});
+    check_fused((FusedCase){q, DT_F16, 4, 128, 1, 896, 61, 1, true, false, true, true, 2, {45, 16}});
+    check_fused((FusedCase){q, DT_F32, 4, 32, 2, 64, 24, 2, true, false, true, true, 3, {8, 8, 8}}); /* float zp */
+    check_fused((FusedCase){gm, DT_F32, 4, 32, 3, 96, 74, 1, true, true, true, true, 0, {0}});
+    check_fused((FusedCase){gm, DT_F16, 4, 64, 4, 192, 42, 0, true, false, true, false, 0, {0}});
+    check_fused((FusedCase){gm, DT_F32, 8, 16, 1, 32, 10, 0, false, false, false, false, 0, {0}});
+    check_fused((FusedCase){gm, DT_F16, 4, 32, 2, 200, 30, 1, true, false, true, false, 0, {0}}); /* padded k */
+}
+END_TEST
+
 /* Float weights (bits 0).  The mat-vec takes up to 16 rows (4 per workgroup), 64 columns per
  * workgroup, 4-wide weight loads when every split is a multiple of 4, k staged 512 at a time; the
  * tiled path takes more rows in 64 x 64 tiles. */
@@ -139,6 +156,7 @@ int main(void) {
     tcase_add_test(tc, silu);
     tcase_add_test(tc, qkv_projection);
     tcase_add_test(tc, gated_mlp);
+    tcase_add_test(tc, norm_proj_rows);
     tcase_add_test(tc, qkv_projection_float);
     tcase_add_test(tc, gated_mlp_float);
     suite_add_tcase(s, tc);
