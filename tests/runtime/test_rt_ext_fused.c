@@ -91,6 +91,10 @@ START_TEST(qkv_projection) {
     check_fused((FusedCase){OP_QKV_PROJECTION, DT_F32, 4, 32, 70, 96, 200, 1, true, true, true, true, 3, {136, 32, 32}});
     check_fused((FusedCase){OP_QKV_PROJECTION, DT_F16, 4, 64, 17, 200, 72, 0, false, false, false, true, 3, {40, 16, 16}});
     check_fused((FusedCase){OP_QKV_PROJECTION, DT_F32, 8, 16, 33, 64, 30, 2, true, false, false, false, 1, {30}});
+    /* skip (+ skipBias) without the sum output, with a projection bias: decode, fallback, prefill */
+    check_fused((FusedCase){OP_QKV_PROJECTION, DT_F32, 4, 32, 1, 64, 24, 0, true, false, false, true, 3, {8, 8, 8}});
+    check_fused((FusedCase){OP_QKV_PROJECTION, DT_F32, 4, 32, 6, 96, 40, 1, true, true, false, true, 2, {24, 16}});
+    check_fused((FusedCase){OP_QKV_PROJECTION, DT_F16, 4, 32, 20, 64, 48, 0, true, true, false, true, 3, {16, 16, 16}});
 }
 END_TEST
 
