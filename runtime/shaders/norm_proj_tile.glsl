@@ -23,12 +23,18 @@ shared float inv_rms[64];
 shared float part[256];
 uint tile_m0, tile_c0;
 float ss_slot[16]; // sum of v^2 per staging slot (TILE_SLOTS): this invocation's share of its rows
+uint g_k = 0xffffffffu; // k of g_v: an invocation stages one k per step, so normScale is read once
+float g_v;
 
 float tile_a(uint m, uint k, uint slot) {
     float v = value_at(m, k);
     ss_slot[slot] = fma(v, v, ss_slot[slot]);
     if (WRITE_SUM && gl_WorkGroupID.x == 0u) sum_out[pc.base_sum + m * pc.K + k] = A_T(v);
-    return v * float(scale_in[pc.base_scale + k]);
+    if (k != g_k) {
+        g_k = k;
+        g_v = float(scale_in[pc.base_scale + k]);
+    }
+    return v * g_v;
 }
 
 // inv_rms of the tile's rows from the slots: slot s of invocation t holds row t / 32 + s * nt / 32.
