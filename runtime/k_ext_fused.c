@@ -8,7 +8,7 @@
  *    bias, split outputs (one dispatch per split) or silu(gate) * up; with outputSum a pre-pass
  *    writes the sum, which the projection then reads as its input.  From FUSED_TILE_MIN_M
  *    activation rows (prefill): shaders/norm_proj_tile.glsl (the int4 tile core, normalizing as
- *    it stages activations), one dispatch for every split and the sum.
+ *    it stages activations), one dispatch for every split (after the sum pre-pass).
  *  - float weights (bits 0: W [k, n] of the activation dtype): shaders/ext_fused_matvec.comp (a
  *    column mat-vec, up to FF_MATVEC_MAX_M activation rows) or ext_fused_tiled.comp (tiled GEMM),
  *    both normalizing in the workgroup (ext_fused.glsl); the sum output is written by the first
@@ -29,11 +29,11 @@ typedef struct {
     uint32_t M, K, kBlocks, block, row_words, zp_row, rows, row0, out_cols, half_n;
     float eps;
     uint32_t base_x, base_skip, base_b2, base_scale, base_w, base_s, base_z, base_y;
-    uint32_t base_bias, base_sum, base_y1, base_y2, split1, split2;
+    uint32_t base_bias, base_y1, base_y2, split1, split2;
 } FusedPush;
 _Static_assert(sizeof(FusedPush) <= K_PUSH_MAX, "fused projection push constants");
 
-enum { F_SKIP = 1, F_SKIP_BIAS = 2, F_GATED = 4, F_SUM_ONLY = 8, F_WRITE_SUM = 16 }; /* norm_proj_io.glsl FLAGS */
+enum { F_SKIP = 1, F_SKIP_BIAS = 2, F_GATED = 4, F_SUM_ONLY = 8 }; /* norm_proj_io.glsl FLAGS */
 #define FUSED_BINDS 12 /* norm_proj_io.glsl */
 
 static int nbits_fused_check(KernelCtx *kc, const Node *n) {
@@ -152,17 +152,13 @@ static int rows_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const
 }
 
 /* Prefill: the tile kernel (shaders/norm_proj_tile.glsl), one dispatch over every output column
- * of every split, writing the sum (column tile 0) as well. */
+ * of every split. */
 static int tiled_record(KernelCtx *kc, const Node *n, FusedRun *r, DType dt, const KTensor *out, const int64_t *splits,
-                        int n_splits, const KTensor *sum) {
+                        int n_splits) {
     bool coop = ext_coop(kc, dt);
     int sh = kc_find_shader(kc, n, coop ? "ext_norm_proj_coop" : "ext_norm_proj_tiled", dt, dt);
     if (sh < 0) return -1;
     FusedPush *pc = &r->pc;
-    if (sum) {
-        r->flags |= F_WRITE_SUM;
-        if (ext_bind(kc, n, sum, true, &r->b[8], &pc->base_sum) < 0) return -1;
-    }
     uint32_t *base[FP_MAX_SPLITS] = {&pc->base_y, &pc->base_y1, &pc->base_y2}, start[FP_MAX_SPLITS];
     static const int slot[FP_MAX_SPLITS] = {7, 9, 10};
     uint64_t total = 0;
@@ -242,10 +238,6 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
         r.has_bias = 1;
         if (ext_bind(kc, n, &in[FP_BIAS], false, &b[11], &pc->base_bias) < 0) return -1;
     }
-    if (M >= FUSED_TILE_MIN_M) {
-        if (gated) r.flags |= F_GATED;
-        return tiled_record(kc, n, &r, x->dtype, out, splits, n_splits, sum ? &out[sum_out] : NULL);
-    }
     if (sum) { /* pre-pass: sum = x + skip (+ skipBias), then normalize the sum */
         uint32_t keep = r.flags;
         r.flags |= F_SUM_ONLY;
@@ -256,6 +248,7 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
         pc->base_x = pc->base_y;
     }
     if (gated) r.flags |= F_GATED;
+    if (M >= FUSED_TILE_MIN_M) return tiled_record(kc, n, &r, x->dtype, out, splits, n_splits);
     uint32_t rows = norm_proj_rows(&r);
     uint64_t col = 0;
     for (int i = 0; i < n_splits; i++) {

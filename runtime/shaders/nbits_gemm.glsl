@@ -23,8 +23,7 @@ layout(std430, binding = 5) writeonly buffer Y { A_T y_out[]; };
 
 #define TILE_HAS_UP 0
 const bool TILE_UP = false;
-float tile_a(uint m, uint k, uint slot) { return float(a_in[pc.base_a + m * pc.K + k]); }
-void tile_finish() {}
+float tile_a(uint m, uint k) { return float(a_in[pc.base_a + m * pc.K + k]); }
 
 uint tile_n0; // first dispatch-local weight row of this workgroup's tile
 void tile_store(uint m, uint c, float y, float up) {

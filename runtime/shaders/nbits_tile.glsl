@@ -18,13 +18,7 @@
 // Requires, before the include: common.glsl, ext_common.glsl, the bindings and push constants of
 // ext_nbits.glsl (then ext_nbits.glsl itself), the macros TILE_COOP (0/1) and TILE_HAS_UP (0/1: the
 // up tile exists), the constant bool TILE_UP (gated: the up tile is used; false without it), and
-//   float tile_a(uint m, uint k, uint slot)       activation row m (< pc.M), k (< pc.K); slot = the
-//                                                 invocation's staging slot (< TILE_SLOTS): row
-//                                                 m0 + gl_LocalInvocationID.x / TILE_BK + slot *
-//                                                 (invocations / TILE_BK), always at k % TILE_BK =
-//                                                 gl_LocalInvocationID.x % TILE_BK
-//   void tile_finish()                            called by every invocation after the last k step,
-//                                                 before any tile_store (may use barrier())
+//   float tile_a(uint m, uint k)                  activation row m (< pc.M), k (< pc.K)
 //   void tile_store(uint m, uint c, float y, float up)  output (m, c) (c < the tile's column count)
 // Weights: row wrow0 + c of the word binding is output column c (its scales / zero points: row
 // srow0 + c); gated: the up rows follow at + up_off.
@@ -49,7 +43,6 @@ shared TILE_T Bs[TILE_BN * (TILE_BK + TILE_PAD)];
 shared TILE_T Bu[TILE_BN * (TILE_BK + TILE_PAD)];
 #endif
 const uint TILE_LD = TILE_BK + TILE_PAD;
-const uint TILE_SLOTS = 16u; // activation elements an invocation stages per k step (>= 128 invocations)
 
 // Dequantized values of word u (k from u * VPW) of weight row (wrow, srow) into Bs[c][kl..] (Bu when up).
 void tile_weight_word(uint wrow, uint srow, uint u, uint c, uint kl, bool ok, bool up) {
@@ -69,9 +62,9 @@ void tile_weight_word(uint wrow, uint srow, uint u, uint c, uint kl, bool ok, bo
 // Stages k0 .. k0 + TILE_BK - 1 of the activation rows m0.. and weight columns 0 .. ncols - 1.
 void tile_stage(uint m0, uint k0, uint wrow0, uint srow0, uint ncols, uint up_off) {
     uint tid = gl_LocalInvocationID.x, nt = gl_WorkGroupSize.x;
-    for (uint e = tid, slot = 0u; e < TILE_BM * TILE_BK; e += nt, slot++) {
+    for (uint e = tid; e < TILE_BM * TILE_BK; e += nt) {
         uint r = e / TILE_BK, kk = e % TILE_BK, m = m0 + r, k = k0 + kk;
-        As[r * TILE_LD + kk] = TILE_T(m < pc.M && k < pc.K ? tile_a(m, k, slot) : 0.0);
+        As[r * TILE_LD + kk] = TILE_T(m < pc.M && k < pc.K ? tile_a(m, k) : 0.0);
     }
     const uint WPR = TILE_BK / VPW; // words per column and step
     for (uint e = tid; e < TILE_BN * WPR; e += nt) {
@@ -120,7 +113,6 @@ void nbits_tile(uint m0, uint wrow0, uint srow0, uint ncols, uint up_off) {
         }
         barrier();
     }
-    tile_finish();
     uint tid = gl_LocalInvocationID.x;
     float gate[TILE_BM * TILE_BN / 128u]; // gated: this invocation's gate values while the up values pass
     for (uint pass = 0u; pass < (TILE_UP ? 2u : 1u); pass++) {
@@ -174,7 +166,6 @@ void nbits_tile(uint m0, uint wrow0, uint srow0, uint ncols, uint up_off) {
         }
         barrier();
     }
-    tile_finish();
     for (uint i = 0u; i < 4u; i++) {
         uint m = m0 + ty * 4u + i;
         if (m >= pc.M) continue;
