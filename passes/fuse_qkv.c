@@ -3,11 +3,17 @@
  *   - two or three separate projections of the normalized input (q, k, v of the dml models): their
  *     weights are packed along n, one output per projection, in graph order;
  *   - one projection followed by a split along the last axis (up to 3 parts): the split's sizes;
- *   - one projection (a packed QKV feeding GQA, or the final norm and lm_head): splits = [n].
+ *   - one projection (a packed QKV feeding GQA): splits = [n].  Not a projection of at least
+ *     QKV_HEAD_RATIO * k columns (the final norm and the vocabulary head): the fused kernels
+ *     recompute the norm per output tile / row group, and for a head of 151936 x 896 that made it
+ *     slower than the norm plus matmulNBits on an H100 (prefill of 512 tokens 10.1 against 6.7 ms,
+ *     decode 115 against 100 us).
  * A skipRmsNorm whose sum is used later gives outputSum.  A pair whose first result feeds silu is a
  * gated MLP (fuse_gated_mlp.c) and is left alone, as are norms whose output is used elsewhere. */
 #include "fuse_norm_proj.h"
 #include "pass.h"
+
+#define QKV_HEAD_RATIO 8 /* a single projection this many times wider than k is a vocabulary head */
 
 static bool gated(FuseMap *fm, const NormProj *np) {
     for (int i = 0; i < np->count; i++)
@@ -37,6 +43,7 @@ static int match(FuseMap *fm, Node *norm) {
     Value *exits[NP_MAX + 1];
     for (int i = 0; i < np.count; i++) splits[i] = np.n[i], exits[i] = np.y[i];
     Node *sp = np.count == 1 ? last_axis_split(fm, np.y[0], splits, &n_splits) : NULL;
+    if (np.count == 1 && !sp && np.n[0] >= QKV_HEAD_RATIO * np.k) return 0;
     for (int i = 0; sp && i < n_splits; i++) exits[i] = sp->outputs[i];
     FuseMatch m = {0};
     fm_add(&m, sp);

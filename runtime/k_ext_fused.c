@@ -1,13 +1,14 @@
 /* k_ext_fused.c - kernel family `ext_fused`: the fusion-only normalized projections qkvProjection
  * and gatedMlp (lib/core/fused_ops.h), float32/float16 activations, f32 accumulation.
- *  - matmulNBits weights (bits > 0): shaders/ext_norm_proj.comp, per-row RMS of input (+ skip
- *    (+ skipBias)) recomputed in each workgroup, normalized activations fed straight into the
- *    in-register dequantizing mat-vec, bias, split outputs (one dispatch per split) or
- *    silu(gate) * up.  With outputSum a pre-pass writes the sum, which the projection then reads as
- *    its input.  From FUSED_TILE_MIN_M activation rows (prefill) the projection runs on
- *    shaders/norm_proj_tile.glsl instead (the int4 tile core, normalizing as it stages activations).
- *    Not handled (reported as no kernel): skip without outputSum together with a
- *    projection bias (one binding short).
+ *  - matmulNBits weights (bits > 0), decode (up to KMV_NORM_MAX_M rows, unpadded 4/8-bit rows,
+ *    uint8 or no zero points): the row mat-vec with the norm prologue (k_matvec.h,
+ *    shaders/matvec_rows_norm.comp), one dispatch for every split and the sum.  Otherwise
+ *    shaders/ext_norm_proj.comp, per-row RMS of input (+ skip (+ skipBias)) recomputed in each
+ *    workgroup, normalized activations fed straight into the in-register dequantizing mat-vec,
+ *    bias, split outputs (one dispatch per split) or silu(gate) * up; with outputSum a pre-pass
+ *    writes the sum, which the projection then reads as its input.  From FUSED_TILE_MIN_M
+ *    activation rows (prefill): shaders/norm_proj_tile.glsl (the int4 tile core, normalizing as
+ *    it stages activations), one dispatch for every split (after the sum pre-pass).
  *  - float weights (bits 0: W [k, n] of the activation dtype): shaders/ext_fused_matvec.comp (a
  *    column mat-vec, up to FF_MATVEC_MAX_M activation rows) or ext_fused_tiled.comp (tiled GEMM),
  *    both normalizing in the workgroup (ext_fused.glsl); the sum output is written by the first
@@ -16,6 +17,7 @@
 
 #include "ext_ops.h"
 #include "fused_ops.h"
+#include "k_ext_nbits.h"
 #include "k_ext_util.h"
 
 #define FUSED_WG 128
@@ -27,10 +29,12 @@ typedef struct {
     uint32_t M, K, kBlocks, block, row_words, zp_row, rows, row0, out_cols, half_n;
     float eps;
     uint32_t base_x, base_skip, base_b2, base_scale, base_w, base_s, base_z, base_y;
+    uint32_t base_bias, base_y1, base_y2, split1, split2;
 } FusedPush;
 _Static_assert(sizeof(FusedPush) <= K_PUSH_MAX, "fused projection push constants");
 
-enum { F_SKIP = 1, F_SKIP_BIAS = 2, F_GATED = 4, F_SUM_ONLY = 8 };
+enum { F_SKIP = 1, F_SKIP_BIAS = 2, F_GATED = 4, F_SUM_ONLY = 8 }; /* norm_proj_io.glsl FLAGS */
+#define FUSED_BINDS 12 /* norm_proj_io.glsl */
 
 static int nbits_fused_check(KernelCtx *kc, const Node *n) {
     NBitsGeom geo;
@@ -38,23 +42,22 @@ static int nbits_fused_check(KernelCtx *kc, const Node *n) {
     if (!x || !w || !ext_opt(n, FP_NORM_SCALE) || ext_float(n, x) < 0) return -1;
     if (w->dtype != DT_U8 || !ext_opt(n, FP_SCALES)) return ext_no_kernel(n, w->dtype);
     if (nbits_geometry(n, &geo) < 0) return -1;
-    bool sum = node_bool(n, "outputSum", false);
-    if (ext_opt(n, FP_SKIP) && !sum && ext_opt(n, FP_BIAS)) return ext_no_kernel(n, x->dtype);
     const Value *zp = ext_opt(n, FP_ZERO_POINTS);
     if (zp && zp->dtype != DT_U8 && zp->dtype != x->dtype) return ext_no_kernel(n, zp->dtype);
-    if (kcheck_shader(kc, n, "ext_norm_proj_tiled", x->dtype, x->dtype) < 0) return -1;
+    if (kcheck_shader(kc, n, "ext_norm_proj_tiled", x->dtype, x->dtype) < 0 || kmatvec_norm_check(kc, n, x->dtype) < 0)
+        return -1;
     return kcheck_shader(kc, n, "ext_norm_proj", x->dtype, x->dtype);
 }
 
 typedef struct {
     FusedPush pc;
-    KBind b[8];
+    KBind b[FUSED_BINDS];
     uint32_t flags, bits, zp_mode, has_bias;
 } FusedRun;
 
 /* One dispatch over `groups` workgroups folded into x/y (flat_group() in the shaders), z = gz. */
 static int grid_dispatch(KernelCtx *kc, const Node *n, int sh, const uint32_t *spec, int n_spec, const void *pc,
-                         uint32_t pc_size, const KBind *b, uint64_t groups, uint64_t gz) {
+                         uint32_t pc_size, const KBind *b, int n_binds, uint64_t groups, uint64_t gz) {
     const WnrtDeviceInfo *d = kc_device(kc);
     uint64_t gmax = d->max_workgroup_count[0] < 65535 ? d->max_workgroup_count[0] : 65535;
     uint64_t gx = groups < gmax ? groups : gmax, gy = (groups + gx - 1) / gx;
@@ -63,7 +66,7 @@ static int grid_dispatch(KernelCtx *kc, const Node *n, int sh, const uint32_t *s
         diag_node_error(n, "fused projection needs too many workgroups");
         return -1;
     }
-    return kc_dispatch(kc, n, sh, spec, n_spec, pc, pc_size, b, 8, (uint32_t)gx, (uint32_t)gy, (uint32_t)gz);
+    return kc_dispatch(kc, n, sh, spec, n_spec, pc, pc_size, b, n_binds, (uint32_t)gx, (uint32_t)gy, (uint32_t)gz);
 }
 
 /* Output columns per workgroup of shaders/ext_norm_proj.comp: 8 weight rows (gated: 4 gate + 4 up),
@@ -77,7 +80,8 @@ static uint32_t norm_proj_mt(const FusedRun *r) { return r->pc.M < FUSED_MT ? r-
 static int dispatch(KernelCtx *kc, const Node *n, int sh, FusedRun *r, uint64_t groups) {
     uint32_t mt = norm_proj_mt(r);
     uint32_t spec[8] = {FUSED_WG, r->bits, r->zp_mode, r->has_bias, norm_proj_rows(r), mt, ext_sg_reduce(kc), r->flags};
-    return grid_dispatch(kc, n, sh, spec, 8, &r->pc, sizeof r->pc, r->b, groups, r->flags & F_SUM_ONLY ? 1 : (r->pc.M + mt - 1) / mt);
+    return grid_dispatch(kc, n, sh, spec, 8, &r->pc, sizeof r->pc, r->b, FUSED_BINDS, groups,
+                         r->flags & F_SUM_ONLY ? 1 : (r->pc.M + mt - 1) / mt);
 }
 
 /* The prefill kernel (shaders/norm_proj_tile.glsl): 64 x 64 output tiles, x = column tiles, y = row tiles. */
@@ -90,7 +94,7 @@ static int dispatch_tiled(KernelCtx *kc, const Node *n, int sh, bool coop, Fused
         diag_node_error(n, "fused projection needs too many workgroups");
         return -1;
     }
-    return kc_dispatch(kc, n, sh, spec, 8, &r->pc, sizeof r->pc, r->b, 8, (uint32_t)gx, (uint32_t)gy, 1);
+    return kc_dispatch(kc, n, sh, spec, 8, &r->pc, sizeof r->pc, r->b, FUSED_BINDS, (uint32_t)gx, (uint32_t)gy, 1);
 }
 
 /* Output column counts: qkvProjection's splits (1..FP_MAX_SPLITS, adding up to n), gatedMlp's n / 2.
@@ -122,6 +126,57 @@ static int fused_splits(const Node *n, int64_t n_total, int64_t *splits) {
     return count;
 }
 
+/* Decode: the row mat-vec with the norm prologue and the split / gated epilogue (k_matvec.h,
+ * shaders/matvec_rows_norm.comp), one dispatch, where it takes the operands.  1: recorded, 0: it
+ * does not apply, -1: error. */
+static int rows_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *in, const KTensor *out,
+                       const int64_t *splits, int n_splits) {
+    const Value *zp = ext_opt(n, FP_ZERO_POINTS);
+    bool gated = n->op == OP_GATED_MLP, sum = node_bool(n, "outputSum", false);
+    KMatvecRows p;
+    if (!ext_nbits_rows_layout(geo, zp != NULL, zp ? zp->dtype : DT_U8, &p)) return 0;
+    KMatvecNorm q = {.skip = ext_opt(n, FP_SKIP) ? &in[FP_SKIP] : NULL,
+                     .skip_bias = ext_opt(n, FP_SKIP_BIAS) ? &in[FP_SKIP_BIAS] : NULL,
+                     .sum = sum ? &out[gated ? 1 : n_splits] : NULL,
+                     .norm_scale = &in[FP_NORM_SCALE],
+                     .eps = (float)node_float(n, "epsilon", 1e-6),
+                     .gated = gated,
+                     .n_out = gated ? 1 : n_splits};
+    for (int i = 0; i < q.n_out; i++) {
+        q.y[i] = &out[i];
+        q.cols[i] = gated ? geo->n / 2 : splits[i];
+    }
+    if (!kmatvec_norm_fits(kc, &p, &q, &in[FP_INPUT], &in[FP_WEIGHT])) return 0;
+    return kmatvec_norm_record(kc, n, &p, &q, &in[FP_INPUT], &in[FP_WEIGHT], &in[FP_SCALES],
+                               zp ? &in[FP_ZERO_POINTS] : NULL, ext_opt(n, FP_BIAS) ? &in[FP_BIAS] : NULL) < 0 ? -1 : 1;
+}
+
+/* Prefill: the tile kernel (shaders/norm_proj_tile.glsl), one dispatch over every output column
+ * of every split. */
+static int tiled_record(KernelCtx *kc, const Node *n, FusedRun *r, DType dt, const KTensor *out, const int64_t *splits,
+                        int n_splits) {
+    bool coop = ext_coop(kc, dt);
+    int sh = kc_find_shader(kc, n, coop ? "ext_norm_proj_coop" : "ext_norm_proj_tiled", dt, dt);
+    if (sh < 0) return -1;
+    FusedPush *pc = &r->pc;
+    uint32_t *base[FP_MAX_SPLITS] = {&pc->base_y, &pc->base_y1, &pc->base_y2}, start[FP_MAX_SPLITS];
+    static const int slot[FP_MAX_SPLITS] = {7, 9, 10};
+    uint64_t total = 0;
+    for (int i = 0; i < n_splits; i++) {
+        if (out[i].numel != (uint64_t)pc->M * (uint64_t)splits[i] || ext_bind(kc, n, &out[i], true, &r->b[slot[i]], base[i]) < 0) {
+            diag_node_error(n, "output %d does not match its split", i);
+            return -1;
+        }
+        start[i] = (uint32_t)total;
+        total += (uint64_t)splits[i];
+    }
+    pc->row0 = 0;
+    pc->rows = pc->out_cols = (uint32_t)total;
+    pc->split1 = n_splits > 1 ? start[1] : (uint32_t)total;
+    pc->split2 = n_splits > 2 ? start[2] : (uint32_t)total;
+    return dispatch_tiled(kc, n, sh, coop, r);
+}
+
 static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
     NBitsGeom geo;
     if (nbits_geometry(n, &geo) < 0) return -1;
@@ -146,6 +201,8 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
         return -1;
     }
     if (M == 0) return 0;
+    int rows_done = rows_record(kc, n, &geo, in, out, splits, n_splits);
+    if (rows_done != 0) return rows_done < 0 ? -1 : 0;
     FusedRun r;
     memset(&r, 0, sizeof r);
     FusedPush *pc = &r.pc;
@@ -161,7 +218,8 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
         ext_bind_words(kc, n, &in[FP_WEIGHT], &b[4], &pc->base_w) < 0 ||
         ext_bind(kc, n, &in[FP_SCALES], false, &b[5], &pc->base_s) < 0)
         return -1;
-    b[1] = b[2] = b[6] = b[0]; /* absent operands: never read */
+    for (int i = 1; i < FUSED_BINDS; i++) /* absent operands: never read or written */
+        if (i != 3 && i != 4 && i != 5) b[i] = b[0];
     if (zp_u8) {
         if (ext_bind_bytes(kc, n, &in[FP_ZERO_POINTS], &b[6], &bytes) < 0) return -1;
         pc->base_z = bytes * 8 / (uint32_t)geo.bits;
@@ -176,6 +234,10 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
             if (ext_bind(kc, n, &in[FP_SKIP_BIAS], false, &b[2], &pc->base_b2) < 0) return -1;
         }
     }
+    if (bias) {
+        r.has_bias = 1;
+        if (ext_bind(kc, n, &in[FP_BIAS], false, &b[11], &pc->base_bias) < 0) return -1;
+    }
     if (sum) { /* pre-pass: sum = x + skip (+ skipBias), then normalize the sum */
         uint32_t keep = r.flags;
         r.flags |= F_SUM_ONLY;
@@ -185,16 +247,9 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
         b[0] = b[7];
         pc->base_x = pc->base_y;
     }
-    if (bias) {
-        r.has_bias = 1;
-        if (ext_bind(kc, n, &in[FP_BIAS], false, &b[2], &pc->base_b2) < 0) return -1;
-    }
     if (gated) r.flags |= F_GATED;
+    if (M >= FUSED_TILE_MIN_M) return tiled_record(kc, n, &r, x->dtype, out, splits, n_splits);
     uint32_t rows = norm_proj_rows(&r);
-    int tiled = -1; /* prefill: the tile kernel */
-    if (M >= FUSED_TILE_MIN_M &&
-        (tiled = kc_find_shader(kc, n, ext_coop(kc, x->dtype) ? "ext_norm_proj_coop" : "ext_norm_proj_tiled", x->dtype, x->dtype)) < 0)
-        return -1;
     uint64_t col = 0;
     for (int i = 0; i < n_splits; i++) {
         pc->row0 = (uint32_t)col;
@@ -203,9 +258,7 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
             diag_node_error(n, "output %d does not match its split", i);
             return -1;
         }
-        if (tiled >= 0 ? dispatch_tiled(kc, n, tiled, ext_coop(kc, x->dtype), &r) < 0
-                       : dispatch(kc, n, sh, &r, (pc->rows + rows - 1) / rows) < 0)
-            return -1;
+        if (dispatch(kc, n, sh, &r, (pc->rows + rows - 1) / rows) < 0) return -1;
         col += (uint64_t)splits[i];
     }
     return 0;
@@ -325,7 +378,7 @@ static int float_record(KernelCtx *kc, const Node *n, const KTensor *in, const K
         uint32_t spec[5] = {FF_WG, flags | (write_sum ? FF_SUM : 0u), mt, vec, ext_sg_reduce(kc)};
         uint64_t groups = (uint64_t)(splits[i] + FF_COLS - 1) / FF_COLS;
         if (matvec) {
-            if (grid_dispatch(kc, n, sh, spec, 5, &pc, sizeof pc, b, groups, (M + mt - 1) / mt) < 0) return -1;
+            if (grid_dispatch(kc, n, sh, spec, 5, &pc, sizeof pc, b, 8, groups, (M + mt - 1) / mt) < 0) return -1;
             continue;
         }
         uint64_t gy = (M + FF_TILE_M - 1) / FF_TILE_M;

@@ -7,7 +7,10 @@
  * one workgroup per (batch, token, head), online softmax over the valid cache rows, no score
  * matrix; for prefill (S >= 2, head size <= 128) shaders/ext_gqa_attn_flash.comp instead: one
  * workgroup per (batch, head, 16 query tokens), key/value tiles in shared memory
- * (WEBNNC_NO_FLASH_ATTN=1 keeps the per-token kernel).  past / total come from seqlensK on the device (no CPU round trip).  Semantics: the CPU
+ * (WEBNNC_NO_FLASH_ATTN=1 keeps the per-token kernel); decode (and heads over 128 with no flash)
+ * runs shaders/ext_gqa_attn_dec.comp where the device has subgroup arithmetic: the same per-token
+ * workgroups with the keys split over 32 subgroups, partial softmaxes combined in shared memory
+ * (WEBNNC_GQA_DEC=0 keeps ext_gqa_attn.comp).  past / total come from seqlensK on the device (no CPU round trip).  Semantics: the CPU
  * reference lib/eval/eval_gqa.c; operand slots and outputs: lib/core/gqa.h.
  * Without a KV cache (no pastKey/pastValue, one output): the query prep (push constant C = 0: past = 0), then
  * shaders/ext_gqa_attn_nc.comp, which reads the keys/values of the S new tokens straight from the
@@ -26,6 +29,7 @@
 #define GQA_FLASH_MIN_S 2   /* query tokens from which prefill attention runs flash-style ... */
 #define GQA_FLASH_MAX_H 128 /* ... for heads up to this size (ext_gqa_attn_flash.comp) */
 #define GQA_FLASH_BQ 16     /* query tokens per workgroup there */
+#define GQA_DEC_MAX_H 128   /* decode kernel (ext_gqa_attn_dec.comp): head size limit (shared partials) */
 
 typedef struct {
     uint32_t B, S, heads, H, C, rot, max_pos;
@@ -86,7 +90,8 @@ static int gqa_check(KernelCtx *kc, const Node *n) {
         diag_node_error(n, "head size %lld outside the kernel's 1..%d", (long long)H, GQA_MAX_HEAD);
         return -1;
     }
-    if (kcheck_shader(kc, n, "ext_gqa_prep", dt, dt) < 0 || (cache && kcheck_shader(kc, n, "ext_gqa_attn_flash", dt, dt) < 0))
+    if (kcheck_shader(kc, n, "ext_gqa_prep", dt, dt) < 0 ||
+        (cache && (kcheck_shader(kc, n, "ext_gqa_attn_flash", dt, dt) < 0 || kcheck_shader(kc, n, "ext_gqa_attn_dec", dt, dt) < 0)))
         return -1;
     return kcheck_shader(kc, n, cache ? "ext_gqa_attn" : "ext_gqa_attn_nc", dt, dt);
 }
@@ -190,9 +195,24 @@ static int record_prep(KernelCtx *kc, const Node *n, const KTensor *in, const KT
     return ext_dispatch_rows(kc, n, sh, spec, 8, &pc, sizeof pc, b, 7, (uint64_t)(d->B * d->S) * pc.heads);
 }
 
+/* Workgroup size of the decode kernel (ext_gqa_attn_dec.comp): 32 subgroups, at most 1024
+ * invocations; 0 where it does not apply (no subgroup arithmetic, head size over
+ * GQA_DEC_MAX_H or over 16 channels per lane; WEBNNC_GQA_DEC=0). */
+static uint32_t dec_wg(const KernelCtx *kc, const GqaDims *d) {
+    const WnrtDeviceInfo *dev = kc_device(kc);
+    uint32_t sgs = dev->subgroup_size, wg = 32 * sgs;
+    const char *e = getenv("WEBNNC_GQA_DEC");
+    if (!dev->subgroup_arithmetic || sgs < 4 || wg > 1024 || wg > dev->max_workgroup_invocations || d->H > GQA_DEC_MAX_H ||
+        (uint64_t)d->H > 16u * sgs || (e && strcmp(e, "0") == 0))
+        return 0;
+    return wg;
+}
+
 static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out, const GqaDims *d) {
     bool flash = d->S >= GQA_FLASH_MIN_S && d->H <= GQA_FLASH_MAX_H && !getenv("WEBNNC_NO_FLASH_ATTN");
-    int sh = kc_find_shader(kc, n, flash ? "ext_gqa_attn_flash" : "ext_gqa_attn", in[GQA_QUERY].dtype, in[GQA_QUERY].dtype);
+    uint32_t dwg = flash ? 0 : dec_wg(kc, d);
+    int sh = kc_find_shader(kc, n, flash ? "ext_gqa_attn_flash" : dwg ? "ext_gqa_attn_dec" : "ext_gqa_attn",
+                            in[GQA_QUERY].dtype, in[GQA_QUERY].dtype);
     if (sh < 0) return -1;
     double scale = node_float(n, "scale", 0.0);
     if (scale == 0) scale = 1.0 / sqrt((double)d->H);
@@ -215,7 +235,9 @@ static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, con
         bind_opt(kc, n, in, GQA_ATTENTION_BIAS, &b[1], &b[4], &pc.base_bias) < 0 ||
         bind_opt(kc, n, in, GQA_HEAD_SINK, &b[1], &b[5], &pc.base_sink) < 0)
         return -1;
-    uint32_t spec[5] = {GQA_WG, ext_sg_reduce(kc), bias, sink, node_bool(n, "smoothSoftmax", false)};
+    uint32_t spec[5] = {dwg ? dwg : GQA_WG, dwg ? (uint32_t)(d->H + kc_device(kc)->subgroup_size - 1) / kc_device(kc)->subgroup_size
+                                             : ext_sg_reduce(kc),
+                        bias, sink, node_bool(n, "smoothSoftmax", false)};
     uint64_t blocks = flash ? (uint64_t)(d->S + GQA_FLASH_BQ - 1) / GQA_FLASH_BQ : (uint64_t)d->S;
     return ext_dispatch_rows(kc, n, sh, spec, 5, &pc, sizeof pc, b, 6, (uint64_t)(d->B * d->N) * blocks);
 }

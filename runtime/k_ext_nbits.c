@@ -47,19 +47,20 @@ static int nbits_check(KernelCtx *kc, const Node *n) {
     return ext_nbits_check(kc, n, act, ext_opt(n, 3));
 }
 
-/* The row mat-vec (k_matvec.c, the fast decode kernel) takes matmulNBits' layout when the rows are
- * not padded (k a multiple of the block), the values are 4 or 8 bits and the zero points, if any,
- * are uint8 rows as long as the scale rows (their element index is the scale's); operands 16-byte
- * aligned (vector loads).  Fills *p and returns true when it applies. */
-static bool rows_layout(const NBitsGeom *geo, uint64_t M, const KTensor *a, const KTensor *b, const KTensor *zp, KMatvecRows *p) {
-    bool zp_ok = !zp || (zp->dtype == DT_U8 && geo->zp_row_bytes * 8 == geo->k_blocks * geo->bits);
-    if (M > NB_ROWS_MAX_M || (geo->bits != 4 && geo->bits != 8) || geo->k % geo->block || geo->k % 32 || !zp_ok ||
-        a->offset % 16 || b->offset % 16 || getenv("WEBNNC_NBITS_GENERIC"))
+/* The row mat-vec's form of the layout (k_ext_nbits.h). */
+bool ext_nbits_rows_layout(const NBitsGeom *geo, bool has_zp, DType zp_dtype, KMatvecRows *p) {
+    bool zp_ok = !has_zp || (zp_dtype == DT_U8 && geo->zp_row_bytes * 8 == geo->k_blocks * geo->bits);
+    if ((geo->bits != 4 && geo->bits != 8) || geo->k % geo->block || geo->k % 32 || !zp_ok || getenv("WEBNNC_NBITS_GENERIC"))
         return false;
-    *p = (KMatvecRows){.bits = (int)geo->bits, .has_scale = true, .has_zp = zp != NULL, .N = geo->n, .K = geo->k,
+    *p = (KMatvecRows){.bits = (int)geo->bits, .has_scale = true, .has_zp = has_zp, .N = geo->n, .K = geo->k,
                        .block_n = 1, .block_k = geo->block, .s_n = geo->k_blocks, .s_k = 1,
                        .zp_absent = 1 << (geo->bits - 1), .exact = true};
     return true;
+}
+
+/* ... for up to NB_ROWS_MAX_M activation rows, operands 16-byte aligned (vector loads). */
+static bool rows_layout(const NBitsGeom *geo, uint64_t M, const KTensor *a, const KTensor *b, const KTensor *zp, KMatvecRows *p) {
+    return M <= NB_ROWS_MAX_M && a->offset % 16 == 0 && b->offset % 16 == 0 && ext_nbits_rows_layout(geo, zp != NULL, zp ? zp->dtype : DT_U8, p);
 }
 
 int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *a, const KTensor *b,

@@ -5,6 +5,7 @@
 #define WEBNNC_K_EXT_NBITS_H
 
 #include "ext_ops.h"
+#include "k_matvec.h"
 #include "kernel.h"
 
 /* Load-time check of the operands of a matmulNBits-shaped product: activation dtype act (f32/f16),
@@ -13,5 +14,9 @@ int ext_nbits_check(KernelCtx *kc, const Node *n, DType act, const Value *zp);
 /* Records y [M, N] = a [M, K] . dequant(b)^T + bias for geometry geo; zp / bias NULL when absent. */
 int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *a, const KTensor *b,
                      const KTensor *scales, const KTensor *zp, const KTensor *bias, const KTensor *y);
+/* matmulNBits' layout as the row mat-vec's (k_matvec.h) where that kernel takes it: 4/8-bit
+ * rows not padded, k % 32 == 0, zero points absent or uint8 rows as long as the scale rows.
+ * Fills *p and returns true when it applies (WEBNNC_NBITS_GENERIC=1: never). */
+bool ext_nbits_rows_layout(const NBitsGeom *geo, bool has_zp, DType zp_dtype, KMatvecRows *p);
 
 #endif

@@ -12,7 +12,11 @@ typedef struct {
     uint32_t block_n, block_k, s_n, s_k;
     uint32_t kshift; /* log2(block_k) for a power of two, else 32 */
     uint32_t b_base;
+    /* the normalized projection (matvec_rows_norm.comp) only */
+    float eps;
+    uint32_t g_base, skip_base, sb_base, sum_base, half_n, split1, split2, y1_base, y2_base;
 } MatvecRowsPush;
+_Static_assert(sizeof(MatvecRowsPush) <= K_PUSH_MAX, "mat-vec push constants");
 
 /* Workgroup size and rows per workgroup (bench/matvec_sweep.sh, 4096x4096, driver 580): float16
  * 64 x 4 rows (H200: 8.65 us), int4 32 x 2 rows (H100: float16-pair 4.09 us, 64 registers, 78.3%
@@ -98,70 +102,102 @@ static int vec_index(const Node *n, uint32_t base_bytes, uint64_t unit, uint32_t
     return 0;
 }
 
-int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, const KTensor *x, const KTensor *w,
-                        const KTensor *scale, const KTensor *zp, const KTensor *bias, const KTensor *y) {
+/* What both forms share: operand sizes of x / scale / zp / bias, the shader's work split, spec
+ * constants 0..9, push constants and bindings 0 x, 2 scale, 3 zero points, 5 bias (absent ones:
+ * x again, never read).  Weights (1) and outputs are the caller's.  *M = activation rows. */
+static int rows_setup(KernelCtx *kc, const Node *n, const KMatvecRows *p, const KTensor *x, const KTensor *w,
+                      const KTensor *scale, const KTensor *zp, const KTensor *bias, MatvecRowsPush *pc, KBind *b,
+                      uint32_t *spec, uint32_t *rows, uint64_t *M) {
     const WnrtDeviceInfo *d = kc_device(kc);
     uint64_t K = (uint64_t)p->K, N = (uint64_t)p->N;
-    uint64_t M = x->numel / K;
     bool quant = p->bits <= 8;
-    if (x->numel % K || y->numel != M * N || dtype_storage_bytes(w->dtype, w->numel) * 8 < N * K * (uint64_t)p->bits ||
+    *M = x->numel / K;
+    if (x->numel % K || dtype_storage_bytes(w->dtype, w->numel) * 8 < N * K * (uint64_t)p->bits ||
         (quant && (!scale || (p->has_zp && !zp))) || (bias && bias->numel != N)) {
         diag_node_error(n, "internal: mat-vec operand sizes do not agree");
         return -1;
     }
-    if (M == 0) return 0;
-    if (M > d->max_workgroup_count[2]) {
-        diag_node_error(n, "mat-vec with %llu activation rows exceeds the device's grid limit", (unsigned long long)M);
+    if (*M > d->max_workgroup_count[2]) {
+        diag_node_error(n, "mat-vec with %llu activation rows exceeds the device's grid limit", (unsigned long long)*M);
         return -1;
     }
-    bool half = half_dot(d, p, x->dtype);
-    int sh = kc_find_shader(kc, n, half ? "matvec_rows_half" : "matvec_rows", x->dtype, x->dtype);
-    if (sh < 0) return -1;
     uint64_t ku = unit_k(p);
-    uint32_t wg, rows;
-    work_split(d, p->bits, K / ku, &wg, &rows);
+    uint32_t wg;
+    work_split(d, p->bits, K / ku, &wg, rows);
     /* QLAYOUT: bit 0 = 8-byte units, bit 1 = a block boundary may fall inside a unit */
     uint32_t qlayout = (half_units(p) ? 1u : 0u) | (quant && (uint64_t)p->block_k % ku ? 2u : 0u);
-    uint32_t spec[10] = {wg, rows, (uint32_t)p->bits, p->is_signed, p->has_zp, d->subgroup_arithmetic, wg, qlayout,
-                         (uint32_t)p->zp_absent, bias != NULL};
-
-    MatvecRowsPush pc;
-    memset(&pc, 0, sizeof pc);
-    pc.units = (uint32_t)(K / ku);
-    pc.y_stride = (uint32_t)N;
-    pc.block_n = (uint32_t)(p->block_n > 0 ? p->block_n : 1);
-    pc.block_k = (uint32_t)(p->block_k > 0 ? p->block_k : 16);
-    pc.s_n = (uint32_t)p->s_n;
-    pc.s_k = (uint32_t)p->s_k;
-    pc.kshift = 32;
-    for (uint32_t b = 0; b < 32; b++)
-        if (pc.block_k == 1u << b) pc.kshift = b;
-    KBind b[6];
+    uint32_t sp[10] = {wg, *rows, (uint32_t)p->bits, p->is_signed, p->has_zp, d->subgroup_arithmetic, wg, qlayout,
+                       (uint32_t)p->zp_absent, bias != NULL};
+    memcpy(spec, sp, sizeof sp);
+    memset(pc, 0, sizeof *pc);
+    pc->units = (uint32_t)(K / ku);
+    pc->y_stride = (uint32_t)N;
+    pc->block_n = (uint32_t)(p->block_n > 0 ? p->block_n : 1);
+    pc->block_k = (uint32_t)(p->block_k > 0 ? p->block_k : 16);
+    pc->s_n = (uint32_t)p->s_n;
+    pc->s_k = (uint32_t)p->s_k;
+    pc->kshift = 32;
+    for (uint32_t i = 0; i < 32; i++)
+        if (pc->block_k == 1u << i) pc->kshift = i;
     uint32_t base;
     if (bind_bytes(kc, n, x, 0, dtype_storage_bytes(x->dtype, x->numel) - 1, false, &b[0], &base) < 0 ||
-        vec_index(n, base, 16, &pc.x_base) < 0)
+        vec_index(n, base, 16, &pc->x_base) < 0)
         return -1;
-    pc.x_stride = (uint32_t)(K * (uint64_t)dtype_storage_bytes(x->dtype, 1) / 16);
-    if (kc_bind_window(kc, n, y, 0, (int64_t)y->numel - 1, true, &b[4], &pc.y_base) < 0) return -1;
+    pc->x_stride = (uint32_t)(K * (uint64_t)dtype_storage_bytes(x->dtype, 1) / 16);
     /* Absent scale / zero point / bias: bind the activations again (never read: spec constants). */
     b[2] = b[3] = b[5] = b[0];
-    if (bias && kc_bind_window(kc, n, bias, 0, (int64_t)N - 1, false, &b[5], &pc.b_base) < 0) return -1;
-    if (quant && kc_bind_window(kc, n, scale, 0, (int64_t)scale->numel - 1, false, &b[2], &pc.s_base) < 0) return -1;
+    if (bias && kc_bind_window(kc, n, bias, 0, (int64_t)N - 1, false, &b[5], &pc->b_base) < 0) return -1;
+    if (quant && kc_bind_window(kc, n, scale, 0, (int64_t)scale->numel - 1, false, &b[2], &pc->s_base) < 0) return -1;
     if (quant && p->has_zp) {
         /* zero points are read as 32-bit words: bind from an aligned byte, index in elements */
         uint32_t zb;
         if (bind_bytes(kc, n, zp, 0, dtype_storage_bytes(zp->dtype, zp->numel) - 1, false, &b[3], &zb) < 0) return -1;
-        pc.z_base = zb * 8 / (uint32_t)p->bits;
+        pc->z_base = zb * 8 / (uint32_t)p->bits;
     }
+    return 0;
+}
+
+/* Weight bytes per row and the most rows one binding holds (0: not even one). */
+static uint64_t window_rows(KernelCtx *kc, const KMatvecRows *p, uint64_t *row_bytes) {
+    *row_bytes = (uint64_t)p->K * (uint64_t)p->bits / 8;
+    return (kc_max_binding_elems(kc, DT_U8) - 64) / *row_bytes;
+}
+
+/* One dispatch over the row groups of pc->rows rows (`per_group` output rows each), z = M. */
+static int rows_dispatch(KernelCtx *kc, const Node *n, int sh, const uint32_t *spec, int n_spec, const MatvecRowsPush *pc,
+                         const KBind *b, int n_binds, uint32_t per_group, uint64_t M) {
+    const WnrtDeviceInfo *d = kc_device(kc);
+    uint64_t gmax = d->max_workgroup_count[0] < 65535 ? d->max_workgroup_count[0] : 65535;
+    uint64_t groups = (pc->rows + per_group - 1) / per_group;
+    uint64_t gx = groups < gmax ? groups : gmax, gy = (groups + gx - 1) / gx;
+    if (gy > d->max_workgroup_count[1]) {
+        diag_node_error(n, "mat-vec needs too many workgroups (%llu)", (unsigned long long)groups);
+        return -1;
+    }
+    return kc_dispatch(kc, n, sh, spec, n_spec, pc, sizeof *pc, b, n_binds, (uint32_t)gx, (uint32_t)gy, (uint32_t)M);
+}
+
+int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, const KTensor *x, const KTensor *w,
+                        const KTensor *scale, const KTensor *zp, const KTensor *bias, const KTensor *y) {
+    MatvecRowsPush pc;
+    KBind b[6];
+    uint32_t spec[10], rows, base;
+    uint64_t M, N = (uint64_t)p->N;
+    if (rows_setup(kc, n, p, x, w, scale, zp, bias, &pc, b, spec, &rows, &M) < 0) return -1;
+    if (y->numel != M * N) {
+        diag_node_error(n, "internal: mat-vec operand sizes do not agree");
+        return -1;
+    }
+    if (M == 0) return 0;
+    int sh = kc_find_shader(kc, n, half_dot(kc_device(kc), p, x->dtype) ? "matvec_rows_half" : "matvec_rows", x->dtype, x->dtype);
+    if (sh < 0 || kc_bind_window(kc, n, y, 0, (int64_t)y->numel - 1, true, &b[4], &pc.y_base) < 0) return -1;
 
     /* Rows per dispatch: the weight window must fit one binding. */
-    uint64_t row_bytes = K * (uint64_t)p->bits / 8, vec = weight_vec_bytes(p);
-    uint64_t max_rows = (kc_max_binding_elems(kc, DT_U8) - 64) / row_bytes;
+    uint64_t row_bytes, max_rows = window_rows(kc, p, &row_bytes), vec = weight_vec_bytes(p);
     if (max_rows == 0) {
         diag_node_error(n, "one weight row of %llu bytes exceeds the device's storage-buffer range", (unsigned long long)row_bytes);
         return -1;
     }
-    uint64_t gmax = d->max_workgroup_count[0] < 65535 ? d->max_workgroup_count[0] : 65535;
     for (uint64_t r0 = 0; r0 < N; r0 += max_rows) {
         uint64_t r1 = r0 + max_rows < N ? r0 + max_rows : N;
         if (bind_bytes(kc, n, w, r0 * row_bytes, r1 * row_bytes - 1, false, &b[1], &base) < 0 ||
@@ -169,15 +205,82 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
             return -1;
         pc.rows = (uint32_t)(r1 - r0);
         pc.row0 = (uint32_t)r0;
-        uint64_t groups = (r1 - r0 + rows - 1) / rows;
-        uint64_t gx = groups < gmax ? groups : gmax, gy = (groups + gx - 1) / gx;
-        if (gy > d->max_workgroup_count[1]) {
-            diag_node_error(n, "mat-vec needs too many workgroups (%llu)", (unsigned long long)groups);
-            return -1;
-        }
-        if (kc_dispatch(kc, n, sh, spec, 10, &pc, sizeof pc, b, 6, (uint32_t)gx, (uint32_t)gy, (uint32_t)M) < 0) return -1;
+        if (rows_dispatch(kc, n, sh, spec, 10, &pc, b, 6, rows, M) < 0) return -1;
     }
     return 0;
+}
+
+/* ---- the normalized projection (shaders/matvec_rows_norm.comp) ------------------------------- */
+
+static bool vec_aligned(const KTensor *t) { return !t || t->offset % 16 == 0; }
+
+bool kmatvec_norm_fits(KernelCtx *kc, const KMatvecRows *p, const KMatvecNorm *q, const KTensor *x, const KTensor *w) {
+    uint64_t row_bytes;
+    bool aligned = vec_aligned(x) && vec_aligned(w) && vec_aligned(q->skip) && vec_aligned(q->skip_bias) &&
+                   vec_aligned(q->norm_scale) && vec_aligned(q->sum);
+    return (p->bits == 4 || p->bits == 8) && !half_units(p) && p->K % 32 == 0 && aligned && q->n_out >= 1 &&
+           q->n_out <= KMV_NORM_MAX_OUT && (!q->gated || q->n_out == 1) && x->numel / (uint64_t)p->K <= KMV_NORM_MAX_M &&
+           window_rows(kc, p, &row_bytes) >= (uint64_t)p->N;
+}
+
+int kmatvec_norm_check(KernelCtx *kc, const Node *n, DType act) {
+    return kcheck_shader(kc, n, "matvec_rows_norm", act, act);
+}
+
+int kmatvec_norm_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, const KMatvecNorm *q, const KTensor *x,
+                        const KTensor *w, const KTensor *scale, const KTensor *zp, const KTensor *bias) {
+    MatvecRowsPush pc;
+    KBind b[12];
+    uint32_t spec[12], rows, base;
+    uint64_t M, K = (uint64_t)p->K, N = (uint64_t)p->N, out_n = q->gated ? N / 2 : N, total = 0;
+    if (!kmatvec_norm_fits(kc, p, q, x, w)) {
+        diag_node_error(n, "internal: normalized mat-vec does not apply");
+        return -1;
+    }
+    if (rows_setup(kc, n, p, x, w, scale, zp, bias, &pc, b, spec, &rows, &M) < 0) return -1;
+    for (int i = 0; i < q->n_out; i++) total += (uint64_t)q->cols[i];
+    if (total != out_n || (q->gated && N % 2) || q->norm_scale->numel != K || (q->skip && q->skip->numel != x->numel) ||
+        (q->skip_bias && q->skip_bias->numel != K) || (q->sum && q->sum->numel != x->numel)) {
+        diag_node_error(n, "internal: normalized mat-vec operand sizes do not agree");
+        return -1;
+    }
+    if (M == 0) return 0;
+    int sh = kc_find_shader(kc, n, "matvec_rows_norm", x->dtype, x->dtype);
+    if (sh < 0) return -1;
+    if (q->gated) rows = rows < 2 ? 2 : rows & ~1u; /* gate and up rows in pairs */
+    spec[1] = rows;
+    spec[10] = (q->skip ? 1u : 0u) | (q->skip_bias ? 2u : 0u) | (q->sum ? 4u : 0u) | (q->gated ? 8u : 0u);
+    spec[11] = (uint32_t)q->n_out;
+    pc.eps = q->eps;
+    pc.rows = (uint32_t)out_n;
+    pc.half_n = q->gated ? (uint32_t)out_n : 0;
+    pc.y_stride = (uint32_t)out_n;
+    pc.split1 = (uint32_t)q->cols[0];
+    pc.split2 = (uint32_t)(q->n_out > 2 ? (uint64_t)(q->cols[0] + q->cols[1]) : out_n);
+    for (int i = 4; i < 12; i++) b[i] = i == 5 ? b[i] : b[0]; /* absent operands: never read or written */
+    const struct { const KTensor *t; int bind; uint32_t *base; bool write; } vecs[] = {
+        {q->norm_scale, 6, &pc.g_base, false}, {q->skip, 7, &pc.skip_base, false},
+        {q->skip_bias, 8, &pc.sb_base, false}, {q->sum, 9, &pc.sum_base, true}};
+    for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) {
+        const KTensor *t = vecs[i].t;
+        if (t && (bind_bytes(kc, n, t, 0, dtype_storage_bytes(t->dtype, t->numel) - 1, vecs[i].write, &b[vecs[i].bind], &base) < 0 ||
+                  vec_index(n, base, 16, vecs[i].base) < 0))
+            return -1;
+    }
+    uint32_t *y_base[KMV_NORM_MAX_OUT] = {&pc.y_base, &pc.y1_base, &pc.y2_base};
+    static const int y_bind[KMV_NORM_MAX_OUT] = {4, 10, 11};
+    for (int i = 0; i < q->n_out; i++) {
+        const KTensor *y = q->y[i];
+        if (y->numel != M * (uint64_t)q->cols[i]) {
+            diag_node_error(n, "output %d does not match its split", i);
+            return -1;
+        }
+        if (kc_bind_window(kc, n, y, 0, (int64_t)y->numel - 1, true, &b[y_bind[i]], y_base[i]) < 0) return -1;
+    }
+    if (bind_bytes(kc, n, w, 0, N * K * (uint64_t)p->bits / 8 - 1, false, &b[1], &base) < 0 ||
+        vec_index(n, base, weight_vec_bytes(p), &pc.w_base) < 0)
+        return -1;
+    return rows_dispatch(kc, n, sh, spec, 12, &pc, b, 12, q->gated ? rows / 2 : rows, M);
 }
 
 /* ---- the family of plan rewrites (fuse_dequant_matmul.c) ------------------------------------ */

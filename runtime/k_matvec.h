@@ -36,6 +36,31 @@ int kmatvec_rows_check(KernelCtx *kc, const Node *n, DType act, const KMatvecRow
 int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, const KTensor *x, const KTensor *w,
                         const KTensor *scale, const KTensor *zp, const KTensor *bias, const KTensor *y);
 
+/* The normalized projection (shaders/matvec_rows_norm.comp): qkvProjection / gatedMlp at decode.
+ * y = (v * normScale) . W^T * inv_rms(v) (+ bias), v = x (+ skip (+ skipBias)), in one dispatch
+ * that also writes v to `sum`; gated: W rows [0, N/2) gate, [N/2, N) up, one output of N/2
+ * columns silu(gate) * up (bias: N entries, gate then up); else up to KMV_NORM_MAX_OUT outputs of
+ * cols[i] columns (consecutive weight rows). */
+#define KMV_NORM_MAX_OUT 3
+#define KMV_NORM_MAX_M 4 /* activation rows (it reads the weights once per row) */
+typedef struct {
+    const KTensor *skip, *skip_bias, *sum; /* NULL when absent */
+    const KTensor *norm_scale;
+    float eps;
+    bool gated;
+    int n_out;
+    const KTensor *y[KMV_NORM_MAX_OUT];
+    int64_t cols[KMV_NORM_MAX_OUT];
+} KMatvecNorm;
+
+/* Load-time check of the shader for activation dtype act. */
+int kmatvec_norm_check(KernelCtx *kc, const Node *n, DType act);
+/* Whether the kernel takes these operands: 4/8-bit unpadded rows with k % 32 == 0, at most
+ * KMV_NORM_MAX_M activation rows, 16-byte aligned vectors, the weights in one binding. */
+bool kmatvec_norm_fits(KernelCtx *kc, const KMatvecRows *p, const KMatvecNorm *q, const KTensor *x, const KTensor *w);
+int kmatvec_norm_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, const KMatvecNorm *q, const KTensor *x,
+                        const KTensor *w, const KTensor *scale, const KTensor *zp, const KTensor *bias);
+
 /* Family for plan rewrites: inputs {x, w, scale?, zp?}, parameters (KMatvecRows) from
  * kc_node_params(). */
 extern const KernelFamily kfam_matvec_rows;

@@ -42,7 +42,7 @@
 #include "webnnc_runtime.h"
 
 #define K_MAX_RANK 6     /* ranks the strided shaders index; more are collapsed */
-#define K_MAX_BINDINGS 8
+#define K_MAX_BINDINGS 12 /* tensor bindings 0..11 (matvec_rows_norm.comp uses all) */
 #define K_PARAMS_BINDING K_MAX_BINDINGS /* the parameter block (common.glsl PARAMS_BLOCK) */
 #define K_MAX_SPEC 12
 #define K_PUSH_MAX 128

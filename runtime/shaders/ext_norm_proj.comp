@@ -7,8 +7,8 @@
 // split).  GATED (gatedMlp): output column c needs gate row c and up row half + c; the workgroup
 // accumulates both and writes silu(gate) * up.  SUM_ONLY: a pre-pass, one workgroup per row, that
 // writes v = x + skip (+ skipBias) to the sum output (then the projection pass reads it as x).
-// Bindings: 0 x, 1 skip, 2 skipBias (with skip) or bias, 3 normScale, 4 weights, 5 scales,
-// 6 zero points, 7 output.  Grid: x/y fold column groups, z groups of MT activation rows.
+// Bindings: norm_proj_io.glsl (0 x, 1 skip, 2 skipBias, 3 normScale, 4 weights, 5 scales,
+// 6 zero points, 7 output, 11 bias).  Grid: x/y fold column groups, z groups of MT activation rows.
 #include "common.glsl"
 #include "ext_common.glsl"
 
@@ -97,10 +97,10 @@ void main() {
         if (m >= nm || c >= nrows) continue;
         uint n = pc.row0 + first + c;
         float y = acc[m * 8u + c];
-        if (HAS_BIAS) y += float(b2_in[pc.base_b2 + n]);
+        if (HAS_BIAS) y += float(bias_in[pc.base_bias + n]);
         if (GATED) {
             float up = acc[m * 8u + ROWS + c];
-            if (HAS_BIAS) up += float(b2_in[pc.base_b2 + pc.half_n + n]);
+            if (HAS_BIAS) up += float(bias_in[pc.base_bias + pc.half_n + n]);
             y = y / (1.0 + exp(-y)) * up;
         }
         y_out[pc.base_y + (m0 + m) * pc.out_cols + first + c] = A_T(y);

@@ -31,6 +31,14 @@
 // loop: a check inside it cost a third of the speed on an H100).
 // The workgroup reduces with subgroupAdd then shared memory (or shared memory only without
 // subgroup arithmetic).  Grid: x/y fold the row groups of this dispatch (flat_group), z = row m.
+// NORM_PROJ 1 (matvec_rows_norm.comp: qkvProjection / gatedMlp at decode, quantized weights, exact
+// f32): the activations are v = x (+ skip (+ skipBias)) and the product is taken with v * normScale;
+// the sum of v^2 over k is accumulated alongside (every k of row m passes through exactly one
+// invocation of the workgroup) and reduced with the rows, so y = inv_rms * (v * normScale) . W
+// + bias with inv_rms = 1 / sqrt(sum v^2 / K + eps): one pass over x, no separate norm.  The
+// workgroups of row group 0 write v to the sum output (NP_FLAGS 4).  Gated (NP_FLAGS 8): the
+// workgroup's ROWS accumulators are ROWS / 2 gate rows c and their up rows half_n + c, and column c
+// is silu(gate) * up.  Up to 3 outputs (qkv splits): weight row n goes to the split it falls in.
 #include "common.glsl"
 #extension GL_KHR_shader_subgroup_basic : enable
 #extension GL_KHR_shader_subgroup_arithmetic : enable
@@ -44,6 +52,11 @@ layout(constant_id = 6) const uint SLOTS = 64;       // shared slots per row (>=
 layout(constant_id = 7) const uint QLAYOUT = 0u;     // quantized: bit 0 uvec2 units, bit 1 blocks split units
 layout(constant_id = 8) const uint ZP_ABSENT = 0u;   // unsigned weights without zero points: this one (matmulNBits: 2^(bits-1))
 layout(constant_id = 9) const bool HAS_BIAS = false; // y += bias[n] (binding 5)
+#ifndef NORM_PROJ
+#define NORM_PROJ 0
+#endif
+layout(constant_id = 10) const uint NP_FLAGS = 0u;   // NORM_PROJ: 1 skip, 2 skipBias, 4 sum output, 8 gated
+layout(constant_id = 11) const uint NP_SPLITS = 1u;  // NORM_PROJ: outputs (qkvProjection splits, 1..3)
 
 PARAMS_BLOCK PC {
     uint rows;      // rows of this dispatch
@@ -59,6 +72,12 @@ PARAMS_BLOCK PC {
     uint block_n, block_k, s_n, s_k; // blocks and element strides of scale / zero point
     uint kshift;    // log2(block_k) when block_k is a power of two, else 32
     uint b_base;    // bias element index of bias[0] (HAS_BIAS)
+    // NORM_PROJ only
+    float eps;
+    uint g_base, skip_base, sb_base, sum_base; // uvec4 index of normScale[0], skip[0, 0], skipBias[0], sum[0, 0]
+    uint half_n;                               // gated: gate rows (= output columns)
+    uint split1, split2;                       // first weight row of outputs 1 and 2
+    uint y1_base, y2_base;                     // output element index of outputs 1 and 2
 } pc;
 
 layout(std430, binding = 0) readonly buffer X { uvec4 x4[]; };
@@ -68,8 +87,20 @@ layout(std430, binding = 2) readonly buffer S { A_T s_in[]; };
 layout(std430, binding = 3) readonly buffer Z { uint z_in[]; };
 layout(std430, binding = 4) writeonly buffer Y { A_T y_out[]; };
 layout(std430, binding = 5) readonly buffer Bi { A_T bias_in[]; };
+#if NORM_PROJ
+layout(std430, binding = 6) readonly buffer G { uvec4 g4[]; };
+layout(std430, binding = 7) readonly buffer Sk { uvec4 skip4[]; };
+layout(std430, binding = 8) readonly buffer Sb { uvec4 sb4[]; };
+layout(std430, binding = 9) writeonly buffer Sum { uvec4 sum4[]; };
+layout(std430, binding = 10) writeonly buffer Y1 { A_T y1_out[]; };
+layout(std430, binding = 11) writeonly buffer Y2 { A_T y2_out[]; };
+const bool NP_SKIP = (NP_FLAGS & 1u) != 0u, NP_SKIP_BIAS = (NP_FLAGS & 2u) != 0u;
+const bool NP_SUM = (NP_FLAGS & 4u) != 0u, NP_GATED = (NP_FLAGS & 8u) != 0u;
+#else
+const bool NP_SKIP = false, NP_SKIP_BIAS = false, NP_SUM = false, NP_GATED = false;
+#endif
 
-shared float red[8 * SLOTS];
+shared float red[(NORM_PROJ != 0 ? 9 : 8) * SLOTS]; // NORM_PROJ: slot row 8 reduces sum v^2
 
 const bool QUANT = WBITS <= 8u;
 const uint QWORDS = (QLAYOUT & 1u) != 0u ? 2u : 4u; // 32-bit words per quantized unit
@@ -89,9 +120,13 @@ struct Unit {
     uvec4 x[8];
     float s[8][2];
     uint z[8][2];
+#if NORM_PROJ
+    uvec4 g[8], sk[8], sb[8]; // normScale, skip, skipBias of the unit's k
+#endif
 };
 
 float xv[32]; // activations of a float-weight unit, or of the quantized unit being computed
+float ssq = 0.0; // NORM_PROJ: this invocation's sum of v^2
 
 // The activations of one stored uvec4 (8 float16 or 4 float32) into xv[at ..] as f32.
 const uint XPV = 128u / A_BITS; // activations per uvec4
@@ -135,9 +170,9 @@ float dot_float(uint row, uint u) {
     return acc;
 }
 
-void float_unit(uint m, uint u, uint first, inout float acc[8]) {
+void float_unit(uint m, uint u, uint wrow[8], inout float acc[8]) {
     load_x16(m, u * 16u);
-    for (uint r = 0u; r < ROWS; r++) acc[r] += dot_float(min(first + r, pc.rows - 1u), u);
+    for (uint r = 0u; r < ROWS; r++) acc[r] += dot_float(wrow[r], u);
 }
 
 // ---- quantized weights -----------------------------------------------------------------------
@@ -151,16 +186,23 @@ uint zero_point(uint word, uint zi) {
     return ((word >> ((zi * WBITS) % 32u)) & QMASK) ^ (WSIGNED ? 1u << (WBITS - 1u) : 0u);
 }
 
-// Loads unit u (k from u * KPU) of rows first .. first + ROWS - 1 (clamped).
-void load_unit(uint m, uint u, uint first, uint rbase[8], out Unit t) {
+// Loads unit u (k from u * KPU) of weight rows wrow[0 .. ROWS - 1].
+void load_unit(uint m, uint u, uint wrow[8], uint rbase[8], out Unit t) {
     uint k0 = u * KPU;
     for (uint r = 0u; r < ROWS; r++) {
-        uint row = min(first + r, pc.rows - 1u);
-        if (QWORDS == 4u) t.q[r] = w4[pc.w_base + row * pc.units + u];
-        else t.q[r] = uvec4(w2[pc.w_base + row * pc.units + u], 0u, 0u);
+        if (QWORDS == 4u) t.q[r] = w4[pc.w_base + wrow[r] * pc.units + u];
+        else t.q[r] = uvec4(w2[pc.w_base + wrow[r] * pc.units + u], 0u, 0u);
     }
     uint xi = pc.x_base + m * pc.x_stride + k0 * A_BITS / 128u;
     for (uint c = 0u; c < XVECS; c++) t.x[c] = x4[xi + c];
+#if NORM_PROJ
+    uint gi = k0 * A_BITS / 128u, si = m * pc.x_stride + gi;
+    for (uint c = 0u; c < XVECS; c++) {
+        t.g[c] = g4[pc.g_base + gi + c];
+        t.sk[c] = NP_SKIP ? skip4[pc.skip_base + si + c] : uvec4(0u);
+        t.sb[c] = NP_SKIP_BIAS ? sb4[pc.sb_base + gi + c] : uvec4(0u);
+    }
+#endif
     uint kb[2] = uint[2](kblock(k0) * pc.s_k, SPLIT && SUBS > 1u ? kblock(k0 + 16u) * pc.s_k : 0u);
     for (uint r = 0u; r < ROWS; r++)
         for (uint b = 0u; b < (SPLIT && SUBS > 1u ? 2u : 1u); b++) {
@@ -220,18 +262,56 @@ float dot_exact(uvec4 w, uint zp, uint i0, uint i1) {
     return a;
 }
 
-// The activations of unit t as f32, into xv.
-void unpack_x(const Unit t) {
+#if NORM_PROJ
+// xv[at ..] as stored (A_T), one uvec4.
+uvec4 pack_x(uint at) {
+#if A_BITS == 16
+    uvec4 q;
+    for (uint j = 0u; j < 4u; j++) q[j] = packHalf2x16(vec2(xv[at + j * 2u], xv[at + j * 2u + 1u]));
+    return q;
+#else
+    return floatBitsToUint(vec4(xv[at], xv[at + 1u], xv[at + 2u], xv[at + 3u]));
+#endif
+}
+#endif
+
+// The activations of unit t as f32, into xv.  NORM_PROJ: v = x (+ skip (+ skipBias)) is added to
+// ssq (and written to the sum output when `write_sum`), then xv = v * normScale.
+void unpack_x(const Unit t, uint m, uint u, bool write_sum) {
     for (uint c = 0u; c < XVECS; c++) put_x(c * XPV, t.x[c]);
+#if NORM_PROJ
+    float g[32];
+    for (uint c = 0u; c < XVECS; c++) {
+        uint at = c * XPV;
+        if (NP_SKIP) {
+            for (uint j = 0u; j < XPV; j++) g[j] = xv[at + j];
+            put_x(at, t.sk[c]);
+            for (uint j = 0u; j < XPV; j++) xv[at + j] += g[j];
+        }
+        if (NP_SKIP_BIAS) {
+            for (uint j = 0u; j < XPV; j++) g[j] = xv[at + j];
+            put_x(at, t.sb[c]);
+            for (uint j = 0u; j < XPV; j++) xv[at + j] += g[j];
+        }
+        if (NP_SUM && write_sum) sum4[pc.sum_base + m * pc.x_stride + u * XVECS + c] = pack_x(at);
+    }
+    for (uint j = 0u; j < XVECS * XPV; j++) ssq = fma(xv[j], xv[j], ssq);
+    for (uint c = 0u; c < XVECS; c++) {
+        uint at = c * XPV;
+        for (uint j = 0u; j < XPV; j++) g[j] = xv[at + j];
+        put_x(at, t.g[c]);
+        for (uint j = 0u; j < XPV; j++) xv[at + j] *= g[j];
+    }
+#endif
 }
 
 // Adds unit t (k from u * KPU) of rows first .. first + ROWS - 1 to acc: float16 pairs when
 // `use_half`, else exact.
-void compute_unit(uint u, const Unit t, uint rbase[8], bool use_half, inout float acc[8]) {
+void compute_unit(uint m, uint u, const Unit t, uint rbase[8], bool use_half, inout float acc[8]) {
     bool two = SPLIT && SUBS > 1u;
     uint bi0 = kblock(u * KPU) * pc.s_k, bi1 = two ? kblock(u * KPU + 16u) * pc.s_k : bi0;
     uint mid = two ? QWORDS / 2u : QWORDS;
-    if (!use_half) unpack_x(t);
+    if (!use_half) unpack_x(t, m, u, flat_group() == 0u);
     for (uint r = 0u; r < ROWS; r++) {
         uvec4 w = t.q[r] ^ uvec4(SIGNFLIP);
         uint z0 = zero_point(t.z[r][0], pc.z_base + rbase[r] + bi0);
@@ -251,61 +331,86 @@ void compute_unit(uint u, const Unit t, uint rbase[8], bool use_half, inout floa
     }
 }
 
-// This invocation's units u0, u0 + wgs, ... of rows first .. first + ROWS - 1, added to acc.
-void run_units(uint m, uint u0, uint first, uint rbase[8], bool use_half, inout float acc[8]) {
+// This invocation's units u0, u0 + wgs, ... of weight rows wrow[], added to acc.
+void run_units(uint m, uint u0, uint wrow[8], uint rbase[8], bool use_half, inout float acc[8]) {
     uint wgs = gl_WorkGroupSize.x, u = u0;
     Unit ta, tb;
     for (; u + wgs < pc.units; u += 2u * wgs) {
         if (!QUANT) {
-            float_unit(m, u, first, acc);
-            float_unit(m, u + wgs, first, acc);
+            float_unit(m, u, wrow, acc);
+            float_unit(m, u + wgs, wrow, acc);
         } else {
-            load_unit(m, u, first, rbase, ta);
-            compute_unit(u, ta, rbase, use_half, acc);
-            load_unit(m, u + wgs, first, rbase, tb);
-            compute_unit(u + wgs, tb, rbase, use_half, acc);
+            load_unit(m, u, wrow, rbase, ta);
+            compute_unit(m, u, ta, rbase, use_half, acc);
+            load_unit(m, u + wgs, wrow, rbase, tb);
+            compute_unit(m, u + wgs, tb, rbase, use_half, acc);
         }
     }
     if (u < pc.units) {
         if (QUANT) {
-            load_unit(m, u, first, rbase, ta);
-            compute_unit(u, ta, rbase, use_half, acc);
+            load_unit(m, u, wrow, rbase, ta);
+            compute_unit(m, u, ta, rbase, use_half, acc);
         } else {
-            float_unit(m, u, first, acc);
+            float_unit(m, u, wrow, acc);
         }
     }
 }
 
+#if NORM_PROJ
+// Output column n (a weight row; gated: a gate row) of activation row m into the output it belongs to.
+void store(uint m, uint n, float v) {
+    uint width = NP_GATED ? pc.half_n : pc.y_stride;
+    if (NP_SPLITS > 2u && n >= pc.split2) {
+        y2_out[pc.y2_base + m * (width - pc.split2) + n - pc.split2] = A_T(v);
+    } else if (NP_SPLITS > 1u && n >= pc.split1) {
+        uint end = NP_SPLITS > 2u ? pc.split2 : width;
+        y1_out[pc.y1_base + m * (end - pc.split1) + n - pc.split1] = A_T(v);
+    } else {
+        uint end = NP_SPLITS > 1u ? pc.split1 : width;
+        y_out[pc.y_base + m * end + n] = A_T(v);
+    }
+}
+#endif
+
 void main() {
     uint tid = gl_LocalInvocationID.x;
-    uint first = flat_group() * ROWS;
+    uint OUTS = NP_GATED ? ROWS / 2u : ROWS; // output columns per workgroup
+    uint first = flat_group() * OUTS;
     uint m = gl_WorkGroupID.z;
     float acc[8];
     for (uint r = 0u; r < ROWS; r++) acc[r] = 0.0;
     if (first >= pc.rows) return; // whole workgroup: the grid is rounded up
-    uint nrows = min(ROWS, pc.rows - first);
-    // scale / zero-point element of each row's block 0 (divisions hoisted out of the loop)
-    uint rbase[8];
-    for (uint r = 0u; r < ROWS; r++) rbase[r] = QUANT ? ((pc.row0 + min(first + r, pc.rows - 1u)) / pc.block_n) * pc.s_n : 0u;
-    run_units(m, tid, first, rbase, HALF, acc);
+    uint nrows = min(OUTS, pc.rows - first);
+    // weight row of each accumulator (clamped at the end: loads stay in bounds, results unused);
+    // scale / zero-point element of its block 0 (divisions hoisted out of the loop)
+    uint wrow[8], rbase[8];
+    for (uint r = 0u; r < ROWS; r++) {
+        wrow[r] = min(first + r % OUTS, pc.rows - 1u) + (r >= OUTS ? pc.half_n : 0u);
+        rbase[r] = QUANT ? ((pc.row0 + wrow[r]) / pc.block_n) * pc.s_n : 0u;
+    }
+    run_units(m, tid, wrow, rbase, HALF, acc);
     if (HALF) {
         // a float16 partial overflowed (or x holds Inf / NaN): this invocation's units again, exactly
         bool finite = true;
         for (uint r = 0u; r < ROWS; r++) finite = finite && !isinf(acc[r]) && !isnan(acc[r]);
         if (!finite) {
             for (uint r = 0u; r < ROWS; r++) acc[r] = 0.0;
-            run_units(m, tid, first, rbase, false, acc);
+            run_units(m, tid, wrow, rbase, false, acc);
         }
     }
     uint slot;
     if (SG_REDUCE) {
         for (uint r = 0u; r < ROWS; r++) acc[r] = subgroupAdd(acc[r]);
+        if (NORM_PROJ != 0) ssq = subgroupAdd(ssq);
         slot = gl_SubgroupID;
-        if (gl_SubgroupInvocationID == 0u)
+        if (gl_SubgroupInvocationID == 0u) {
             for (uint r = 0u; r < ROWS; r++) red[r * SLOTS + slot] = acc[r];
+            if (NORM_PROJ != 0) red[8u * SLOTS + slot] = ssq;
+        }
     } else {
         slot = tid;
         for (uint r = 0u; r < ROWS; r++) red[r * SLOTS + slot] = acc[r];
+        if (NORM_PROJ != 0) red[8u * SLOTS + slot] = ssq;
     }
     uint used = SG_REDUCE ? gl_NumSubgroups : gl_WorkGroupSize.x;
     barrier();
@@ -313,7 +418,23 @@ void main() {
         float s = 0.0;
         for (uint i = 0u; i < used; i++) s += red[tid * SLOTS + i];
         uint n = pc.row0 + first + tid;
+#if NORM_PROJ
+        float ss = 0.0;
+        for (uint i = 0u; i < used; i++) ss += red[8u * SLOTS + i];
+        float inv = 1.0 / sqrt(ss / float(pc.units * KPU) + pc.eps);
+        s *= inv;
+        if (HAS_BIAS) s += float(bias_in[pc.b_base + n]);
+        if (NP_GATED) {
+            float up = 0.0;
+            for (uint i = 0u; i < used; i++) up += red[(tid + OUTS) * SLOTS + i];
+            up *= inv;
+            if (HAS_BIAS) up += float(bias_in[pc.b_base + pc.half_n + n]);
+            s = s / (1.0 + exp(-s)) * up;
+        }
+        store(m, n, s);
+#else
         if (HAS_BIAS) s += float(bias_in[pc.b_base + n]);
         y_out[pc.y_base + m * pc.y_stride + n] = A_T(s);
+#endif
     }
 }

@@ -271,7 +271,8 @@ static Node *nbits(Twin *t, Value *a, int64_t n, int64_t block, bool zp, bool bi
 }
 
 /* skip ? skipRmsNorm (sum used later) : rmsNorm, then projections as `kind` says:
- * 0: q, k, v (k's block `kblock`); 1: gate/up with silu (`act_op` on the gate). */
+ * 0: q, k, v (k's block `kblock`); 1: gate/up with silu (`act_op` on the gate); 2: one projection
+ * of 8 * K columns (a vocabulary head: left alone); 3: one of 2 * K (a packed QKV). */
 static Twin proj_twin(bool skip, int kind, int64_t kblock, OpId act_op, bool leak) {
     Twin t = {.g = graph_new("proj")};
     dt_seed(9);
@@ -292,7 +293,9 @@ static Twin proj_twin(bool skip, int kind, int64_t kblock, OpId act_op, bool lea
     Value *h = norm->outputs[0];
     if (skip) graph_add_output(g, norm->outputs[1]);
     if (leak) graph_add_output(g, h);
-    if (kind == 0) {
+    if (kind >= 2) {
+        graph_add_output(g, nbits(&t, h, kind == 2 ? 8 * K : 2 * K, BLOCK, false, false)->outputs[0]);
+    } else if (kind == 0) {
         graph_add_output(g, nbits(&t, h, 32, BLOCK, true, true)->outputs[0]);
         graph_add_output(g, nbits(&t, h, 16, kblock, false, true)->outputs[0]);
         graph_add_output(g, nbits(&t, h, 16, BLOCK, true, false)->outputs[0]);
@@ -330,6 +333,12 @@ START_TEST(qkv_near_misses) {
     dt_run_pass(leak.g, "fuse_qkv");
     ck_assert_int_eq(dt_count_op(leak.g, OP_QKV_PROJECTION), 0);
     twin_free(&leak);
+    for (int kind = 2; kind <= 3; kind++) { /* a vocabulary head stays a norm + matmulNBits; a packed QKV fuses */
+        Twin one = proj_twin(true, kind, BLOCK, OP_SILU, false);
+        dt_run_pass(one.g, "fuse_qkv");
+        ck_assert_int_eq(dt_count_op(one.g, OP_QKV_PROJECTION), kind == 3);
+        twin_free(&one);
+    }
 }
 END_TEST
 

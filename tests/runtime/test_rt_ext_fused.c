@@ -3,7 +3,7 @@
  * fully fused normalized projections qkvProjection (1-3 splits) and gatedMlp (silu(gate) * up) with
  * matmulNBits weights: rmsNorm or skip (+ skipBias) with the sum output, zero points absent / uint8 /
  * float, bias, decode, several activation rows and prefill (the tile kernel, partial tiles),
- * float32 and float16; and with float weights
+ * float32 and float16 (decode on the row mat-vec with the norm prologue: norm_proj_rows); and with float weights
  * (bits 0, W [k, n]): the mat-vec (vector and scalar weight loads, k over several staged chunks, 1-16
  * rows) and the tiled path (partial row and column tiles), skip / skipBias / sum / bias. */
 #include <math.h>
@@ -91,6 +91,10 @@ START_TEST(qkv_projection) {
     check_fused((FusedCase){OP_QKV_PROJECTION, DT_F32, 4, 32, 70, 96, 200, 1, true, true, true, true, 3, {136, 32, 32}});
     check_fused((FusedCase){OP_QKV_PROJECTION, DT_F16, 4, 64, 17, 200, 72, 0, false, false, false, true, 3, {40, 16, 16}});
     check_fused((FusedCase){OP_QKV_PROJECTION, DT_F32, 8, 16, 33, 64, 30, 2, true, false, false, false, 1, {30}});
+    /* skip (+ skipBias) without the sum output, with a projection bias: decode, fallback, prefill */
+    check_fused((FusedCase){OP_QKV_PROJECTION, DT_F32, 4, 32, 1, 64, 24, 0, true, false, false, true, 3, {8, 8, 8}});
+    check_fused((FusedCase){OP_QKV_PROJECTION, DT_F32, 4, 32, 6, 96, 40, 1, true, true, false, true, 2, {24, 16}});
+    check_fused((FusedCase){OP_QKV_PROJECTION, DT_F16, 4, 32, 20, 64, 48, 0, true, true, false, true, 3, {16, 16, 16}});
 }
 END_TEST
 
@@ -100,6 +104,23 @@ START_TEST(gated_mlp) {
     check_fused((FusedCase){OP_GATED_MLP, DT_F16, 4, 32, 1, 256, 128, 1, true, false, true, false, 0, {0}});
     check_fused((FusedCase){OP_GATED_MLP, DT_F32, 4, 32, 66, 128, 160, 1, true, true, true, true, 0, {0}}); /* prefill */
     check_fused((FusedCase){OP_GATED_MLP, DT_F16, 4, 16, 20, 96, 42, 0, false, false, false, false, 0, {0}});
+}
+END_TEST
+
+/* Decode on the row mat-vec with the norm prologue (shaders/matvec_rows_norm.comp): 1-4 activation
+ * rows, 4/8-bit, odd column counts (partial row groups), up to 3 splits (one of a single column), every input
+ * option, float32 / float16; float zero points and padded k take the older kernel. */
+START_TEST(norm_proj_rows) {
+    const OpId q = OP_QKV_PROJECTION, gm = OP_GATED_MLP;
+    check_fused((FusedCase){q, DT_F32, 4, 32, 2, 160, 75, 1, true, true, true, true, 3, {43, 16, 16}});
+    check_fused((FusedCase){q, DT_F16, 4, 16, 4, 96, 50, 0, true, false, true, true, 3, {34, 8, 8}});
+    check_fused((FusedCase){q, DT_F32, 8, 32, 3, 64, 33, 1, false, false, false, false, 3, {17, 1, 15}});
+    check_fused((FusedCase){q, DT_F16, 4, 128, 1, 896, 61, 1, true, false, true, true, 2, {45, 16}});
+    check_fused((FusedCase){q, DT_F32, 4, 32, 2, 64, 24, 2, true, false, true, true, 3, {8, 8, 8}}); /* float zp */
+    check_fused((FusedCase){gm, DT_F32, 4, 32, 3, 96, 74, 1, true, true, true, true, 0, {0}});
+    check_fused((FusedCase){gm, DT_F16, 4, 64, 4, 192, 42, 0, true, false, true, false, 0, {0}});
+    check_fused((FusedCase){gm, DT_F32, 8, 16, 1, 32, 10, 0, false, false, false, false, 0, {0}});
+    check_fused((FusedCase){gm, DT_F16, 4, 32, 2, 200, 30, 1, true, false, true, false, 0, {0}}); /* padded k */
 }
 END_TEST
 
@@ -139,6 +160,7 @@ int main(void) {
     tcase_add_test(tc, silu);
     tcase_add_test(tc, qkv_projection);
     tcase_add_test(tc, gated_mlp);
+    tcase_add_test(tc, norm_proj_rows);
     tcase_add_test(tc, qkv_projection_float);
     tcase_add_test(tc, gated_mlp_float);
     suite_add_tcase(s, tc);

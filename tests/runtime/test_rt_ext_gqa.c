@@ -2,9 +2,11 @@
  * runtime against the CPU reference (lib/eval/eval_gqa.c, ORT semantics): decode and prefill, packed
  * and separate QKV, grouped heads, per-batch seqlensK, rotary (half / interleaved, partial, position
  * ids), q/k norm, local window, softcap, attention bias, smooth softmax / head sink, caches longer
- * than a workgroup's chunk, float32 and float16; outputs and both presents compared.  C = 0: the
+ * than a workgroup's chunk, float32 and float16, decode on ext_gqa_attn_dec.comp (keys over subgroups) and
+ * ext_gqa_attn.comp; outputs and both presents compared.  C = 0: the
  * form without a KV cache (no pastKey/pastValue/seqlensK/totalSequenceLength, one output). */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "gqa.h"
 #include "test_rt_ext.h"
@@ -82,6 +84,12 @@ START_TEST(decode) {
     check_gqa((GqaCase){DT_F32, 2, 1, 6, 2, 32, 40, {0, 39}, true, 32, false, false, false, false, false, false, 0, 0});
     check_gqa((GqaCase){DT_F32, 1, 1, 8, 8, 64, 300, {299}, false, 64, true, true, true, false, false, false, 0, 0});
     check_gqa((GqaCase){DT_F16, 1, 1, 14, 2, 64, 160, {150}, true, 64, false, false, false, false, false, false, 0, 0});
+    /* the one-subgroup-reduction kernel (ext_gqa_attn.comp) that devices without subgroup
+     * arithmetic run instead of ext_gqa_attn_dec.comp */
+    setenv("WEBNNC_GQA_DEC", "0", 1);
+    check_gqa((GqaCase){DT_F32, 1, 1, 8, 8, 64, 300, {299}, false, 64, true, true, true, false, false, false, 0, 0});
+    check_gqa((GqaCase){DT_F32, 1, 1, 4, 2, 16, 20, {10}, false, 16, false, false, false, false, false, false, 0, 2.5});
+    unsetenv("WEBNNC_GQA_DEC");
 }
 END_TEST
 
