@@ -7,8 +7,8 @@
  *     compiled by glslc at build time with -DT_IN=<type> -DT_OUT=<type> ... (see common.glsl) and
  *     embedded.  Workgroup size is specialization constant 0 (`local_size_x_id = 0`); constants
  *     1.. are yours (op codes, tile sizes, subgroup width).  Parameters: one block of at most
- *     128 bytes declared `PARAMS_BLOCK PC { ... } pc;` (binding 8, runtime/replay.c).
- *     Bindings: at most 8 storage buffers (set 0, bindings 0..7).
+ *     128 bytes declared `PARAMS_BLOCK PC { ... } pc;` (binding K_PARAMS_BINDING = 12, runtime/replay.c).
+ *     Bindings: at most K_MAX_BINDINGS (12) storage buffers (set 0, bindings 0..11).
  *  2. C file runtime/k_FAMILY.c defining `const KernelFamily kfam_FAMILY = {check, record, 0}`:
  *       check(kc, node)   at load time, with upper-bound shapes: verify the dtypes/options are
  *                         supported (kc_find_shader reports "no kernel for op X (dtype Y) at node Z").
