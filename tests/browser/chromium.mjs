@@ -1,0 +1,85 @@
+// chromium.mjs - headless Chromium with WebNN for tests (issue 12): installs the npm package
+// @sparticuz/chromium@153.0.0 into a git-ignored folder on first use, decompresses its binary and
+// libraries the way that package does (brotli + tar), starts it on a URL with WebNN enabled and
+// stops it.  Reusable by any test that needs a real browser (e.g. HTML screenshots):
+//
+//   import { ensureChromium, launchChromium } from './chromium.mjs';
+//   const exe = await ensureChromium(cacheDir);          // throws Error with a plain reason
+//   const b = launchChromium(exe, url, { extraArgs: [] }); // { proc, stderr(), close() }
+//   ... the page reports back by POST to a local server (--dump-dom never returns in this build) ...
+//   await b.close();
+//
+// Pages cannot print to us, so results travel through tests/browser/serve.mjs (POST /report).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { brotliDecompressSync } from 'node:zlib';
+
+export const CHROMIUM_PACKAGE = '@sparticuz/chromium@153.0.0';
+export const WEBNN_ARGS = ['--headless', '--no-sandbox', '--enable-features=WebMachineLearningNeuralNetwork'];
+
+function run(cmd, args, opts) {
+    const r = spawnSync(cmd, args, { encoding: 'utf8', ...opts });
+    if (r.error) throw new Error(`${cmd}: ${r.error.message}`);
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${(r.stderr || '').trim().slice(-400)}`);
+    return r;
+}
+
+// Installs and unpacks the browser under cacheDir (once); returns the chromium executable path.
+export async function ensureChromium(cacheDir) {
+    const unpacked = join(cacheDir, 'chrome');
+    const exe = join(unpacked, 'chromium');
+    if (existsSync(join(unpacked, '.complete'))) return exe;
+    mkdirSync(cacheDir, { recursive: true });
+    const bin = join(cacheDir, 'node_modules', '@sparticuz', 'chromium', 'bin');
+    if (!existsSync(join(bin, 'chromium.br'))) {
+        if (!existsSync(join(cacheDir, 'package.json'))) writeFileSync(join(cacheDir, 'package.json'), '{"private":true}\n');
+        run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', CHROMIUM_PACKAGE], { cwd: cacheDir });
+        if (!existsSync(join(bin, 'chromium.br'))) throw new Error(`npm installed ${CHROMIUM_PACKAGE} but ${bin}/chromium.br is missing`);
+    }
+    mkdirSync(join(unpacked, 'al2023'), { recursive: true });
+    for (const f of ['al2023.tar', 'swiftshader.tar', 'fonts.tar']) {
+        const tar = join(unpacked, f);
+        writeFileSync(tar, brotliDecompressSync(readFileSync(join(bin, f + '.br'))));
+        run('tar', ['-xf', tar, '-C', f === 'al2023.tar' ? join(unpacked, 'al2023') : unpacked]);
+        rmSync(tar);
+    }
+    writeFileSync(exe, brotliDecompressSync(readFileSync(join(bin, 'chromium.br'))));
+    chmodSync(exe, 0o755);
+    writeFileSync(join(unpacked, '.complete'), CHROMIUM_PACKAGE + '\n');
+    return exe;
+}
+
+// Starts the browser on url.  close() kills it (only this process) and removes its profile.
+export function launchChromium(exe, url, { extraArgs = [] } = {}) {
+    const dir = join(exe, '..');
+    const profile = mkdtempSync(join(tmpdir(), 'webnnc-chromium-'));
+    const env = {
+        ...process.env,
+        LD_LIBRARY_PATH: [join(dir, 'al2023', 'lib'), dir, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':'),
+        FONTCONFIG_PATH: dir,
+        HOME: profile,
+    };
+    const args = [...WEBNN_ARGS, `--user-data-dir=${profile}`, '--no-first-run', '--no-zygote',
+        '--disable-gpu', '--disable-dev-shm-usage', '--remote-debugging-port=0', ...extraArgs, url];
+    const proc = spawn(exe, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    proc.stderr.on('data', (d) => { err = (err + d).slice(-20000); });
+    const exited = new Promise((res) => proc.on('exit', (code, sig) => res({ code, sig })));
+    proc.on('error', (e) => { err += `\nspawn failed: ${e.message}`; });
+    return {
+        proc,
+        exited,
+        stderr: () => err,
+        async close() {
+            if (proc.exitCode === null && proc.signalCode === null) {
+                proc.kill('SIGTERM');
+                const t = setTimeout(() => proc.kill('SIGKILL'), 3000);
+                await exited;
+                clearTimeout(t);
+            }
+            rmSync(profile, { recursive: true, force: true });
+        },
+    };
+}
