@@ -9,6 +9,7 @@
 //   device=cpu|gpu   MLContext deviceType (default cpu)
 //   decode=N&prompt=I,J,..  greedy decode N new tokens after the prompt
 //   report=URL       POST the JSON result there (the tests' server: /report)
+//   probe=1          only create the MLContext (reports ok when this browser has a working WebNN)
 // KV caches (the graph's "webnnc.kvCache" bindings, docs/kv-cache.md): a past of length P in a test
 // set is copied into rows 0..P-1 of the zeroed fixed-capacity cache; the expected present of length
 // T (the binding's total dim) is compared with rows 0..T-1.
@@ -149,25 +150,34 @@ async function main() {
         if (!navigator.ml) throw new Error('navigator.ml is missing: this browser has no WebNN (Chromium needs --enable-features=WebMachineLearningNeuralNetwork)');
         const device = params.get('device') ?? 'cpu';
         const context = await navigator.ml.createContext({ deviceType: device });
-        const model = await loadModel(params.get('model') ?? 'model/');
-        report.model = model.graph.name;
-        const atol = Number(params.get('atol') ?? 1e-4), needArgmax = params.get('argmax') === '1';
-        report.sets = [];
-        for (const url of (params.get('sets') ?? '').split(',').filter(Boolean)) {
-            log(`running ${url}`);
-            report.sets.push(await runSet(context, model, url, atol, needArgmax));
-        }
-        showTable(report.sets);
-        if (params.get('decode')) {
-            const prompt = (params.get('prompt') ?? '').split(',').filter(Boolean).map(Number);
-            report.decode = await decode(context, model, prompt, Number(params.get('decode')));
-            log(`greedy tokens: ${report.decode.tokens.join(' ')}`);
-        }
-        report.ok = report.sets.every((s) => s.rows.every((r) => r.pass));
+        if (params.get('probe')) report.ok = report.probe = true; // WebNN is there
+        else await runAll(context, report);
     } catch (e) {
         report.error = String(e?.message ?? e);
         log(`error: ${report.error}`);
     }
+    await finish(report);
+}
+
+async function runAll(context, report) {
+    const model = await loadModel(params.get('model') ?? 'model/');
+    report.model = model.graph.name;
+    const atol = Number(params.get('atol') ?? 1e-4), needArgmax = params.get('argmax') === '1';
+    report.sets = [];
+    for (const url of (params.get('sets') ?? '').split(',').filter(Boolean)) {
+        log(`running ${url}`);
+        report.sets.push(await runSet(context, model, url, atol, needArgmax));
+    }
+    showTable(report.sets);
+    if (params.get('decode')) {
+        const prompt = (params.get('prompt') ?? '').split(',').filter(Boolean).map(Number);
+        report.decode = await decode(context, model, prompt, Number(params.get('decode')));
+        log(`greedy tokens: ${report.decode.tokens.join(' ')}`);
+    }
+    report.ok = report.sets.every((s) => s.rows.every((r) => r.pass));
+}
+
+async function finish(report) {
     document.getElementById('status').textContent = report.ok ? 'PASS' : 'FAIL';
     if (params.get('report')) await fetch(params.get('report'), { method: 'POST', body: JSON.stringify(report) });
 }

@@ -40,9 +40,10 @@ async function fetchOk(url, kind) {
     return kind === 'json' ? r.json() : r.arrayBuffer();
 }
 
-// Fetches graph JSON, manifest and weights of an output folder (base URL ending in '/').
-export async function loadModel(base, { graphFile = 'model.webnn.json' } = {}) {
-    const graph = await fetchOk(base + graphFile, 'json');
+// Fetches graph JSON, manifest and weights of an output folder (base URL ending in '/'); a graph
+// object given in options (webnnc emit-js modules carry theirs) is used instead of the JSON file.
+export async function loadModel(base, { graphFile = 'model.webnn.json', graph: given = null } = {}) {
+    const graph = given ?? await fetchOk(base + graphFile, 'json');
     if (graph.format !== 'webnn-graph-json') throw new Error(`${base}${graphFile}: format is not webnn-graph-json`);
     const hasWeights = Object.values(graph.consts ?? {}).some((c) => c.init?.kind === 'weights');
     const manifest = hasWeights ? await fetchOk(base + 'manifest.json', 'json') : { tensors: {} };

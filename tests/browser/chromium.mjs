@@ -57,6 +57,7 @@ export function launchChromium(exe, url, { extraArgs = [] } = {}) {
     const profile = mkdtempSync(join(tmpdir(), 'webnnc-chromium-'));
     const env = {
         ...process.env,
+        LD_PRELOAD: '', // the sanitizer runs preload a Vulkan driver for webnnc, not for the browser
         LD_LIBRARY_PATH: [join(dir, 'al2023', 'lib'), dir, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':'),
         FONTCONFIG_PATH: dir,
         HOME: profile,
