@@ -9,6 +9,12 @@
 //   ... the page reports back by POST to a local server (--dump-dom never returns in this build) ...
 //   await b.close();
 //
+// With { cdp: true } the browser also speaks the DevTools protocol over a pipe (fds 3/4, no
+// WebSocket needed, works with Debian's node 18): b.cdp.send(method, params, sessionId) -> result,
+// and screenshotPng(b, { width, height }) -> Buffer of the first page (e.g. `webnnc view` tests):
+//   const b = launchChromium(exe, url, { cdp: true }); const png = await screenshotPng(b);
+// (--screenshot, like --dump-dom, never exits in this build.)
+//
 // Pages cannot print to us, so results travel through tests/browser/serve.mjs (POST /report).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync, mkdtempSync, rmSync } from 'node:fs';
@@ -52,19 +58,24 @@ export async function ensureChromium(cacheDir) {
 }
 
 // Starts the browser on url.  close() kills it (only this process) and removes its profile.
-export function launchChromium(exe, url, { extraArgs = [] } = {}) {
+export function launchChromium(exe, url, { extraArgs = [], cdp = false } = {}) {
     const dir = join(exe, '..');
     const profile = mkdtempSync(join(tmpdir(), 'webnnc-chromium-'));
+    const fontsConf = join(dir, 'fonts.webnnc.conf'); // the package's fonts.conf names /tmp/fonts
+    if (!existsSync(fontsConf))
+        writeFileSync(fontsConf, `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig><dir>${join(dir, 'fonts')}</dir>`
+            + `<cachedir>${join(dir, 'fonts-cache')}</cachedir></fontconfig>\n`);
     const env = {
         ...process.env,
         LD_PRELOAD: '', // the sanitizer runs preload a Vulkan driver for webnnc, not for the browser
         LD_LIBRARY_PATH: [join(dir, 'al2023', 'lib'), dir, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':'),
-        FONTCONFIG_PATH: dir,
+        FONTCONFIG_FILE: fontsConf,
         HOME: profile,
     };
     const args = [...WEBNN_ARGS, `--user-data-dir=${profile}`, '--no-first-run', '--no-zygote',
-        '--disable-gpu', '--disable-dev-shm-usage', '--remote-debugging-port=0', ...extraArgs, url];
-    const proc = spawn(exe, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+        '--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-dev-shm-usage',
+        cdp ? '--remote-debugging-pipe' : '--remote-debugging-port=0', ...extraArgs, url];
+    const proc = spawn(exe, args, { env, stdio: ['ignore', 'ignore', 'pipe', ...(cdp ? ['pipe', 'pipe'] : [])] });
     let err = '';
     proc.stderr.on('data', (d) => { err = (err + d).slice(-20000); });
     const exited = new Promise((res) => proc.on('exit', (code, sig) => res({ code, sig })));
@@ -72,6 +83,7 @@ export function launchChromium(exe, url, { extraArgs = [] } = {}) {
     return {
         proc,
         exited,
+        cdp: cdp ? cdpPipe(proc.stdio[3], proc.stdio[4]) : null,
         stderr: () => err,
         async close() {
             if (proc.exitCode === null && proc.signalCode === null) {
@@ -83,4 +95,49 @@ export function launchChromium(exe, url, { extraArgs = [] } = {}) {
             rmSync(profile, { recursive: true, force: true });
         },
     };
+}
+
+// DevTools protocol over --remote-debugging-pipe: NUL-terminated JSON messages.
+function cdpPipe(toBrowser, fromBrowser) {
+    let next = 1, buf = '';
+    const pending = new Map();
+    fromBrowser.setEncoding('utf8');
+    fromBrowser.on('data', (d) => {
+        buf += d;
+        for (let i; (i = buf.indexOf('\0')) >= 0; buf = buf.slice(i + 1)) {
+            const msg = JSON.parse(buf.slice(0, i));
+            const p = pending.get(msg.id);
+            if (!p) continue;
+            pending.delete(msg.id);
+            if (msg.error) p.reject(new Error(`${p.method}: ${msg.error.message}`)); else p.resolve(msg.result);
+        }
+    });
+    toBrowser.on('error', () => {});
+    return {
+        send(method, params = {}, sessionId) {
+            const id = next++;
+            toBrowser.write(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }) + '\0');
+            return new Promise((resolve, reject) => pending.set(id, { resolve, reject, method }));
+        },
+    };
+}
+
+// PNG of the browser's first page once its document has loaded (launchChromium with { cdp: true }).
+export async function screenshotPng(b, { width = 1024, height = 768, timeoutMs = 30000 } = {}) {
+    const { targetInfos } = await b.cdp.send('Target.getTargets');
+    const page = targetInfos.find((t) => t.type === 'page');
+    if (!page) throw new Error('no page target');
+    const { sessionId } = await b.cdp.send('Target.attachToTarget', { targetId: page.targetId, flatten: true });
+    await b.cdp.send('Page.enable', {}, sessionId); // without it the capture is blank
+    await b.cdp.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile: false }, sessionId);
+    for (const t0 = Date.now(); ;) {
+        const r = await b.cdp.send('Runtime.evaluate', { expression: 'document.readyState', returnByValue: true }, sessionId);
+        if (r.result?.value === 'complete') break;
+        if (Date.now() - t0 > timeoutMs) throw new Error('page did not finish loading');
+        await new Promise((res) => setTimeout(res, 100));
+    }
+    // a frame painted after the metrics override (rAF twice), then the capture
+    await b.cdp.send('Runtime.evaluate', { expression: 'new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))', awaitPromise: true }, sessionId);
+    const { data } = await b.cdp.send('Page.captureScreenshot', { format: 'png' }, sessionId);
+    return Buffer.from(data, 'base64');
 }

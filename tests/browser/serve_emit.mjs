@@ -2,7 +2,7 @@
 // testdata/tiny_decoder.onnx: serve answers only GET/HEAD for names inside its folders (raw HTTP
 // requests with traversal attempts, odd methods, oversized requests), its page runs the model in
 // headless Chromium's WebNN against the test set (parity within 1e-4), and a module written by
-// emit-js builds and computes the same graph in the browser.
+// emit-js builds and computes the same graph in the browser; chromium.mjs's screenshotPng paints a page.
 //   node tests/browser/serve_emit.mjs WEBNNC [--work DIR] [--cache DIR]
 // Exit 0 pass, 1 fail, 77 skipped (no browser, outside CI=true; the reason is printed).
 import { spawn, spawnSync } from 'node:child_process';
@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureChromium, launchChromium } from './chromium.mjs';
+import { ensureChromium, launchChromium, screenshotPng } from './chromium.mjs';
 import { startServer } from './serve.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -76,6 +76,10 @@ async function main() {
         const rep = await browserReport(exe, page, reporter);
         const maxAbs = rep.sets?.[0]?.rows?.[0]?.maxAbs;
         check(rep.ok && maxAbs <= 1e-4, `served page runs tiny_decoder in WebNN: logits max abs ${maxAbs} ${rep.error ?? ''}`);
+        const shot = launchChromium(exe, 'data:text/html,<body style="background:%23ddf"><h1>webnnc</h1></body>', { cdp: true });
+        let png = Buffer.alloc(0);
+        try { png = await screenshotPng(shot, { width: 320, height: 120 }); } catch (e) { console.log(`screenshot: ${e.message}`); } finally { await shot.close(); }
+        check(png.subarray(1, 4).toString() === 'PNG' && png.length > 1500, `chromium.mjs screenshotPng paints text (${png.length} bytes PNG)`);
         const em = await browserReport(exe, `${reporter.url}/t/emit_js.html?module=/work/model.js&base=/work/tiny_decoder/&set=/set/`, reporter);
         check(em.ok, `emit-js module builds and computes in WebNN: max abs ${em.maxAbs} over ${em.outputs} output(s) ${em.error ?? ''}`);
     } finally {

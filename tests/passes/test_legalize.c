@@ -1,6 +1,6 @@
 /* test_legalize.c - pass legalize_limits against the built-in Chromium 153 limits (issue 12):
  * uint4 dequantization becomes int4 with shifted values and zero points (or uint8 behind a gather)
- * with identical folded results; the KV-cache scatter with computed indices becomes
+ * with identical folded results; an int64 pow is computed in int32 between casts; the KV-cache scatter with computed indices becomes
  * equal/argMax/gather/where with a bit-identical result, and restore_scatter puts the scatter back;
  * scatters with indices that differ along other axes, ops the target lacks and malformed notes are
  * refused with one line naming the node/operand or the file. */
@@ -169,6 +169,40 @@ END_TEST
 START_TEST(gathered_uint4_becomes_uint8) { check_dequant(true, DT_U8); }
 END_TEST
 
+/* pow(int64 [3], int64 [3]): Chromium's pow has no int64 */
+static void int64_pow(Graph *gr) {
+    Value *a = dt_values(gr, "a", DT_I64, SHAPE(3), (const double[]){2, -3, 7});
+    Value *b = dt_values(gr, "b", DT_I64, SHAPE(3), (const double[]){3, 2, 1});
+    Value *zero = dt_values(gr, "zero", DT_I64, SHAPE(1), (const double[]){0});
+    Node *add = dt_node(gr, OP_ADD, 2, (Value *[]){a, zero});
+    dt_insert(gr, add);
+    Node *p = dt_node(gr, OP_POW, 2, (Value *[]){add->outputs[0], b});
+    dt_insert(gr, p);
+    graph_add_output(gr, p->outputs[0]);
+}
+
+START_TEST(int64_pow_computed_in_int32) {
+    int64_pow(g);
+    Graph *ref = graph_new("ref");
+    int64_pow(ref);
+    ck_assert_int_eq(limits_check_graph(g, chromium), -1);
+    ck_assert_ptr_nonnull(strstr(diag_message(), "int64"));
+    diag_clear();
+    ck_assert_msg(legalize_int64(g, chromium) == 0, "%s", diag_message());
+    ck_assert_int_eq(dt_count_op(g, OP_CAST), 3);
+    ck_assert_int_eq(g->outputs[0]->dtype, DT_I64);
+    ck_assert_msg(limits_check_graph(g, chromium) == 0, "%s", diag_message());
+    uint64_t nr, nl;
+    void *want = fold_output(ref, &nr), *got = fold_output(g, &nl);
+    ck_assert_uint_eq(nl, nr);
+    ck_assert(memcmp(got, want, nr) == 0);
+    ck_assert_int_eq(((const int64_t *)got)[1], 9);
+    free(want);
+    free(got);
+    graph_free(ref);
+}
+END_TEST
+
 START_TEST(check_names_op_and_limit) {
     Value *x = dt_random(g, "x", DT_F32, SHAPE(2, 2, 2, 2, 2, 2, 2), -1, 1);
     Node *n = dt_node(g, OP_DIV, 2, (Value *[]){x, x}); /* div: rank 0..5 on Chromium */
@@ -215,6 +249,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, scatter_with_varying_indices_is_refused);
     tcase_add_test(tc, uint4_weights_become_int4);
     tcase_add_test(tc, gathered_uint4_becomes_uint8);
+    tcase_add_test(tc, int64_pow_computed_in_int32);
     tcase_add_test(tc, check_names_op_and_limit);
     tcase_add_test(tc, notes_are_strict);
     suite_add_tcase(s, tc);
