@@ -1,6 +1,7 @@
 /* test_legalize.c - pass legalize_limits against the built-in Chromium 153 limits (issue 12):
  * uint4 dequantization becomes int4 with shifted values and zero points (or uint8 behind a gather)
- * with identical folded results; an int64 pow is computed in int32 between casts; the KV-cache scatter with computed indices becomes
+ * with identical folded results; an int64 pow is computed in int32 between casts;
+ * a rank-7 broadcasting div is computed on flat tensors; the KV-cache scatter with computed indices becomes
  * equal/argMax/gather/where with a bit-identical result, and restore_scatter puts the scatter back;
  * scatters with indices that differ along other axes, ops the target lacks and malformed notes are
  * refused with one line naming the node/operand or the file. */
@@ -203,6 +204,35 @@ START_TEST(int64_pow_computed_in_int32) {
 }
 END_TEST
 
+/* div of rank 7 (Chromium: 0..5), the divisor broadcast from [2, 1, 2] */
+static void div_rank7(Graph *gr) {
+    Value *x = dt_random(gr, "x", DT_F32, SHAPE(2, 2, 2, 2, 2, 2, 2), -1, 1);
+    Value *y = dt_random(gr, "y", DT_F32, SHAPE(2, 1, 2), 1, 2);
+    Node *n = dt_node(gr, OP_DIV, 2, (Value *[]){x, y});
+    dt_insert(gr, n);
+    graph_add_output(gr, n->outputs[0]);
+}
+
+START_TEST(rank7_div_computed_flat) {
+    div_rank7(g);
+    Graph *ref = graph_new("ref");
+    dt_seed(12);
+    div_rank7(ref);
+    ck_assert_msg(legalize_rank(g, chromium) == 0, "%s", diag_message());
+    dt_run_pass(g, "dce");
+    ck_assert_int_eq(dt_count_op(g, OP_EXPAND), 1);
+    ck_assert_msg(limits_check_graph(g, chromium) == 0, "%s", diag_message());
+    ck_assert_int_eq(g->outputs[0]->rank, 7);
+    uint64_t nr, nl;
+    void *want = fold_output(ref, &nr), *got = fold_output(g, &nl);
+    ck_assert_uint_eq(nl, nr);
+    ck_assert(memcmp(got, want, nr) == 0);
+    free(want);
+    free(got);
+    graph_free(ref);
+}
+END_TEST
+
 START_TEST(check_names_op_and_limit) {
     Value *x = dt_random(g, "x", DT_F32, SHAPE(2, 2, 2, 2, 2, 2, 2), -1, 1);
     Node *n = dt_node(g, OP_DIV, 2, (Value *[]){x, x}); /* div: rank 0..5 on Chromium */
@@ -250,6 +280,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, uint4_weights_become_int4);
     tcase_add_test(tc, gathered_uint4_becomes_uint8);
     tcase_add_test(tc, int64_pow_computed_in_int32);
+    tcase_add_test(tc, rank7_div_computed_flat);
     tcase_add_test(tc, check_names_op_and_limit);
     tcase_add_test(tc, notes_are_strict);
     suite_add_tcase(s, tc);
