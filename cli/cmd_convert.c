@@ -12,6 +12,7 @@
 #include "args.h"
 #include "convert_pipeline.h"
 #include "diag.h"
+#include "impl_limits.h"
 #include "outdir.h"
 #include "report.h"
 #include "summary.h"
@@ -28,6 +29,8 @@ static const ArgSpec specs[] = {
                                               "the layout webnn-graph's pack-weights requires"},
     {"verbose", 'v', ARG_FLAG, NULL, "print stage timings and per-pass node counts to stderr"},
     {"fuse", 0, ARG_VALUE, "all|none|LIST", "fuse into extension ops after the decompositions (default none: spec ops only); LIST = comma-separated patterns"},
+    {"limits", 0, ARG_VALUE, "FILE|chromium|none", "legalize the spec-op output for a WebNN implementation's opSupportLimits() JSON "
+                                                  "(+ FILE-stem.notes.json); default chromium: the built-in Chromium 153 limits; none: as read"},
     ARG_SPEC_JSON,
 };
 
@@ -93,11 +96,20 @@ int cmd_convert(const CliCommand *self, int argc, char **argv) {
         cJSON_AddStringToObject(report, "outdir", outdir);
     }
 
+    const char *limits_spec = args_value(&r, "limits");
+    ImplLimits *limits = NULL;
+    if (fuse_mask && limits_spec && strcmp(limits_spec, "none"))
+        return cli_usage_error(self, "--limits applies to the spec-op output: the --fuse output is webnnc's own");
+    if (!fuse_mask && !(limits_spec && !strcmp(limits_spec, "none")) && !(limits = impl_limits_load(limits_spec)))
+        return report_fail(report, limits_spec ? limits_spec : "chromium", WN_EXIT_BAD_INPUT);
+    if (report) cJSON_AddStringToObject(report, "limits", limits ? limits->src : "none");
+
     double t0 = cli_now_s(), t = t0;
     diag_set_file(input);
     size_t onnx_nodes = 0;
-    ConvertOptions copt = {&fix, &dim, fuse_mask, verbose};
+    ConvertOptions copt = {&fix, &dim, fuse_mask, verbose, limits};
     Graph *g = convert_onnx(input, &copt, &onnx_nodes, &rc);
+    impl_limits_free(limits);
     if (!g) return report_fail(report, input, rc);
     t = cli_now_s();
 

@@ -1,13 +1,14 @@
-/* cmd_validate.c - `webnnc validate GRAPH [--allow-extensions] [--json]`: reads a webnn-graph
+/* cmd_validate.c - `webnnc validate GRAPH [--allow-extensions] [--limits FILE] [--json]`: reads a webnn-graph
  * (.webnn.json, .webnn or OUTDIR) and checks it against the WebNN op table (validate_graph_files,
- * shared with `convert`); --allow-extensions accepts webnnc extension ops.  Prints "OK" and a
- * summary (exit 0); a violation prints one line naming the node or value (exit 1); a malformed
- * file exits 2. */
+ * shared with `convert`); --allow-extensions accepts webnnc extension ops; --limits also checks it
+ * against a WebNN implementation's limits (limits_check.h).  Prints "OK" and a summary (exit 0); a
+ * violation prints one line naming the node or value (exit 1); a malformed file exits 2. */
 #include <stdio.h>
 #include <string.h>
 
 #include "args.h"
 #include "diag.h"
+#include "limits_check.h"
 #include "report.h"
 #include "validate.h"
 #include "webnn_io.h"
@@ -49,11 +50,15 @@ static int check_outputs(const Graph *g) {
 }
 
 int validate_graph_files(const char *path, unsigned flags, char *summary, size_t len) {
+    return validate_graph_files_limits(path, flags, NULL, summary, len);
+}
+
+int validate_graph_files_limits(const char *path, unsigned flags, const ImplLimits *limits, char *summary, size_t len) {
     Graph *g = webnn_read_ex(path, flags & VALIDATE_TRUST_WEIGHT_HASHES ? WEBNN_READ_SKIP_HASH : 0);
     if (!g) return WN_EXIT_BAD_INPUT;
     unsigned verify = VERIFY_EXPORTABLE | (flags & VALIDATE_ALLOW_EXTENSION_OPS ? 0 : VERIFY_SPEC_ONLY);
     if (graph_verify(g, verify) != 0 || check_outputs(g) < 0 ||
-        check_symbols_bound(g) < 0) {
+        check_symbols_bound(g) < 0 || (limits && limits_check_graph(g, limits) < 0)) {
         graph_free(g);
         return WN_EXIT_CHECK_FAILED;
     }
@@ -70,6 +75,8 @@ int validate_graph_files(const char *path, unsigned flags, char *summary, size_t
 
 static const ArgSpec specs[] = {
     {"allow-extensions", 0, ARG_FLAG, NULL, "accept webnnc extension ops (graphs from convert --fuse); the rest is checked as usual"},
+    {"limits", 0, ARG_VALUE, "FILE|chromium", "also check op set, data types, ranks and constant-only operands against a WebNN "
+                                             "implementation's opSupportLimits() JSON (chromium: the built-in Chromium 153 limits)"},
     ARG_SPEC_JSON,
 };
 
@@ -85,8 +92,16 @@ int cmd_validate(const CliCommand *self, int argc, char **argv) {
         cJSON_AddStringToObject(report, "graph", path);
         cJSON_AddBoolToObject(report, "allowExtensions", ext);
     }
+    ImplLimits *limits = NULL;
+    const char *limits_spec = args_value(&r, "limits");
+    if (limits_spec) {
+        diag_set_file(NULL);
+        if (!(limits = impl_limits_load(limits_spec))) return report_fail(report, limits_spec, WN_EXIT_BAD_INPUT);
+        if (report) cJSON_AddStringToObject(report, "limits", limits->src);
+    }
     diag_set_file(path);
-    rc = validate_graph_files(path, ext ? VALIDATE_ALLOW_EXTENSION_OPS : 0, summary, sizeof summary);
+    rc = validate_graph_files_limits(path, ext ? VALIDATE_ALLOW_EXTENSION_OPS : 0, limits, summary, sizeof summary);
+    impl_limits_free(limits);
     if (rc != WN_EXIT_OK) {
         if (rc == WN_EXIT_CHECK_FAILED && !ext && strstr(diag_message(), "is not a WebNN spec op")) {
             char msg[1100];

@@ -34,7 +34,9 @@ int convert_dim_options(const CliCommand *cmd, const ArgResult *r, DimSettingLis
 
 Graph *read_webnn_fused(const char *path, unsigned fuse_mask) {
     Graph *g = webnn_read(path);
-    if (g && fuse_run(g, fuse_mask, NULL) < 0) {
+    static const char *const restore[] = {"restore_scatter"};
+    PassOptions popt = {0};
+    if (g && (pass_run_list(g, restore, 1, &popt) != 0 || fuse_run(g, fuse_mask, NULL) < 0)) {
         graph_free(g);
         return NULL;
     }
@@ -74,6 +76,13 @@ static int genai_defaults(const OnnxModel *m, DimSettingList *fix, DimSettingLis
     return 0;
 }
 
+/* The spec-op graph made to fit a WebNN implementation (pass legalize_limits), then tidied. */
+static int legalize(Graph *g, const struct ImplLimits *limits, PassOptions *popt) {
+    popt->limits = limits;
+    static const char *const passes[] = {"legalize_limits", "dce"};
+    return pass_run_list(g, passes, 2, popt);
+}
+
 Graph *convert_onnx(const char *input, const ConvertOptions *opt, size_t *onnx_nodes, int *exit_code) {
     *exit_code = WN_EXIT_BAD_INPUT;
     double t = cli_now_s();
@@ -108,7 +117,8 @@ Graph *convert_onnx(const char *input, const ConvertOptions *opt, size_t *onnx_n
      * baseline, as `webnnc ladder` and `webnnc run --fuse` do, then tidy up again. */
     unsigned fuse = opt->fuse_mask;
     if (pass_run_list(g, run, n_run, &popt) != 0 ||
-        (fuse && (fuse_run(g, fuse, &popt) != 0 || pass_run_list(g, run + n_decompose, n_run - n_decompose, &popt) != 0))) {
+        (fuse && (fuse_run(g, fuse, &popt) != 0 || pass_run_list(g, run + n_decompose, n_run - n_decompose, &popt) != 0)) ||
+        (!fuse && opt->limits && legalize(g, opt->limits, &popt) != 0)) {
         graph_free(g);
         return NULL;
     }

@@ -13,7 +13,9 @@
 
 const CliCommand cli_commands[] = {
 #define CMD(NAME, HANDLER, HELP, USAGE) {#NAME, HANDLER, HELP, USAGE},
+#define CMD_NAMED(STR, NAME, HANDLER, HELP, USAGE) {STR, HANDLER, HELP, USAGE},
 #include "commands.def"
+#undef CMD_NAMED
 #undef CMD
 };
 const int cli_command_count = (int)(sizeof cli_commands / sizeof cli_commands[0]);

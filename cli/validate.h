@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "impl_limits.h"
+
 /* Reads PATH (.webnn.json or OUTDIR) with webnn_read and checks it: spec ops only, options and
  * dtypes/ranks by the op rules, dims > 0, element counts < 2^31, only named dynamic dims
  * (graph_verify VERIFY_SPEC_ONLY | VERIFY_EXPORTABLE), and what the reader leaves open: every
@@ -17,5 +19,7 @@ enum {
     VALIDATE_ALLOW_EXTENSION_OPS = 1 << 1, /* --fuse output: webnnc extension ops are expected */
 };
 int validate_graph_files(const char *path, unsigned flags, char *summary, size_t len);
+/* Same, and (limits not NULL) the checks of limits_check_graph. */
+int validate_graph_files_limits(const char *path, unsigned flags, const ImplLimits *limits, char *summary, size_t len);
 
 #endif

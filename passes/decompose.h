@@ -21,6 +21,9 @@ typedef int (*DecomposeFn)(Dec *d);
 
 /* Runs fn on every live node whose op is `op`; compacts the graph when anything changed. */
 int decompose_all(Graph *g, OpId op, DecomposeFn fn);
+/* Same for the nodes of `op` that want(g, node, ctx) selects. */
+typedef bool (*DecomposeWant)(const Graph *g, const Node *n, const void *ctx);
+int decompose_matching(Graph *g, OpId op, DecomposeWant want, const void *ctx, DecomposeFn fn);
 
 /* Records v as the replacement of output `slot` (dtype and shape must match); 0 or -1. */
 int dc_result(Dec *d, int slot, Value *v);

@@ -57,11 +57,13 @@ static void hand_over_name(Value *old, Value *v) {
     if (v->producer && v->producer->n_outputs == 1) v->producer->id = v->name;
 }
 
-int decompose_all(Graph *g, OpId op, DecomposeFn fn) {
+int decompose_all(Graph *g, OpId op, DecomposeFn fn) { return decompose_matching(g, op, NULL, NULL, fn); }
+
+int decompose_matching(Graph *g, OpId op, DecomposeWant want, const void *ctx, DecomposeFn fn) {
     bool changed = false;
     for (int i = 0; i < g->n_nodes; i++) {
         Node *n = g->nodes[i];
-        if (n->dead || n->op != op) continue;
+        if (n->dead || n->op != op || (want && !want(g, n, ctx))) continue;
         if (n->n_outputs < 1 || n->n_outputs > WN_MAX_RANK) {
             diag_node_error(n, "unexpected output count %d", n->n_outputs);
             return -1;

@@ -9,6 +9,7 @@ typedef struct {
     int verbose; /* print per-pass node counts to stderr */
     int64_t kv_capacity; /* KV-cache capacity C for kv_cache (0: the total_sequence_length bound) */
     int keep_quantized; /* fold_constants keeps dequantizeLinear of 4-bit weights (conversion) */
+    const struct ImplLimits *limits; /* legalize_limits: the target WebNN implementation (NULL: skip) */
 } PassOptions;
 
 typedef int (*PassFn)(Graph *g, const PassOptions *opt);

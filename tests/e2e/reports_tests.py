@@ -126,7 +126,7 @@ def run_reports(tmp, testdata):
 
 
 def default_tolerances(tmp, shared):
-    for name, want in (("llama-int4-cpu", "atol 0.001 rtol 0: default for float32 output, uint4 weights"),
+    for name, want in (("llama-int4-cpu", "atol 0.001 rtol 0: default for float32 output, int4 weights"),
                        ("llama-fp16-dml", "atol 0.03 rtol 0: default for float16 output, float16 weights")):
         model, out = os.path.join(shared, "models", name), os.path.join(tmp, name)
         data = os.path.join(model, "test_data_set_0")
