@@ -191,8 +191,10 @@ int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c) {
         loop_free(m);
         return -1;
     }
-    if (!(L->ring_pool = mempool_create(m->dev, MEM_STAGING)) ||
-        mempool_alloc(L->ring_pool, 4 * ((uint64_t)L->cfg.steps + 1), &L->ring) < 0 || !L->ring.map) {
+    uint64_t ring_bytes = 4 * ((uint64_t)L->cfg.steps + 1);
+    if ((L->ring_pool = mempool_create(m->dev, MEM_STAGING)))
+        mempool_hint(L->ring_pool, ring_bytes); /* a block of its size, not the pool's default 256 MiB */
+    if (!L->ring_pool || mempool_alloc(L->ring_pool, ring_bytes, &L->ring) < 0 || !L->ring.map) {
         if (!diag_has_error()) diag_error("device token loop: the id ring is not host visible");
         loop_free(m);
         return -1;

@@ -28,9 +28,10 @@ static void decode_both(const Tokenizer *t, const int32_t *ids, size_t n) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FuzzPart p[3];
     int parts = fuzz_split(data, size, p, 3);
-    const char *path = fuzz_write("tokenizer.json", p[0].data, p[0].size);
+    /* the config first: fuzz_write's path buffer is reused by the next call */
     if (parts > 1) fuzz_write("tokenizer_config.json", p[1].data, p[1].size);
     else fuzz_unlink("tokenizer_config.json");
+    const char *path = fuzz_write("tokenizer.json", p[0].data, p[0].size);
     diag_clear();
     Tokenizer *t = tokenizer_load(path);
     if (!t) {
