@@ -13,6 +13,7 @@
 #include "diag.h"
 #include "input_kind.h"
 #include "kv_io.h"
+#include "pass.h"
 #include "report.h"
 #include "tensor_compare.h"
 
@@ -158,10 +159,21 @@ int decoder_step(Decoder *d, const int64_t *tokens, int64_t start, int64_t count
     return 0;
 }
 
+/* Only the next token's logits are used: the head runs on the last position (pass last_logits),
+ * unless WEBNNC_ALL_LOGITS=1 keeps every position (to compare). */
+static Graph *last_logits_only(Graph *g) {
+    const char *env = getenv("WEBNNC_ALL_LOGITS");
+    static const char *const pass[] = {"last_logits"};
+    if (!g || (env && strcmp(env, "1") == 0)) return g;
+    if (pass_run_list(g, pass, 1, NULL) == 0) return g;
+    graph_free(g);
+    return NULL;
+}
+
 Graph *decoder_load_graph(const CliCommand *self, const ArgResult *r, const char *path, unsigned fuse, int device,
                           int *code) {
     *code = WN_EXIT_BAD_INPUT;
-    if (input_kind(path) == INPUT_WEBNN) return read_webnn_fused(path, fuse);
+    if (input_kind(path) == INPUT_WEBNN) return last_logits_only(read_webnn_fused(path, fuse));
     static DimSettingList fix, dim;
     if (convert_dim_options(self, r, &fix, &dim) < 0) {
         *code = -1; /* usage error already printed */
@@ -169,7 +181,8 @@ Graph *decoder_load_graph(const CliCommand *self, const ArgResult *r, const char
     }
     size_t onnx_nodes;
     ConvertOptions copt = {&fix, &dim, fuse, args_count(r, "verbose")};
-    return convert_onnx_fitting(path, &copt, device, &onnx_nodes, code); /* capacity lowered to fit the device */
+    /* capacity lowered to fit the device */
+    return last_logits_only(convert_onnx_fitting(path, &copt, device, &onnx_nodes, code));
 }
 
 int decoder_parse_max_new(const CliCommand *self, const ArgResult *r, const char *opt, long long def, int n_prompt,
