@@ -48,6 +48,25 @@ static void load_config(Tokenizer *t, const char *dir)
     cJSON_Delete(j);
 }
 
+/* Every id a post-processor adds (TemplateProcessing's special_tokens, cls/sep) names a token. */
+static bool post_ids_in_vocab(const Tokenizer *t, const TkComp *c)
+{
+    if (!c)
+        return true;
+    const TkIds *lists[2] = {&c->pre, &c->post};
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; i < lists[l]->n; i++)
+            if ((size_t)lists[l]->p[i] >= t->vocab_size) {
+                diag_error("%s: post_processor %s: special token id %d is outside the vocab (0..%zu)", t->file,
+                           c->type, lists[l]->p[i], t->vocab_size - 1);
+                return false;
+            }
+    for (size_t k = 0; k < c->n_kids; k++)
+        if (!post_ids_in_vocab(t, c->kids[k]))
+            return false;
+    return true;
+}
+
 static bool load_json(Tokenizer *t, TkLoad *ld, const char *text, size_t len)
 {
     t->json = cJSON_ParseWithLength(text, len);
@@ -71,7 +90,7 @@ static bool load_json(Tokenizer *t, TkLoad *ld, const char *text, size_t len)
     for (size_t i = 0; i < t->n_added; i++)
         if ((size_t)t->added[i].id + 1 > t->vocab_size)
             t->vocab_size = (size_t)t->added[i].id + 1;
-    return true;
+    return post_ids_in_vocab(t, t->postproc);
 }
 
 Tokenizer *tokenizer_load(const char *path)
