@@ -1,0 +1,149 @@
+/* test_fuse_gate_act.c - fuse_gated_mlp with the GELU activations (passes/fuse_gate_act.h): an
+ * rmsNorm feeding gate and up projections (float [K, N] weights) whose product act(gate) * up uses
+ * the spec gelu or the tanh GELU chain in the importer's form and in torch's (x*x*x, constants
+ * first, the 0.5 applied last).  The fused graph must hold one gatedMlp with that `activation`
+ * (fuse_qkv leaving the pair alone) and evaluate to the unfused graph's outputs; a wrong constant,
+ * an interior value read elsewhere and a gelu that is not on the gate branch must not fuse. */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "decompose_test_util.h"
+#include "diag.h"
+#include "eval_internal.h"
+#include "pass.h"
+#include "test_util.h"
+
+enum { K = 32, N = 24, S = 3 };
+enum { GELU_ERF, TANH_IMPORTER, TANH_TORCH, WRONG_CONST, INTERIOR_LEAK, GELU_AFTER_PRODUCT };
+
+static Value *bin(Graph *g, OpId op, Value *a, Value *b) {
+    Node *n = dt_node(g, op, 2, (Value *[]){a, b});
+    dt_insert(g, n);
+    return n->outputs[0];
+}
+
+static Value *un(Graph *g, OpId op, Value *a) {
+    Node *n = dt_node(g, op, 1, (Value *[]){a});
+    dt_insert(g, n);
+    return n->outputs[0];
+}
+
+static Value *scalar(Graph *g, double v) { return dt_values(g, "c", DT_F32, 0, NULL, &v); }
+
+/* The tanh GELU of x: importer order (pow, x first, 0.5 x times the sum) or torch's. */
+static Value *gelu_tanh(Graph *g, Value *x, bool torch, double kappa, Value **interior) {
+    Value *cube = torch ? bin(g, OP_MUL, bin(g, OP_MUL, x, x), x) : bin(g, OP_POW, x, scalar(g, 3));
+    Value *a = torch ? bin(g, OP_MUL, scalar(g, kappa), cube) : bin(g, OP_MUL, cube, scalar(g, kappa));
+    Value *inner = torch ? bin(g, OP_ADD, a, x) : bin(g, OP_ADD, x, a);
+    Value *c = scalar(g, sqrt(2.0 / M_PI));
+    Value *t = un(g, OP_TANH, torch ? bin(g, OP_MUL, c, inner) : bin(g, OP_MUL, inner, c));
+    *interior = t;
+    Value *one_plus = torch ? bin(g, OP_ADD, scalar(g, 1), t) : bin(g, OP_ADD, t, scalar(g, 1));
+    if (torch) return bin(g, OP_MUL, bin(g, OP_MUL, x, one_plus), scalar(g, 0.5));
+    return bin(g, OP_MUL, bin(g, OP_MUL, x, scalar(g, 0.5)), one_plus);
+}
+
+static Graph *mlp_graph(int form) {
+    Graph *g = graph_new("gate_act");
+    dt_seed(17);
+    Value *x = dt_random(g, "x", DT_F32, 3, (const int64_t[]){1, S, K}, -2, 2);
+    Value *w = dt_random(g, "w", DT_F32, 1, (const int64_t[]){K}, 0.5, 1.5);
+    Node *norm = dt_node(g, OP_RMS_NORM, 2, (Value *[]){x, w});
+    node_set_uint(g, norm, "axis", 2);
+    node_set_float(g, norm, "epsilon", 1e-6);
+    dt_insert(g, norm);
+    Value *h = norm->outputs[0], *interior = NULL;
+    Value *gate = bin(g, OP_MATMUL, h, dt_random(g, "wg", DT_F32, 2, (const int64_t[]){K, N}, -0.5, 0.5));
+    Value *up = bin(g, OP_MATMUL, h, dt_random(g, "wu", DT_F32, 2, (const int64_t[]){K, N}, -0.5, 0.5));
+    Value *y;
+    if (form == GELU_ERF) y = bin(g, OP_MUL, un(g, OP_GELU, gate), up);
+    else if (form == GELU_AFTER_PRODUCT) y = un(g, OP_GELU, bin(g, OP_MUL, gate, up));
+    else y = bin(g, OP_MUL, up, gelu_tanh(g, gate, form == TANH_TORCH, form == WRONG_CONST ? 0.05 : 0.044715, &interior));
+    graph_add_output(g, y);
+    if (form == INTERIOR_LEAK) graph_add_output(g, interior);
+    return g;
+}
+
+static void same_outputs(Graph *a, Graph *b, double tol) {
+    dt_run_pass(a, "fold_constants"), dt_run_pass(b, "fold_constants");
+    ck_assert_int_eq(a->n_outputs, b->n_outputs);
+    for (int i = 0; i < a->n_outputs; i++) {
+        Ten p, q;
+        ck_assert(ten_from_value(NULL, a->outputs[i], &p) == 0 && ten_from_value(NULL, b->outputs[i], &q) == 0);
+        ck_assert_int_eq(p.count, q.count);
+        for (int64_t e = 0; e < p.count; e++) {
+            double u = ten_getf(&p, e), v = ten_getf(&q, e);
+            ck_assert_msg(fabs(u - v) <= tol * (1 + fabs(u)), "element %lld: %.9g vs %.9g", (long long)e, u, v);
+        }
+    }
+}
+
+/* Runs fuse_qkv then fuse_gated_mlp; returns the gatedMlp node or NULL. */
+static Node *fuse(Graph *g) {
+    dt_run_pass(g, "fuse_qkv");
+    ck_assert_int_eq(dt_count_op(g, OP_QKV_PROJECTION), 0);
+    dt_run_pass(g, "fuse_gated_mlp");
+    dt_run_pass(g, "dce");
+    for (int i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i]->op == OP_GATED_MLP) return g->nodes[i];
+    return NULL;
+}
+
+START_TEST(gelu_forms_fuse) {
+    static const struct { int form; const char *activation; } cases[] = {
+        {GELU_ERF, "gelu"}, {TANH_IMPORTER, "geluTanh"}, {TANH_TORCH, "geluTanh"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        Graph *ref = mlp_graph(cases[i].form), *fused = mlp_graph(cases[i].form);
+        Node *f = fuse(fused);
+        ck_assert_msg(f != NULL, "form %d did not fuse", cases[i].form);
+        ck_assert_str_eq(node_str(f, "activation", "silu"), cases[i].activation);
+        ck_assert_int_eq(graph_node_count(fused), 1);
+        same_outputs(ref, fused, 1e-5);
+        graph_free(ref), graph_free(fused);
+    }
+}
+END_TEST
+
+START_TEST(near_misses_stay) {
+    static const int forms[] = {WRONG_CONST, INTERIOR_LEAK, GELU_AFTER_PRODUCT};
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+        Graph *g = mlp_graph(forms[i]);
+        dt_run_pass(g, "fuse_gated_mlp");
+        ck_assert_msg(dt_count_op(g, OP_GATED_MLP) == 0, "form %d fused", forms[i]);
+        graph_free(g);
+    }
+}
+END_TEST
+
+START_TEST(silu_stays_default) { /* the silu form keeps no activation option (byte-identical output) */
+    Graph *g = graph_new("silu");
+    dt_seed(3);
+    Value *x = dt_random(g, "x", DT_F32, 3, (const int64_t[]){1, S, K}, -2, 2);
+    Node *norm = dt_node(g, OP_RMS_NORM, 2, (Value *[]){x, dt_random(g, "w", DT_F32, 1, (const int64_t[]){K}, 0.5, 1.5)});
+    node_set_uint(g, norm, "axis", 2);
+    dt_insert(g, norm);
+    Value *gate = bin(g, OP_MATMUL, norm->outputs[0], dt_random(g, "wg", DT_F32, 2, (const int64_t[]){K, N}, -1, 1));
+    Value *up = bin(g, OP_MATMUL, norm->outputs[0], dt_random(g, "wu", DT_F32, 2, (const int64_t[]){K, N}, -1, 1));
+    graph_add_output(g, bin(g, OP_MUL, un(g, OP_SILU, gate), up));
+    Node *f = fuse(g);
+    ck_assert(f != NULL);
+    ck_assert_ptr_null(node_attr(f, "activation"));
+    graph_free(g);
+}
+END_TEST
+
+static Suite *suite(void) {
+    Suite *s = suite_create("fuse_gate_act");
+    TCase *tc = tcase_create("gate_act");
+    tcase_add_test(tc, gelu_forms_fuse);
+    tcase_add_test(tc, near_misses_stay);
+    tcase_add_test(tc, silu_stays_default);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) {
+    diag_clear();
+    return tu_run_suite(suite());
+}
