@@ -3,7 +3,8 @@
  * the spec gelu or the tanh GELU chain in the importer's form and in torch's (x*x*x, constants
  * first, the 0.5 applied last).  The fused graph must hold one gatedMlp with that `activation`
  * (fuse_qkv leaving the pair alone) and evaluate to the unfused graph's outputs; a wrong constant,
- * an interior value read elsewhere and a gelu that is not on the gate branch must not fuse. */
+ * an interior value read elsewhere and a gelu that is not on the gate branch must not fuse.  And
+ * decompose_fused: gatedMlp (each activation) and qkvProjection back to spec ops. */
 #include <check.h>
 #include <math.h>
 #include <string.h>
@@ -133,12 +134,51 @@ START_TEST(silu_stays_default) { /* the silu form keeps no activation option (by
 }
 END_TEST
 
+/* decompose_fused: gatedMlp with each activation (int4 and float weights, skip with the sum output)
+ * and qkvProjection lower to spec ops that evaluate to the reference. */
+static Node *normed_projection(Graph *g, OpId op, bool nbits, const char *activation) {
+    enum { BLOCK = 16, KB = K / BLOCK };
+    dt_seed(5);
+    int64_t shape[3] = {1, S, K};
+    Value *x = dt_random(g, "x", DT_F32, 3, shape, -2, 2), *skip = dt_random(g, "skip", DT_F32, 3, shape, -2, 2);
+    Value *scale = dt_random(g, "gamma", DT_F32, 1, (const int64_t[]){K}, 0.5, 1.5);
+    Value *w = nbits ? dt_random(g, "w", DT_U8, 3, (const int64_t[]){N, KB, BLOCK / 2}, 0, 255)
+                     : dt_random(g, "w", DT_F32, 2, (const int64_t[]){K, N}, -0.5, 0.5);
+    Value *scales = nbits ? dt_random(g, "s", DT_F32, 2, (const int64_t[]){N, KB}, -0.2, 0.2) : NULL;
+    Value *bias = dt_random(g, "bias", DT_F32, 1, (const int64_t[]){N}, -1, 1);
+    Node *n = dt_node(g, op, 8, (Value *[]){x, skip, NULL, scale, w, scales, NULL, bias});
+    node_set_uint(g, n, "k", K);
+    node_set_uint(g, n, "n", N);
+    if (nbits) node_set_uint(g, n, "bits", 4), node_set_uint(g, n, "blockSize", BLOCK);
+    node_set_bool(g, n, "outputSum", true);
+    if (op == OP_QKV_PROJECTION) node_set_ints(g, n, "splits", 3, (const int64_t[]){12, 8, 4});
+    if (activation) node_set_string(g, n, "activation", activation);
+    dt_insert(g, n);
+    return n;
+}
+
+START_TEST(decompose_each_activation) {
+    static const char *const acts[] = {NULL, "gelu", "geluTanh"};
+    for (int nbits = 0; nbits < 2; nbits++) {
+        for (int a = 0; a < 3; a++) {
+            Graph *g = graph_new("dec");
+            dt_check(g, normed_projection(g, OP_GATED_MLP, nbits, acts[a]), "decompose_fused", 1e-5, 1e-5);
+            graph_free(g);
+        }
+        Graph *g = graph_new("dec");
+        dt_check(g, normed_projection(g, OP_QKV_PROJECTION, nbits, NULL), "decompose_fused", 1e-5, 1e-5);
+        graph_free(g);
+    }
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("fuse_gate_act");
     TCase *tc = tcase_create("gate_act");
     tcase_add_test(tc, gelu_forms_fuse);
     tcase_add_test(tc, near_misses_stay);
     tcase_add_test(tc, silu_stays_default);
+    tcase_add_test(tc, decompose_each_activation);
     suite_add_tcase(s, tc);
     return s;
 }
