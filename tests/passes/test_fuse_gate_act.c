@@ -1,10 +1,11 @@
 /* test_fuse_gate_act.c - fuse_gated_mlp with the GELU activations (passes/fuse_gate_act.h): an
  * rmsNorm feeding gate and up projections (float [K, N] weights) whose product act(gate) * up uses
  * the spec gelu or the tanh GELU chain in the importer's form and in torch's (x*x*x, constants
- * first, the 0.5 applied last).  The fused graph must hold one gatedMlp with that `activation`
- * (fuse_qkv leaving the pair alone) and evaluate to the unfused graph's outputs; a wrong constant,
- * an interior value read elsewhere and a gelu that is not on the gate branch must not fuse.  And
- * decompose_fused: gatedMlp (each activation) and qkvProjection back to spec ops. */
+ * first, the 0.5 applied last), also with float16-rounded constants.  The fused graph must hold
+ * one gatedMlp with that `activation` (fuse_qkv leaving the pair alone) and evaluate to the
+ * unfused graph's outputs; a wrong constant, an interior value read elsewhere and a gelu that is
+ * not on the gate branch must not fuse.  And decompose_fused: gatedMlp (each activation) and
+ * qkvProjection back to spec ops. */
 #include <check.h>
 #include <math.h>
 #include <string.h>
@@ -16,7 +17,7 @@
 #include "test_util.h"
 
 enum { K = 32, N = 24, S = 3 };
-enum { GELU_ERF, TANH_IMPORTER, TANH_TORCH, WRONG_CONST, INTERIOR_LEAK, GELU_AFTER_PRODUCT };
+enum { GELU_ERF, TANH_IMPORTER, TANH_TORCH, TANH_F16_CONSTS, WRONG_CONST, INTERIOR_LEAK, GELU_AFTER_PRODUCT };
 
 static Value *bin(Graph *g, OpId op, Value *a, Value *b) {
     Node *n = dt_node(g, op, 2, (Value *[]){a, b});
@@ -33,11 +34,11 @@ static Value *un(Graph *g, OpId op, Value *a) {
 static Value *scalar(Graph *g, double v) { return dt_values(g, "c", DT_F32, 0, NULL, &v); }
 
 /* The tanh GELU of x: importer order (pow, x first, 0.5 x times the sum) or torch's. */
-static Value *gelu_tanh(Graph *g, Value *x, bool torch, double kappa, Value **interior) {
+static Value *gelu_tanh(Graph *g, Value *x, bool torch, double kappa, double beta, Value **interior) {
     Value *cube = torch ? bin(g, OP_MUL, bin(g, OP_MUL, x, x), x) : bin(g, OP_POW, x, scalar(g, 3));
     Value *a = torch ? bin(g, OP_MUL, scalar(g, kappa), cube) : bin(g, OP_MUL, cube, scalar(g, kappa));
     Value *inner = torch ? bin(g, OP_ADD, a, x) : bin(g, OP_ADD, x, a);
-    Value *c = scalar(g, sqrt(2.0 / M_PI));
+    Value *c = scalar(g, beta);
     Value *t = un(g, OP_TANH, torch ? bin(g, OP_MUL, c, inner) : bin(g, OP_MUL, inner, c));
     *interior = t;
     Value *one_plus = torch ? bin(g, OP_ADD, scalar(g, 1), t) : bin(g, OP_ADD, t, scalar(g, 1));
@@ -60,7 +61,12 @@ static Graph *mlp_graph(int form) {
     Value *y;
     if (form == GELU_ERF) y = bin(g, OP_MUL, un(g, OP_GELU, gate), up);
     else if (form == GELU_AFTER_PRODUCT) y = un(g, OP_GELU, bin(g, OP_MUL, gate, up));
-    else y = bin(g, OP_MUL, up, gelu_tanh(g, gate, form == TANH_TORCH, form == WRONG_CONST ? 0.05 : 0.044715, &interior));
+    else {
+        bool f16 = form == TANH_F16_CONSTS; /* the constants as float16 rounds them */
+        double kappa = form == WRONG_CONST ? 0.05 : f16 ? 0.044708251953125 : 0.044715;
+        double beta = f16 ? 0.7978515625 : sqrt(2.0 / M_PI);
+        y = bin(g, OP_MUL, up, gelu_tanh(g, gate, form == TANH_TORCH, kappa, beta, &interior));
+    }
     graph_add_output(g, y);
     if (form == INTERIOR_LEAK) graph_add_output(g, interior);
     return g;
@@ -93,14 +99,14 @@ static Node *fuse(Graph *g) {
 
 START_TEST(gelu_forms_fuse) {
     static const struct { int form; const char *activation; } cases[] = {
-        {GELU_ERF, "gelu"}, {TANH_IMPORTER, "geluTanh"}, {TANH_TORCH, "geluTanh"}};
+        {GELU_ERF, "gelu"}, {TANH_IMPORTER, "geluTanh"}, {TANH_TORCH, "geluTanh"}, {TANH_F16_CONSTS, "geluTanh"}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         Graph *ref = mlp_graph(cases[i].form), *fused = mlp_graph(cases[i].form);
         Node *f = fuse(fused);
         ck_assert_msg(f != NULL, "form %d did not fuse", cases[i].form);
         ck_assert_str_eq(node_str(f, "activation", "silu"), cases[i].activation);
         ck_assert_int_eq(graph_node_count(fused), 1);
-        same_outputs(ref, fused, 1e-5);
+        same_outputs(ref, fused, cases[i].form == TANH_F16_CONSTS ? 1e-3 : 1e-5);
         graph_free(ref), graph_free(fused);
     }
 }
