@@ -1,9 +1,11 @@
 /* fuse_gated_mlp.c - pass fuse_gated_mlp: recovers gatedMlp (ORT's MatMulNBitsMlp without the down
  * projection, docs/extension-ops.md) from an RMSNorm whose output is read only by two projections
- * (fuse_norm_proj.h), gate and up, with mul(silu(gate), up) (either operand order) as the only
- * reader of both: the weights are packed [gate | up] along n.  The silu must have been recovered
- * (fuse_silu runs before); a skipRmsNorm whose sum is used later gives outputSum.  Different n,
+ * (fuse_norm_proj.h), gate and up, with mul(act(gate), up) (either operand order) as the only
+ * reader of both: the weights are packed [gate | up] along n.  act is silu (fuse_silu runs
+ * before), the spec gelu or the tanh GELU chain (fuse_gate_act.h), which becomes the `activation`
+ * option (omitted for silu); a skipRmsNorm whose sum is used later gives outputSum.  Different n,
  * another activation or a projection result used elsewhere do not fuse. */
+#include "fuse_gate_act.h"
 #include "fuse_norm_proj.h"
 #include "pass.h"
 
@@ -13,16 +15,15 @@ static int match(FuseMap *fm, Node *norm) {
         np.n[0] != np.n[1])
         return 0;
     for (int gate = 0; gate < 2; gate++) {
-        Node *act = fm_sole_consumer(fm, np.y[gate]);
-        Node *mul = act && act->op == OP_SILU ? fm_sole_consumer(fm, act->outputs[0]) : NULL;
-        if (!mul || mul->op != OP_MUL || fm_other(mul, act->outputs[0]) != np.y[1 - gate] ||
-            fm_sole_consumer(fm, np.y[1 - gate]) != mul || !fm_same_shape(mul->outputs[0], np.y[gate]))
-            continue;
-        int order[2] = {gate, 1 - gate};
         FuseMatch m = {0};
-        fm_add(&m, act), fm_add(&m, mul);
+        GateActivation act;
+        Node *mul = gate_product(fm, np.y[gate], np.y[1 - gate], &act, &m);
+        if (!mul || !fm_same_shape(mul->outputs[0], np.y[gate])) continue;
+        int order[2] = {gate, 1 - gate};
+        fm_add(&m, mul);
         Value *exits[2] = {mul->outputs[0], NULL};
         Node *f = np_emit(fm, &np, OP_GATED_MLP, order, 2, &m, &exits[1]);
+        if (f && act != GATE_SILU) node_set_string(fm->g, f, "activation", gate_activation_names[act]);
         int n_exits = exits[1] ? 2 : 1;
         if (!fm_interior_ok(fm, &m, exits, n_exits)) return 0;
         if (graph_insert_node(fm->g, f) < 0) return -1;

@@ -8,16 +8,22 @@
  *     recompute the norm per output tile / row group, and for a head of 151936 x 896 that made it
  *     slower than the norm plus matmulNBits on an H100 (prefill of 512 tokens 10.1 against 6.7 ms,
  *     decode 115 against 100 us).
- * A skipRmsNorm whose sum is used later gives outputSum.  A pair whose first result feeds silu is a
- * gated MLP (fuse_gated_mlp.c) and is left alone, as are norms whose output is used elsewhere. */
+ * A skipRmsNorm whose sum is used later gives outputSum.  A pair whose result feeds silu, or a pair
+ * read as act(gate) * up (fuse_gate_act.h), is a gated MLP (fuse_gated_mlp.c) and is left alone, as
+ * are norms whose output is used elsewhere. */
+#include "fuse_gate_act.h"
 #include "fuse_norm_proj.h"
 #include "pass.h"
 
 #define QKV_HEAD_RATIO 8 /* a single projection this many times wider than k is a vocabulary head */
 
 static bool gated(FuseMap *fm, const NormProj *np) {
-    for (int i = 0; i < np->count; i++)
+    for (int i = 0; i < np->count; i++) {
         if (fm_consumer_op(fm, np->y[i], OP_SILU) || fm_consumer_op(fm, np->y[i], OP_SIGMOID)) return true;
+        FuseMatch scratch = {0};
+        GateActivation act;
+        if (np->count == 2 && gate_product(fm, np->y[i], np->y[1 - i], &act, &scratch)) return true;
+    }
     return false;
 }
 

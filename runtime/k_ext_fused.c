@@ -5,7 +5,7 @@
  *    shaders/matvec_rows_norm.comp), one dispatch for every split and the sum.  Otherwise
  *    shaders/ext_norm_proj.comp, per-row RMS of input (+ skip (+ skipBias)) recomputed in each
  *    workgroup, normalized activations fed straight into the in-register dequantizing mat-vec,
- *    bias, split outputs (one dispatch per split) or silu(gate) * up; with outputSum a pre-pass
+ *    bias, split outputs (one dispatch per split) or act(gate) * up (`activation`, a flag constant); with outputSum a pre-pass
  *    writes the sum, which the projection then reads as its input.  From FUSED_TILE_MIN_M
  *    activation rows (prefill): shaders/norm_proj_tile.glsl (the int4 tile core, normalizing as
  *    it stages activations), one dispatch for every split (after the sum pre-pass).
@@ -33,8 +33,14 @@ typedef struct {
 } FusedPush;
 _Static_assert(sizeof(FusedPush) <= K_PUSH_MAX, "fused projection push constants");
 
-enum { F_SKIP = 1, F_SKIP_BIAS = 2, F_GATED = 4, F_SUM_ONLY = 8 }; /* norm_proj_io.glsl FLAGS */
+enum { F_SKIP = 1, F_SKIP_BIAS = 2, F_GATED = 4, F_SUM_ONLY = 8, F_ACT_SHIFT = 4 }; /* norm_proj_io.glsl FLAGS */
 #define FUSED_BINDS 12 /* norm_proj_io.glsl */
+
+/* gatedMlp's activation (GATE_*, validated by shape inference) as the shaders' flag field value. */
+static uint32_t gate_act(const Node *n) {
+    int act = n->op == OP_GATED_MLP ? fused_activation(n) : 0;
+    return act > 0 ? (uint32_t)act : 0u;
+}
 
 static int nbits_fused_check(KernelCtx *kc, const Node *n) {
     NBitsGeom geo;
@@ -141,6 +147,7 @@ static int rows_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const
                      .norm_scale = &in[FP_NORM_SCALE],
                      .eps = (float)node_float(n, "epsilon", 1e-6),
                      .gated = gated,
+                     .activation = gate_act(n),
                      .n_out = gated ? 1 : n_splits};
     for (int i = 0; i < q.n_out; i++) {
         q.y[i] = &out[i];
@@ -247,7 +254,7 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
         b[0] = b[7];
         pc->base_x = pc->base_y;
     }
-    if (gated) r.flags |= F_GATED;
+    if (gated) r.flags |= F_GATED | gate_act(n) << F_ACT_SHIFT;
     if (M >= FUSED_TILE_MIN_M) return tiled_record(kc, n, &r, x->dtype, out, splits, n_splits);
     uint32_t rows = norm_proj_rows(&r);
     uint64_t col = 0;
@@ -280,7 +287,7 @@ typedef struct {
 } FloatPush;
 _Static_assert(sizeof(FloatPush) <= K_PUSH_MAX, "float projection push constants");
 
-enum { FF_SKIP = 1, FF_SKIP_BIAS = 2, FF_GATED = 4, FF_BIAS = 8, FF_SUM = 16 }; /* ext_fused.glsl FLAGS */
+enum { FF_SKIP = 1, FF_SKIP_BIAS = 2, FF_GATED = 4, FF_BIAS = 8, FF_SUM = 16, FF_ACT_SHIFT = 5 }; /* ext_fused.glsl FLAGS */
 
 static int float_check(KernelCtx *kc, const Node *n, const Value *x) {
     static const int same_dtype[] = {FP_SKIP, FP_SKIP_BIAS, FP_NORM_SCALE, FP_WEIGHT, FP_BIAS};
@@ -332,7 +339,7 @@ static int float_bind(KernelCtx *kc, const Node *n, const KTensor *in, const KTe
         ext_bind(kc, n, &in[FP_WEIGHT], false, &b[4], &pc->base_w) < 0)
         return -1;
     b[1] = b[2] = b[5] = b[6] = b[7] = b[0];
-    *flags = n->op == OP_GATED_MLP ? FF_GATED : 0;
+    *flags = n->op == OP_GATED_MLP ? FF_GATED | gate_act(n) << FF_ACT_SHIFT : 0;
     for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++) {
         if (!ext_opt(n, opt[i].slot)) continue;
         *flags |= (uint32_t)opt[i].flag;

@@ -249,7 +249,7 @@ int kmatvec_norm_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
     if (sh < 0) return -1;
     if (q->gated) rows = rows < 2 ? 2 : rows & ~1u; /* gate and up rows in pairs */
     spec[1] = rows;
-    spec[10] = (q->skip ? 1u : 0u) | (q->skip_bias ? 2u : 0u) | (q->sum ? 4u : 0u) | (q->gated ? 8u : 0u);
+    spec[10] = (q->skip ? 1u : 0u) | (q->skip_bias ? 2u : 0u) | (q->sum ? 4u : 0u) | (q->gated ? 8u | q->activation << 4 : 0u);
     spec[11] = (uint32_t)q->n_out;
     pc.eps = q->eps;
     pc.rows = (uint32_t)out_n;

@@ -39,7 +39,7 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
 /* The normalized projection (shaders/matvec_rows_norm.comp): qkvProjection / gatedMlp at decode.
  * y = (v * normScale) . W^T * inv_rms(v) (+ bias), v = x (+ skip (+ skipBias)), in one dispatch
  * that also writes v to `sum`; gated: W rows [0, N/2) gate, [N/2, N) up, one output of N/2
- * columns silu(gate) * up (bias: N entries, gate then up); else up to KMV_NORM_MAX_OUT outputs of
+ * columns act(gate) * up (act: `activation`, GATE_* of fused_ops.h; bias: N entries, gate then up); else up to KMV_NORM_MAX_OUT outputs of
  * cols[i] columns (consecutive weight rows). */
 #define KMV_NORM_MAX_OUT 3
 #define KMV_NORM_MAX_M 4 /* activation rows (it reads the weights once per row) */
@@ -48,6 +48,7 @@ typedef struct {
     const KTensor *norm_scale;
     float eps;
     bool gated;
+    uint32_t activation; /* gated: GateActivation (0 silu) */
     int n_out;
     const KTensor *y[KMV_NORM_MAX_OUT];
     int64_t cols[KMV_NORM_MAX_OUT];

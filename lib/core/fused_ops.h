@@ -18,6 +18,10 @@ enum { FP_INPUT, FP_SKIP, FP_SKIP_BIAS, FP_NORM_SCALE, FP_WEIGHT, FP_SCALES, FP_
 
 #define FP_MAX_SPLITS 3
 
+/* gatedMlp's `activation` of the gate half (kernels pass the value on as a shader constant). */
+typedef enum { GATE_SILU, GATE_GELU, GATE_GELU_TANH, GATE_ACTIVATION_COUNT } GateActivation;
+extern const char *const gate_activation_names[GATE_ACTIVATION_COUNT]; /* "silu", "gelu", "geluTanh" */
+
 typedef struct {
     Node norm;             /* rmsNorm(input, normScale) or skipRmsNorm(input, skip, normScale, skipBias) */
     Value *norm_in[4];
@@ -28,6 +32,7 @@ typedef struct {
     bool skip, output_sum, nbits;
     int64_t k, n;
     int n_splits;          /* qkvProjection: 1..3 (gatedMlp: 2 halves) */
+    GateActivation activation; /* gatedMlp */
     int64_t splits[FP_MAX_SPLITS];
 } FusedParts;
 
@@ -35,6 +40,11 @@ typedef struct {
  * `normed` stands for the normalized input (a Value with the input's dtype and shape) and becomes
  * operand 0 of p->proj.  0, or -1 with a diagnostic naming n. */
 int fused_parts(const Node *n, Value *normed, FusedParts *p);
+/* gatedMlp's activation option (silu when absent), or -1 with a diagnostic for an unknown name. */
+int fused_activation(const Node *n);
+/* The activation applied to one gate value in double: silu, 0.5 g (1 + erf(g / sqrt 2)) or
+ * 0.5 g (1 + tanh(sqrt(2 / pi) (g + 0.044715 g^3))). */
+double gate_activation_apply(GateActivation act, double g);
 /* Number of outputs of a qkvProjection/gatedMlp node (splits + sum), or -1. */
 int fused_output_count(const Node *n);
 

@@ -3,6 +3,7 @@
  * rules of its component ops (rmsNorm/skipRmsNorm, matmulNBits or matmul) on stack nodes that point
  * at the fused node's operands. */
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "checked.h"
@@ -25,6 +26,24 @@ static void stack_node(Node *t, const Node *n, OpId op, Value **ins, int n_ins, 
     t->attrs = attrs;
     t->n_attrs = n_attrs;
     t->index = -1;
+}
+
+const char *const gate_activation_names[GATE_ACTIVATION_COUNT] = {"silu", "gelu", "geluTanh"};
+
+int fused_activation(const Node *n) {
+    const char *name = node_str(n, "activation", "silu");
+    for (int i = 0; i < GATE_ACTIVATION_COUNT; i++)
+        if (strcmp(name, gate_activation_names[i]) == 0) return i;
+    diag_node_error(n, "unknown activation '%s' (silu, gelu or geluTanh)", name);
+    return -1;
+}
+
+double gate_activation_apply(GateActivation act, double g) {
+    switch (act) {
+    case GATE_GELU: return 0.5 * g * (1.0 + erf(g * M_SQRT1_2));
+    case GATE_GELU_TANH: return 0.5 * g * (1.0 + tanh(sqrt(2.0 / M_PI) * (g + 0.044715 * g * g * g)));
+    default: return g / (1.0 + exp(-g));
+    }
 }
 
 int fused_output_count(const Node *n) {
@@ -119,6 +138,9 @@ int fused_parts(const Node *n, Value *normed, FusedParts *p) {
         }
         p->n_splits = 2;
         p->splits[0] = p->splits[1] = p->n / 2;
+        int act = fused_activation(n);
+        if (act < 0) return -1;
+        p->activation = (GateActivation)act;
     }
     return 0;
 }

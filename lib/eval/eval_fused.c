@@ -3,7 +3,8 @@
  * evaluated as the composition that defines them (fused_ops.h): the component nodes built by
  * fused_parts() - rmsNorm/skipRmsNorm, then matmulNBits or matmul (+ bias) - are evaluated with the
  * components' own references (eval_ext.c, eval_nn.c), each result rounded to the input dtype, then
- * split along the last axis (qkvProjection) or combined as silu(gate) * up (gatedMlp). */
+ * split along the last axis (qkvProjection) or combined as act(gate) * up (gatedMlp, act its
+ * `activation`: silu, erf gelu or tanh gelu). */
 #include <math.h>
 #include <string.h>
 
@@ -61,7 +62,7 @@ static int eval_normed_projection(Graph *g, const Node *n, Ten *out) {
                 double v = ten_getf(&y, r * p.n + col + c);
                 if (bias) v = round_to_dtype(x->dtype, v + ten_getf(&b, col + c));
                 if (n->op == OP_QKV_PROJECTION) ten_setf(&out[i], r * p.splits[i] + c, v);
-                else if (i == 0) ten_setf(&out[0], r * p.splits[0] + c, round_to_dtype(x->dtype, v / (1.0 + exp(-v))));
+                else if (i == 0) ten_setf(&out[0], r * p.splits[0] + c, round_to_dtype(x->dtype, gate_activation_apply(p.activation, v)));
                 else ten_setf(&out[0], r * p.splits[0] + c, ten_getf(&out[0], r * p.splits[0] + c) * v);
             }
             col += p.splits[i];

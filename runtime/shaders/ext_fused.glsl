@@ -4,14 +4,16 @@
 // Operation (docs/extension-ops.md qkvProjection / gatedMlp with bits 0):
 //   v = x (+ skip (+ skipBias)), h = v / sqrt(mean(v^2) + eps) * normScale (row-wise, f32),
 //   y = h . W[:, col0 + c] (+ bias[col0 + c]) for the split's columns c < cols, W [K, N] row-major;
-//   gated: y = silu(gate) * up with gate column c and up column half_n + c.
+//   gated: y = act(gate) * up with gate column c and up column half_n + c (act: FLAGS bits 5-6).
 // SUM (the dispatch of split 0 when outputSum): the workgroups of column group 0 also write v,
 // rounded to the activation dtype, to the sum output (no other workgroup reads it).
 // Bindings: 0 x, 1 skip, 2 skipBias, 3 normScale, 4 weight, 5 bias, 6 y, 7 sum (absent operands are
 // bound to x and never read).  Include after common.glsl.
-layout(constant_id = 1) const uint FLAGS = 0u; // 1 skip, 2 skipBias, 4 gated, 8 bias, 16 sum
+#include "activation_math.glsl"
+layout(constant_id = 1) const uint FLAGS = 0u; // 1 skip, 2 skipBias, 4 gated, 8 bias, 16 sum, 32 * activation
 const bool HAS_SKIP = (FLAGS & 1u) != 0u, HAS_SKIP_BIAS = (FLAGS & 2u) != 0u, GATED = (FLAGS & 4u) != 0u;
 const bool HAS_BIAS = (FLAGS & 8u) != 0u, WRITE_SUM = (FLAGS & 16u) != 0u;
+const uint GATE_ACT = (FLAGS >> 5) & 3u;
 
 PARAMS_BLOCK PC {
     uint M, K, N;      // activation rows, reduction size, weight columns (row stride of W)
@@ -47,7 +49,7 @@ void fused_store(uint m, uint c, float y, float up) {
     if (HAS_BIAS) y += float(bias_in[pc.base_bias + pc.col0 + c]);
     if (GATED) {
         if (HAS_BIAS) up += float(bias_in[pc.base_bias + pc.half_n + c]);
-        y = y / (1.0 + exp(-y)) * up;
+        y = gate_activation(GATE_ACT, y) * up;
     }
     y_out[pc.base_y + m * pc.cols + c] = A_T(y);
 }

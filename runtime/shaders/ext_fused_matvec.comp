@@ -6,7 +6,7 @@
 // output columns: 16 column invocations x 4 adjacent columns each (one 4-wide load per k: W's
 // rows are contiguous along n, so a half-subgroup reads 16 x 4 consecutive columns), the
 // workgroup's other invocations take the other k (WG / 16 interleaved k slices).  gatedMlp also
-// accumulates the up columns and writes silu(gate) * up.  f32 accumulation; the k slices are summed
+// accumulates the up columns and writes act(gate) * up.  f32 accumulation; the k slices are summed
 // through shared memory at the end.  Grid: x/y fold the 64-column groups, z groups of MT rows.
 #include "common.glsl"
 #include "ext_common.glsl"

@@ -5,7 +5,7 @@
 // computes the reciprocal RMS of its 64 rows (4 invocations per row), then normalizes the
 // activation tile as it stages it in shared memory (h = v * inv_rms * normScale), so the normalized
 // input never goes to device memory.  gatedMlp stages the gate and the up column tiles and writes
-// silu(gate) * up.  Grid: x = 64-column tiles of the split, y = 64-row tiles.  Workgroup size 256.
+// act(gate) * up (activation_math.glsl).  Grid: x = 64-column tiles of the split, y = 64-row tiles.  Workgroup size 256.
 #include "common.glsl"
 #include "ext_fused.glsl"
 

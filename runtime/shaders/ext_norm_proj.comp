@@ -5,7 +5,7 @@
 // h = v * inv_rms * normScale, dequantizing packed weights in registers, + bias.  qkvProjection:
 // weight rows row0 .. row0+rows-1 go to output columns 0.. of one split output (one dispatch per
 // split).  GATED (gatedMlp): output column c needs gate row c and up row half + c; the workgroup
-// accumulates both and writes silu(gate) * up.  SUM_ONLY: a pre-pass, one workgroup per row, that
+// accumulates both and writes act(gate) * up.  SUM_ONLY: a pre-pass, one workgroup per row, that
 // writes v = x + skip (+ skipBias) to the sum output (then the projection pass reads it as x).
 // Bindings: norm_proj_io.glsl (0 x, 1 skip, 2 skipBias, 3 normScale, 4 weights, 5 scales,
 // 6 zero points, 7 output, 11 bias).  Grid: x/y fold column groups, z groups of MT activation rows.
@@ -101,7 +101,7 @@ void main() {
         if (GATED) {
             float up = acc[m * 8u + ROWS + c];
             if (HAS_BIAS) up += float(bias_in[pc.base_bias + pc.half_n + n]);
-            y = y / (1.0 + exp(-y)) * up;
+            y = gate_activation(GATE_ACT, y) * up;
         }
         y_out[pc.base_y + (m0 + m) * pc.out_cols + first + c] = A_T(y);
     }

@@ -38,7 +38,7 @@
 // + bias with inv_rms = 1 / sqrt(sum v^2 / K + eps): one pass over x, no separate norm.  The
 // workgroups of row group 0 write v to the sum output (NP_FLAGS 4).  Gated (NP_FLAGS 8): the
 // workgroup's ROWS accumulators are ROWS / 2 gate rows c and their up rows half_n + c, and column c
-// is silu(gate) * up.  Up to 3 outputs (qkv splits): weight row n goes to the split it falls in.
+// is act(gate) * up.  Up to 3 outputs (qkv splits): weight row n goes to the split it falls in.
 #include "common.glsl"
 #extension GL_KHR_shader_subgroup_basic : enable
 #extension GL_KHR_shader_subgroup_arithmetic : enable
@@ -55,7 +55,8 @@ layout(constant_id = 9) const bool HAS_BIAS = false; // y += bias[n] (binding 5)
 #ifndef NORM_PROJ
 #define NORM_PROJ 0
 #endif
-layout(constant_id = 10) const uint NP_FLAGS = 0u;   // NORM_PROJ: 1 skip, 2 skipBias, 4 sum output, 8 gated
+layout(constant_id = 10) const uint NP_FLAGS = 0u;   // NORM_PROJ: 1 skip, 2 skipBias, 4 sum output, 8 gated,
+                                                     // 16 * gatedMlp activation (activation_math.glsl)
 layout(constant_id = 11) const uint NP_SPLITS = 1u;  // NORM_PROJ: outputs (qkvProjection splits, 1..3)
 
 PARAMS_BLOCK PC {
@@ -96,6 +97,8 @@ layout(std430, binding = 10) writeonly buffer Y1 { A_T y1_out[]; };
 layout(std430, binding = 11) writeonly buffer Y2 { A_T y2_out[]; };
 const bool NP_SKIP = (NP_FLAGS & 1u) != 0u, NP_SKIP_BIAS = (NP_FLAGS & 2u) != 0u;
 const bool NP_SUM = (NP_FLAGS & 4u) != 0u, NP_GATED = (NP_FLAGS & 8u) != 0u;
+const uint NP_GATE_ACT = (NP_FLAGS >> 4) & 3u;
+#include "activation_math.glsl"
 #else
 const bool NP_SKIP = false, NP_SKIP_BIAS = false, NP_SUM = false, NP_GATED = false;
 #endif
@@ -429,7 +432,7 @@ void main() {
             for (uint i = 0u; i < used; i++) up += red[(tid + OUTS) * SLOTS + i];
             up *= inv;
             if (HAS_BIAS) up += float(bias_in[pc.b_base + pc.half_n + n]);
-            s = s / (1.0 + exp(-s)) * up;
+            s = gate_activation(NP_GATE_ACT, s) * up;
         }
         store(m, n, s);
 #else

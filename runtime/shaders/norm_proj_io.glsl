@@ -3,9 +3,12 @@
 // 2 skipBias, 3 normScale, 4 weights, 5 scales, 6 zero points, 7 output (0), 9 / 10 outputs 1 / 2
 // (the tile kernel's qkv splits), 11 bias, and the input value
 // v = x (+ skip (+ skipBias)).  Include after common.glsl and ext_common.glsl, before ext_nbits.glsl.
-layout(constant_id = 7) const uint FLAGS = 0u;   // 1 skip, 2 skipBias, 4 gated, 8 sum only (ext_norm_proj.comp)
+#include "activation_math.glsl"
+// FLAGS: 1 skip, 2 skipBias, 4 gated, 8 sum only (ext_norm_proj.comp), 16 * gatedMlp activation
+layout(constant_id = 7) const uint FLAGS = 0u;
 const bool HAS_SKIP = (FLAGS & 1u) != 0u, HAS_SKIP_BIAS = (FLAGS & 2u) != 0u;
 const bool GATED = (FLAGS & 4u) != 0u, SUM_ONLY = (FLAGS & 8u) != 0u;
+const uint GATE_ACT = (FLAGS >> 4) & 3u;
 
 PARAMS_BLOCK PC {
     uint M, K, kBlocks, block, row_words, zp_row, rows, row0, out_cols, half_n;

@@ -4,7 +4,7 @@
 // normalized activations h = v * inv_rms * normScale as the tile core's A operand, so h never goes
 // to device memory.  qkvProjection: one dispatch over all weight rows, row n goes to the split
 // output it falls in (split1 / split2); gatedMlp (GATED): output column c from gate row c and up row
-// half_n + c, silu(gate) * up.  Bindings and push constants: norm_proj_io.glsl, shared with
+// half_n + c, act(gate) * up.  Bindings and push constants: norm_proj_io.glsl, shared with
 // ext_norm_proj.comp (which also runs the outputSum pre-pass, so that x is then read once per
 // element: measured faster on an H100 than adding x + skip here, 507 against 552 us for a
 // Qwen2-0.5B gatedMlp of 512 tokens).  Built as
@@ -30,7 +30,7 @@ void tile_store(uint m, uint c, float y, float up) {
     if (HAS_BIAS) y += float(bias_in[pc.base_bias + n]);
     if (GATED) {
         if (HAS_BIAS) up += float(bias_in[pc.base_bias + pc.half_n + n]);
-        y = y / (1.0 + exp(-y)) * up;
+        y = gate_activation(GATE_ACT, y) * up;
     }
     uint col = tile_c0 + c;
     if (col >= pc.split2) y2_out[pc.base_y2 + m * (pc.out_cols - pc.split2) + col - pc.split2] = A_T(y);

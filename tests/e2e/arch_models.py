@@ -32,11 +32,7 @@ import e2e_common as e2e  # noqa: E402
 from fusion_models import check_model, fmt, judge, onnx_macros, report  # noqa: E402
 
 LEFTOVER_OPS = ("softmax", "erf", "tanh", "reduceMean", "scatterElements")
-KNOWN_MISSES = {
-    ("gemma-fp32-cpu", "leftover"): "the tanh GELU (Gelu approximate=tanh, lowered by the importer) has no "
-                                    "fusion target until gatedMlp takes an activation (issue 14 first)",
-    ("gemma2-fp32-cpu", "leftover"): "the tanh GELU, as for gemma",
-}
+KNOWN_MISSES = {}  # the gemma tanh GELU fuses into gatedMlp activation "geluTanh" (passes/fuse_gate_act.c)
 
 
 def sha256(path):

@@ -1,6 +1,7 @@
 /* test_rt_ext_fused.c - the fusion-only extension ops on the Vulkan runtime against the CPU
  * reference (lib/eval/eval_fused.c, which composes the component ops' references): silu, and the
- * fully fused normalized projections qkvProjection (1-3 splits) and gatedMlp (silu(gate) * up) with
+ * fully fused normalized projections qkvProjection (1-3 splits) and gatedMlp (act(gate) * up: silu,
+ * gelu, geluTanh) with
  * matmulNBits weights: rmsNorm or skip (+ skipBias) with the sum output, zero points absent / uint8 /
  * float, bias, decode, several activation rows and prefill (the tile kernel, partial tiles),
  * float32 and float16 (decode on the row mat-vec with the norm prologue: norm_proj_rows); and with float weights
@@ -36,6 +37,7 @@ typedef struct {
     bool skip, skip_bias, sum, bias;
     int n_splits;
     int64_t splits[3];
+    const char *activation; /* gatedMlp: NULL = silu (option omitted) */
 } FusedCase;
 
 static void check_fused(FusedCase c) {
@@ -71,11 +73,12 @@ static void check_fused(FusedCase c) {
     }
     if (c.sum) node_set_bool(g, n, "outputSum", true);
     if (c.op == OP_QKV_PROJECTION) node_set_ints(g, n, "splits", c.n_splits, c.splits);
+    if (c.activation) node_set_string(g, n, "activation", c.activation);
     ck_assert_msg(graph_insert_node(g, n) == 0, "%s", diag_message());
-    char label[160];
-    snprintf(label, sizeof label, "%s %s M %lld K %lld N %lld bits %d zp %d skip %d/%d sum %d bias %d", op_name(c.op),
-             dtype_name(c.dt), (long long)c.M, (long long)c.K, (long long)c.N, c.bits, c.zp, c.skip, c.skip_bias, c.sum,
-             c.bias);
+    char label[192];
+    snprintf(label, sizeof label, "%s %s M %lld K %lld N %lld bits %d zp %d skip %d/%d sum %d bias %d act %s",
+             op_name(c.op), dtype_name(c.dt), (long long)c.M, (long long)c.K, (long long)c.N, c.bits, c.zp, c.skip,
+             c.skip_bias, c.sum, c.bias, c.activation ? c.activation : "silu");
     /* f32: accumulation order; f16: the reference rounds every stage (normed input, projection,
      * silu) to f16 while the fused kernel keeps f32 in between: a few f16 ulps */
     ext_check(g, n, c.dt == DT_F16 ? 8e-3 : 2e-5, c.dt == DT_F16 ? 4e-3 : 2e-5, label);
@@ -152,6 +155,27 @@ START_TEST(gated_mlp_float) {
 }
 END_TEST
 
+/* The GELU activations (erf, tanh) on every kernel path: the row mat-vec at decode (1-4 rows),
+ * ext_norm_proj.comp (float zero points, 5 rows), the int4 prefill tile, the float-weight mat-vec
+ * and tiled GEMM, float32 and float16. */
+START_TEST(gated_mlp_activations) {
+    const OpId gm = OP_GATED_MLP;
+    static const char *const acts[] = {"gelu", "geluTanh"};
+    for (int a = 0; a < 2; a++) {
+        const char *act = acts[a];
+        for (int64_t m = 1; m <= 4; m++)
+            check_fused((FusedCase){gm, m % 2 ? DT_F32 : DT_F16, 4, 32, m, 96, 74, 1, true, true, true, true, 0, {0}, act});
+        check_fused((FusedCase){gm, DT_F32, 4, 32, 2, 64, 24, 2, true, false, true, true, 0, {0}, act}); /* float zp */
+        check_fused((FusedCase){gm, DT_F32, 4, 16, 5, 96, 42, 1, true, true, true, true, 0, {0}, act});
+        check_fused((FusedCase){gm, DT_F32, 4, 32, 66, 128, 160, 1, true, true, true, true, 0, {0}, act}); /* prefill */
+        check_fused((FusedCase){gm, DT_F16, 4, 16, 20, 96, 42, 0, false, false, false, false, 0, {0}, act});
+        check_fused((FusedCase){gm, DT_F32, 0, 0, 1, 128, 80, 0, false, false, false, true, 0, {0}, act}); /* float W */
+        check_fused((FusedCase){gm, DT_F16, 0, 0, 4, 64, 200, 0, true, false, false, true, 0, {0}, act});
+        check_fused((FusedCase){gm, DT_F32, 0, 0, 33, 80, 136, 0, true, false, true, true, 0, {0}, act}); /* tiled */
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("runtime-ext-fused");
     TCase *tc = tcase_create("fused");
@@ -163,6 +187,7 @@ int main(void) {
     tcase_add_test(tc, norm_proj_rows);
     tcase_add_test(tc, qkv_projection_float);
     tcase_add_test(tc, gated_mlp_float);
+    tcase_add_test(tc, gated_mlp_activations);
     suite_add_tcase(s, tc);
     return rt_main(s);
 }

@@ -1,0 +1,93 @@
+/* fuse_gate_act.c - the activated gate of a gated MLP (fuse_gate_act.h): silu, gelu, and the tanh
+ * GELU chain read backwards from its last mul. */
+#include <math.h>
+
+#include "fuse_gate_act.h"
+
+/* Binary node of op `op` producing v with one operand a scalar constant within relative `tol` of
+ * `want`: returns the node and sets *other to the other operand; else NULL. */
+static Node *with_const_tol(const Value *v, OpId op, double want, double tol, Value **other) {
+    Node *n = fm_prod(v, op);
+    if (!n || n->n_inputs != 2) return NULL;
+    for (int i = 0; i < 2; i++) {
+        double c;
+        if (fm_const_scalar(n->inputs[i], &c) && fm_near(c, want, tol)) {
+            *other = n->inputs[1 - i];
+            return n;
+        }
+    }
+    return NULL;
+}
+
+static Node *with_const(const Value *v, OpId op, double want, Value **other) {
+    return with_const_tol(v, op, want, GATE_CONST_TOL, other);
+}
+
+/* x^3 written as pow(x, 3) or x * x * x (any grouping of the two muls): its nodes go to m. */
+static bool is_cube_of(Value *v, const Value *x, FuseMatch *m) {
+    Value *base;
+    Node *p = with_const_tol(v, OP_POW, 3.0, 0.0, &base); /* the exponent exactly 3 */
+    if (p) {
+        if (base != x) return false;
+        fm_add(m, p);
+        return true;
+    }
+    Node *outer = fm_prod(v, OP_MUL);
+    Value *sq = outer ? fm_other(outer, x) : NULL;
+    Node *inner = sq && sq != x ? fm_prod(sq, OP_MUL) : NULL;
+    if (!inner || inner->inputs[0] != x || inner->inputs[1] != x) return false;
+    fm_add(m, outer), fm_add(m, inner);
+    return true;
+}
+
+/* 1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)) produced as v: adds the nodes to m. */
+static bool is_one_plus_tanh_of(Value *v, const Value *x, FuseMatch *m) {
+    Value *t, *s, *x3;
+    Node *plus = with_const(v, OP_ADD, 1.0, &t);
+    Node *th = plus ? fm_prod(t, OP_TANH) : NULL;
+    Node *scale = th ? with_const(th->inputs[0], OP_MUL, sqrt(2.0 / M_PI), &s) : NULL;
+    Node *sum = scale ? fm_prod(s, OP_ADD) : NULL;
+    Value *cubic = sum ? fm_other(sum, x) : NULL;
+    Node *coef = cubic && cubic != x ? with_const(cubic, OP_MUL, 0.044715, &x3) : NULL;
+    if (!coef || !is_cube_of(x3, x, m)) return false;
+    fm_add(m, plus), fm_add(m, th), fm_add(m, scale), fm_add(m, sum), fm_add(m, coef);
+    return true;
+}
+
+/* The tanh GELU of x produced as v: 0.5 x * (1 + tanh(..)) or 0.5 * (x * (1 + tanh(..))). */
+static bool is_gelu_tanh_of(Value *v, const Value *x, FuseMatch *m) {
+    Value *prod, *hx_in;
+    Node *half = with_const(v, OP_MUL, 0.5, &prod);
+    Node *xm = half ? fm_prod(prod, OP_MUL) : NULL;
+    Value *op = xm ? fm_other(xm, x) : NULL;
+    if (op && op != x && is_one_plus_tanh_of(op, x, m)) { /* 0.5 * (x * (1 + tanh)) */
+        fm_add(m, half), fm_add(m, xm);
+        return true;
+    }
+    Node *last = fm_prod(v, OP_MUL);
+    for (int i = 0; last && i < 2; i++) { /* (0.5 x) * (1 + tanh) */
+        Node *hx = with_const(last->inputs[i], OP_MUL, 0.5, &hx_in);
+        if (hx && hx_in == x && is_one_plus_tanh_of(last->inputs[1 - i], x, m)) {
+            fm_add(m, hx), fm_add(m, last);
+            return true;
+        }
+    }
+    return false;
+}
+
+Node *gate_product(FuseMap *fm, Value *gate, Value *up, GateActivation *act, FuseMatch *m) {
+    Node *mul = fm_sole_consumer(fm, up);
+    Value *a = mul && mul->op == OP_MUL ? fm_other(mul, up) : NULL;
+    if (!a || a == up) return NULL;
+    Node *p = fm_prod(a, OP_SILU) ? fm_prod(a, OP_SILU) : fm_prod(a, OP_GELU);
+    if (p && p->inputs[0] == gate) {
+        fm_add(m, p);
+        *act = p->op == OP_SILU ? GATE_SILU : GATE_GELU;
+        return mul;
+    }
+    FuseMatch chain = {0};
+    if (!is_gelu_tanh_of(a, gate, &chain)) return NULL;
+    for (int i = 0; i < chain.n; i++) fm_add(m, chain.nodes[i]);
+    *act = GATE_GELU_TANH;
+    return mul;
+}
