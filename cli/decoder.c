@@ -15,7 +15,6 @@
 #include "input_kind.h"
 #include "report.h"
 
-
 /* Parses "1,17,42" into ids; returns the count, or -1 after a usage error. */
 int decoder_parse_ids(const CliCommand *self, const char *s, int64_t *ids, int max) {
     int n = 0;

@@ -41,7 +41,8 @@ void api_begin(const char *file) {
 int api_end(int code, const char *fallback) {
     if (code == WEBNNC_OK) return code;
     const char *msg = diag_has_error() ? diag_message() : fallback;
-    if (diag_file()[0]) snprintf(last_error, sizeof last_error, "%s: %s", diag_file(), msg);
+    size_t nf = strlen(diag_file());
+    if (nf && strncmp(msg, diag_file(), nf) != 0) snprintf(last_error, sizeof last_error, "%s: %s", diag_file(), msg);
     else snprintf(last_error, sizeof last_error, "%s", msg);
     return code;
 }

@@ -9,7 +9,9 @@
 #      `cc $(pkg-config --cflags --libs webnnc)` (PKG_CONFIG_SYSROOT_DIR = the destdir), runs with
 #      LD_LIBRARY_PATH, and its logits (argmax per row, sum) and next token equal `webnnc run`'s on
 #      the same input (testdata/tiny_decoder/test_data_set_0)
-#   5. `meson setup -Dtests=disabled` configures without Check and registers no tests
+#   5. tests/install/api_checks.c, built the same way: statuses and messages of the API's error
+#      paths, fused convert + validate, tensor facts
+#   6. `meson setup -Dtests=disabled` configures without Check and registers no tests
 #
 #   tests/install/install_test.sh SOURCE_ROOT BUILD_ROOT
 set -euo pipefail
@@ -77,7 +79,12 @@ assert nxt == argmax[-1], (nxt, argmax)
 print(f"example = webnnc run: argmax {argmax}, sum {total:.9g}, next token {nxt}")
 PY
 
-# 5. a build without the tests (and without Check): configure only (building it is the same code)
+# 5. the API's error paths and the rest of it
+cc -std=c17 -Wall -Wextra -Werror "${san_flags[@]}" "$src/tests/install/api_checks.c" $flags -o "$tmp/api_checks" ||
+    fail "api_checks.c does not build"
+LD_LIBRARY_PATH=$(dirname "$lib") "$tmp/api_checks" "$src/testdata/tiny_decoder.onnx" "$tmp" || fail "api_checks"
+
+# 6. a build without the tests (and without Check): configure only (building it is the same code)
 meson setup "$tmp/build-notests" "$src" -Dtests=disabled >"$tmp/setup.log" 2>&1 || { tail "$tmp/setup.log"; fail "meson setup -Dtests=disabled"; }
 ntests=$(meson introspect --tests "$tmp/build-notests" | /usr/bin/python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
 [ "$ntests" = 0 ] || fail "-Dtests=disabled still registers $ntests tests"
