@@ -174,6 +174,15 @@ int args_dim_settings(const CliCommand *cmd, const ArgResult *r, const char *nam
     return 0;
 }
 
+_Static_assert(CONVERT_MAX_DIMS >= ARGS_MAX_VALUES, "every --fix / --dim value fits a DimSettingList");
+
+int convert_dim_options(const CliCommand *cmd, const ArgResult *r, DimSettingList *fix, DimSettingList *dim) {
+    if (args_dim_settings(cmd, r, "fix", fix) < 0 || args_dim_settings(cmd, r, "dim", dim) < 0) return -1;
+    const char *both = convert_dim_conflict(fix, dim);
+    if (both) return cli_usage_error(cmd, "%s is given to both --fix and --dim", both), -1;
+    return 0;
+}
+
 int args_device(const CliCommand *cmd, const ArgResult *r, int *device) {
     const char *s = args_value(r, "device");
     *device = -1;

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "commands.h"
-#include "onnx_import.h"
+#include "convert_pipeline.h"
 
 #define ARGS_MAX_SPECS 16
 #define ARGS_MAX_VALUES 64 /* per repeatable option, and positional arguments */
@@ -56,16 +56,12 @@ int args_count(const ArgResult *r, const char *name);
 const char *args_value(const ArgResult *r, const char *name);
 const ArgValues *args_values(const ArgResult *r, const char *name);
 
-/* NAME=N settings (--fix, --dim) with the storage for their names. */
-typedef struct {
-    int count;
-    DimSetting items[ARGS_MAX_VALUES];
-    char names[ARGS_MAX_VALUES][128];
-} DimSettingList;
-
-/* Parses every value of option `name` as NAME=N, N a positive integer, no NAME twice.  Returns 0,
- * or -1 after printing a usage error. */
+/* Parses every value of option `name` as NAME=N (DimSettingList: convert_pipeline.h), N a positive
+ * integer, no NAME twice.  Returns 0, or -1 after printing a usage error. */
 int args_dim_settings(const CliCommand *cmd, const ArgResult *r, const char *name, DimSettingList *out);
+/* Parses --fix NAME=N and --dim NAME=MAX (no NAME in both).  Returns 0, or -1 after printing a
+ * usage error. */
+int convert_dim_options(const CliCommand *cmd, const ArgResult *r, DimSettingList *fix, DimSettingList *dim);
 
 /* --device N (a Vulkan device index 0..64): *device = N, or -1 (auto) when absent.  Returns 0, or
  * -1 after printing a usage error.  ARG_SPEC_DEVICE is its ArgSpec entry. */

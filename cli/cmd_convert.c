@@ -3,8 +3,8 @@
  * by the max length; the user's --fix/--dim win) -> import -> passes (decompositions, fold_constants,
  * identity, dce) -> verify (spec ops, exportable dims) -> write webnn-graph files -> re-read and
  * validate the written files (as `webnnc validate`), copy the model folder's genai_config.json and
- * tokenizer files beside them; prints a one-line summary.  The in-memory part
- * (load .. verify) is convert_pipeline.c, shared with `webnnc generate`. */
+ * tokenizer files beside them; prints a one-line summary.  The work is lib/convert (convert_onnx,
+ * convert_write), shared with `webnnc generate` and the library API. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,10 +13,8 @@
 #include "convert_pipeline.h"
 #include "diag.h"
 #include "impl_limits.h"
-#include "outdir.h"
 #include "report.h"
 #include "summary.h"
-#include "validate.h"
 #include "webnn_io.h"
 
 static const ArgSpec specs[] = {
@@ -50,35 +48,6 @@ static const char *base_name(const char *path) {
     return buf;
 }
 
-typedef struct {
-    unsigned flags;        /* VALIDATE_* */
-    int failed;            /* exit code of a failed validation, 0 if it passed or did not run */
-    const char *model_dir; /* the ONNX model's folder: its companion files are copied */
-} WrittenCheck;
-
-/* Files of an ORT-GenAI model folder that travel with the converted graph (generate --prompt reads
- * the tokenizer, generate the eos ids and bounds). */
-static const char *const companion_files[] = {WN_COMPANION_FILES};
-
-static int copy_companions(const char *model_dir, const char *tmpdir) {
-    for (size_t i = 0; i < sizeof companion_files / sizeof *companion_files; i++) {
-        char src[4096];
-        struct stat st;
-        snprintf(src, sizeof src, "%s/%s", model_dir, companion_files[i]);
-        if (stat(src, &st) == 0 && outdir_copy_file(tmpdir, companion_files[i], src) < 0) return -1;
-    }
-    return 0;
-}
-
-static int check_written(const char *tmpdir, void *ctx) {
-    WrittenCheck *c = ctx;
-    char summary[512];
-    int rc = validate_graph_files(tmpdir, c->flags, summary, sizeof summary);
-    /* Malformed output of our own writer is a failed check too, not bad user input. */
-    if (rc != WN_EXIT_OK) c->failed = WN_EXIT_CHECK_FAILED;
-    return rc == WN_EXIT_OK ? copy_companions(c->model_dir, tmpdir) : -1;
-}
-
 int cmd_convert(const CliCommand *self, int argc, char **argv) {
     ArgResult r;
     int rc = args_parse(self, specs, (int)(sizeof specs / sizeof specs[0]), 1, 1, argc, argv, &r);
@@ -104,49 +73,36 @@ int cmd_convert(const CliCommand *self, int argc, char **argv) {
         return report_fail(report, limits_spec ? limits_spec : "chromium", WN_EXIT_BAD_INPUT);
     if (report) cJSON_AddStringToObject(report, "limits", limits ? limits->src : "none");
 
-    double t0 = cli_now_s(), t = t0;
+    double t0 = convert_now_s(), t = t0;
     diag_set_file(input);
     size_t onnx_nodes = 0;
     ConvertOptions copt = {&fix, &dim, fuse_mask, verbose, limits};
     Graph *g = convert_onnx(input, &copt, &onnx_nodes, &rc);
     impl_limits_free(limits);
     if (!g) return report_fail(report, input, rc);
-    t = cli_now_s();
+    t = convert_now_s();
 
-    /* The written files are re-read and validated (as `webnnc validate`) in the temporary folder,
-     * before it is renamed into place: a graph that fails leaves no output behind. */
-    char model_dir[4096];
-    struct stat st;
-    snprintf(model_dir, sizeof model_dir, "%s", input);
-    if (stat(input, &st) == 0 && !S_ISDIR(st.st_mode)) {
-        char *slash = strrchr(model_dir, '/');
-        if (slash) *slash = 0;
-        else snprintf(model_dir, sizeof model_dir, ".");
-    }
-    WrittenCheck check = {.flags = VALIDATE_TRUST_WEIGHT_HASHES | (fuse_mask ? VALIDATE_ALLOW_EXTENSION_OPS : 0),
-                          .model_dir = model_dir};
-    WebnnWriteOptions wopt = {.text = args_count(&r, "text") > 0,
-                              .contiguous_weights = args_count(&r, "contiguous-weights") > 0,
-                              .check = check_written,
-                              .check_ctx = &check};
+    ConvertWriteOptions wopt = {.text = args_count(&r, "text") > 0,
+                                .contiguous_weights = args_count(&r, "contiguous-weights") > 0,
+                                .extension_ops = fuse_mask != 0};
     diag_set_file(outdir);
     bool replaced = exists(outdir);
-    if (webnn_write(g, outdir, &wopt) != 0) {
+    if ((rc = convert_write(g, input, outdir, &wopt)) != WN_EXIT_OK) {
         graph_free(g);
-        return report_fail(report, outdir, check.failed ? check.failed : WN_EXIT_BAD_INPUT);
+        return report_fail(report, outdir, rc);
     }
-    t = cli_stage_done(verbose, "write and validate", t);
+    t = convert_stage_done(verbose, "write and validate", t);
 
     uint64_t weights = summary_add_graph_constants(NULL, g);
     int nodes = graph_node_count(g);
     graph_free(g);
-    cli_stage_done(verbose, "total", t0);
+    convert_stage_done(verbose, "total", t0);
     if (report) {
         cJSON_AddNumberToObject(report, "onnxNodes", (double)onnx_nodes);
         cJSON_AddNumberToObject(report, "webnnNodes", nodes);
         cJSON_AddNumberToObject(report, "weightsBytes", (double)weights);
         cJSON_AddBoolToObject(report, "replaced", replaced);
-        cJSON_AddNumberToObject(report, "seconds", cli_now_s() - t0);
+        cJSON_AddNumberToObject(report, "seconds", convert_now_s() - t0);
         return report_end(report, WN_EXIT_OK);
     }
     char size[32];

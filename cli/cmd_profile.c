@@ -41,7 +41,7 @@ static int on_load(Decoder *d, WnrtContext *ctx) {
     ProfileRun *p = d->user;
     snprintf(p->device, sizeof p->device, "%s", wnrt_context_device(ctx)->name);
     p->info.device = p->device;
-    p->info.load_ms = (cli_now_s() - p->t0) * 1e3;
+    p->info.load_ms = (convert_now_s() - p->t0) * 1e3;
     return wnrt_profile_enable(d->m, &p->info.no_gpu) < 0 ? -1 : 0;
 }
 
@@ -83,7 +83,7 @@ int cmd_profile(const CliCommand *self, int argc, char **argv) {
     static int64_t tokens[MAX_TOKENS];
     ProfileRun p = {.info = {.model = path, .device = "?", .fuse = args_value(&r, "fuse")}};
     Decoder d = {.on_load = on_load, .on_step = on_step, .user = &p, .quiet = true};
-    p.t0 = cli_now_s();
+    p.t0 = convert_now_s();
     d.g = decoder_load_graph(self, &r, path, fuse, device, &rc);
     if (!d.g) return rc < 0 ? WN_EXIT_BAD_INPUT : cli_fail(path, rc);
     static const char *const phases[] = {"prefill", "decode"};

@@ -62,9 +62,9 @@ static int parse_double(const CliCommand *self, const char *s, double def, doubl
 /* wnrt_run `repeat` times (the last run's outputs are read), each timed into ms[]. */
 static int run_timed(WnrtModel *m, int repeat, double *ms) {
     for (int i = 0; i < repeat; i++) {
-        double t0 = cli_now_s();
+        double t0 = convert_now_s();
         if (wnrt_run(m) < 0) return -1;
-        ms[i] = (cli_now_s() - t0) * 1e3;
+        ms[i] = (convert_now_s() - t0) * 1e3;
     }
     return 0;
 }

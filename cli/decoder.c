@@ -1,6 +1,7 @@
 /* decoder.c - the greedy decoding loop of `webnnc generate` and `webnnc profile` (decoder.h),
  * moved from cmd_generate.c (which documents the behavior); each next token comes from
- * decoder_next (decoder_loop.c: on the device where it can). */
+ * decoder_next (decoder_loop.c: on the device where it can), one step from decoder_step
+ * (lib/run/decoder_step.c, shared with the library API). */
 #include "decoder.h"
 
 #include <stdio.h>
@@ -12,11 +13,8 @@
 #include "decoder_loop.h"
 #include "diag.h"
 #include "input_kind.h"
-#include "kv_io.h"
 #include "pass.h"
 #include "report.h"
-#include "tensor_compare.h"
-
 
 /* Parses "1,17,42" into ids; returns the count, or -1 after a usage error. */
 int decoder_parse_ids(const CliCommand *self, const char *s, int64_t *ids, int max) {
@@ -33,130 +31,6 @@ int decoder_parse_ids(const CliCommand *self, const char *s, int64_t *ids, int m
     }
     if (n == 0) return cli_usage_error(self, "--prompt-ids needs at least one token id"), -1;
     return n;
-}
-
-static bool named(const Value *v, const char *name) {
-    return strcmp(v->name, name) == 0 || (v->origin && strcmp(v->origin, name) == 0);
-}
-
-static int find_value(Value **vals, int n, const char *name) {
-    for (int i = 0; i < n; i++)
-        if (named(vals[i], name)) return i;
-    return -1;
-}
-
-/* Finds the inputs and the logits output; every other input must be a KV cache. */
-static int decoder_inputs(Decoder *d) {
-    Graph *g = d->g;
-    d->ids = find_value(g->inputs, g->n_inputs, "input_ids");
-    d->mask = find_value(g->inputs, g->n_inputs, "attention_mask");
-    d->pos = find_value(g->inputs, g->n_inputs, "position_ids");
-    d->logits = find_value(g->outputs, g->n_outputs, "logits");
-    if (d->ids < 0 || d->logits < 0) {
-        diag_error("generate needs an input named input_ids and an output named logits");
-        return -1;
-    }
-    for (int i = 0; i < g->n_inputs; i++) {
-        const Value *v = g->inputs[i];
-        if (i != d->ids && i != d->mask && i != d->pos && !kv_binding_of(g, v, false)) {
-            diag_error("input %s: generate feeds only input_ids, attention_mask, position_ids and KV caches",
-                       value_display_name(v));
-            return -1;
-        }
-        if ((i == d->ids || i == d->mask || i == d->pos) && (v->rank != 2 || !dtype_is_int(v->dtype))) {
-            diag_error("input %s: expected an integer tensor [batch, length]", value_display_name(v));
-            return -1;
-        }
-    }
-    if (g->n_kv && d->mask < 0) {
-        diag_error("a graph with KV caches needs an attention_mask input (it carries the total length)");
-        return -1;
-    }
-    const Value *lg = g->outputs[d->logits];
-    if (lg->rank < 2 || !dtype_is_float(lg->dtype)) {
-        diag_error("output %s: expected float logits [.., length, vocab]", value_display_name(lg));
-        return -1;
-    }
-    return 0;
-}
-
-/* The longest total sequence the graph takes: the KV capacity, and each input's length bound. */
-static int64_t max_total(const Decoder *d) {
-    const Graph *g = d->g;
-    int64_t best = g->inputs[d->ids]->shape[1].v;
-    if (g->n_kv) best = INT64_MAX; /* with caches input_ids holds only the new tokens */
-    for (int i = 0; i < g->n_kv; i++)
-        if (g->kv[i].capacity < best) best = g->kv[i].capacity;
-    if (d->mask >= 0 && g->inputs[d->mask]->shape[1].v < best) best = g->inputs[d->mask]->shape[1].v;
-    return best;
-}
-
-/* Binds integer input `i` as [1, n] from values vals (converted to the input's 32/64-bit dtype). */
-static int bind_ints(Decoder *d, int i, const int64_t *vals, int64_t n) {
-    const Value *v = d->g->inputs[i];
-    int bits = dtype_bits(v->dtype);
-    if (bits != 32 && bits != 64) {
-        diag_error("input %s: %s is not supported (32 or 64-bit integers)", value_display_name(v), dtype_name(v->dtype));
-        return -1;
-    }
-    uint64_t nbytes = dtype_storage_bytes(v->dtype, (uint64_t)n);
-    uint8_t *buf = malloc(nbytes ? (size_t)nbytes : 1);
-    if (!buf) {
-        diag_error("out of memory");
-        return -1;
-    }
-    for (int64_t k = 0; k < n; k++) {
-        if (bits == 64) memcpy(buf + 8 * k, &vals[k], 8);
-        else memcpy(buf + 4 * k, &(int32_t){(int32_t)vals[k]}, 4);
-    }
-    int rc = wnrt_bind_input(d->m, v->name, buf, nbytes, 2, (int64_t[]){1, n});
-    free(buf);
-    return rc;
-}
-
-/* One step: tokens[start .. start+count) are new, the sequence holds start+count tokens.
- * Writes the argmax of the last logits row to *next. */
-int decoder_step(Decoder *d, const int64_t *tokens, int64_t start, int64_t count, int64_t *next) {
-    static int64_t scratch[MAX_TOKENS];
-    int64_t total = start + count;
-    if (bind_ints(d, d->ids, tokens + start, count) < 0) return -1;
-    if (d->mask >= 0) {
-        for (int64_t k = 0; k < total; k++) scratch[k] = 1;
-        if (bind_ints(d, d->mask, scratch, total) < 0) return -1;
-    }
-    if (d->pos >= 0) {
-        for (int64_t k = 0; k < count; k++) scratch[k] = start + k;
-        if (bind_ints(d, d->pos, scratch, count) < 0) return -1;
-    }
-    WnrtTensorInfo info;
-    if (wnrt_run(d->m) < 0) return -1;
-    if (!next) return 0; /* the device token loop picks from the logits (decoder_loop.c) */
-    if (wnrt_output_info(d->m, d->logits, &info) < 0) return -1;
-    if (info.nbytes > d->out_cap) {
-        free(d->out);
-        d->out_cap = 0;
-        if (!(d->out = malloc((size_t)info.nbytes))) {
-            diag_error("out of memory");
-            return -1;
-        }
-        d->out_cap = info.nbytes;
-    }
-    if (wnrt_read_output(d->m, d->logits, d->out, d->out_cap) < 0) return -1;
-    int64_t vocab = info.shape[info.rank - 1];
-    uint64_t numel = 1;
-    for (int k = 0; k < info.rank; k++) numel *= (uint64_t)info.shape[k];
-    if (vocab <= 0 || numel < (uint64_t)vocab) {
-        diag_error("output %s: empty logits", info.name);
-        return -1;
-    }
-    uint64_t row = numel - (uint64_t)vocab;
-    double best = tensor_elem(info.dtype, d->out, row);
-    *next = 0;
-    for (int64_t k = 1; k < vocab; k++) {
-        double x = tensor_elem(info.dtype, d->out, row + (uint64_t)k);
-        if (x > best) best = x, *next = k;
-    }
-    return 0;
 }
 
 /* Only the next token's logits are used: the head runs on the last position (pass last_logits),
@@ -229,7 +103,7 @@ static void json_result(cJSON *r, const WnrtContext *ctx, const Decoder *d, cons
 
 int decoder_generate(Decoder *d, int device, long long max_new, int64_t *tokens, int n_prompt) {
     if (decoder_inputs(d) < 0) return WN_EXIT_BAD_INPUT;
-    int64_t longest = max_total(d), need = n_prompt + max_new - 1;
+    int64_t longest = decoder_max_total(d), need = n_prompt + max_new - 1;
     if (need > longest) {
         diag_error("prompt (%d) + new tokens (%lld) need %lld positions, the graph takes at most %lld", n_prompt, max_new,
                    (long long)need, (long long)longest);
@@ -247,17 +121,17 @@ int decoder_generate(Decoder *d, int device, long long max_new, int64_t *tokens,
     WnrtContext *ctx = wnrt_create(device);
     if (!ctx) return WN_EXIT_BAD_INPUT;
     int code = WN_EXIT_BAD_INPUT;
-    double t0 = cli_now_s(), ttft = 0;
+    double t0 = convert_now_s(), ttft = 0;
     if (!(d->m = wnrt_load(ctx, d->g)) || (d->g->n_kv && wnrt_kv_resident(d->m) < 0)) goto done;
     if (d->on_load && d->on_load(d, ctx) < 0) goto done;
-    double t_load = cli_now_s() - t0;
+    double t_load = convert_now_s() - t0;
     int64_t n = n_prompt;
     for (long long k = 0; k < max_new; k++, n++) {
-        double ts = cli_now_s();
+        double ts = convert_now_s();
         int64_t start = d->g->n_kv ? (k ? n - 1 : 0) : 0; /* with caches only the new tokens */
         if (decoder_next(d, tokens, start, n, k, max_new) < 0) goto done;
-        if (k == 0) ttft = cli_now_s() - ts;
-        int after = d->on_step ? d->on_step(d, k, ts, cli_now_s()) : 0;
+        if (k == 0) ttft = convert_now_s() - ts;
+        int after = d->on_step ? d->on_step(d, k, ts, convert_now_s()) : 0;
         if (after < 0) goto done;
         if (after > 0) { /* stop token: generation ends with it */
             n++;
@@ -265,7 +139,7 @@ int decoder_generate(Decoder *d, int device, long long max_new, int64_t *tokens,
         }
     }
     long long decoded = n - n_prompt - 1; /* tokens after the first */
-    double decode = cli_now_s() - t0 - t_load - ttft;
+    double decode = convert_now_s() - t0 - t_load - ttft;
     if (d->quiet) {
         code = WN_EXIT_OK;
         goto done;

@@ -1,4 +1,6 @@
-/* webnnc_runtime.h - public C API of the embedded Vulkan compute runtime (independent of the CLI).
+/* webnnc_runtime.h - the internal C API of the embedded Vulkan compute runtime (independent of the
+ * CLI; it takes IR graphs, ir.h).  Library users call the public API, include/webnnc/webnnc.h
+ * (webnnc_session_create, webnnc_run, webnnc_generate), which wraps it.
  *
  *   WnrtContext *ctx = wnrt_create(-1);            // -1: auto (discrete GPU, integrated, CPU);
  *                                                  //     env WEBNNC_DEVICE=N overrides

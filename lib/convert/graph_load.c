@@ -1,4 +1,4 @@
-/* graph_load.c - graph_load_any() and graph_load_baseline(): a model input of the CLI (ONNX or
+/* graph_load.c - graph_load_any() and graph_load_baseline(): a model input (ONNX or
  * webnn-graph) into the IR (graph_load.h). */
 #include "convert_pipeline.h"
 #include "diag.h"

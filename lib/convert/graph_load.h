@@ -1,10 +1,10 @@
-/* graph_load.h - loads any model input of the CLI into the IR: an ONNX model (file or folder,
+/* graph_load.h - loads any model input (of the CLI and the library API) into the IR: an ONNX model (file or folder,
  * imported) or a webnn-graph (file or output folder, read), for the commands that compare graphs
  * (ladder, diff); and the spec-only baseline those commands fuse. */
-#ifndef WEBNNC_CLI_GRAPH_LOAD_H
-#define WEBNNC_CLI_GRAPH_LOAD_H
+#ifndef WEBNNC_GRAPH_LOAD_H
+#define WEBNNC_GRAPH_LOAD_H
 
-#include "args.h"
+#include "convert_pipeline.h"
 #include "onnx_import.h"
 
 /* Returns the graph (NULL with a diagnostic); *origin_nodes gets the ONNX node count (the graph's

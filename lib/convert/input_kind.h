@@ -1,6 +1,6 @@
 /* input_kind.h - tells an ONNX model (file or folder) from a webnn-graph (file or output folder). */
-#ifndef WEBNNC_CLI_INPUT_KIND_H
-#define WEBNNC_CLI_INPUT_KIND_H
+#ifndef WEBNNC_INPUT_KIND_H
+#define WEBNNC_INPUT_KIND_H
 
 typedef enum { INPUT_UNKNOWN, INPUT_ONNX, INPUT_WEBNN } InputKind;
 

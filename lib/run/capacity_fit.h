@@ -1,8 +1,8 @@
 /* capacity_fit.h - convert_onnx for a device (capacity_fit.c): a GenAI model whose max_length makes
  * a tensor larger than the device's maximum buffer size is converted again with a lower
  * total_sequence_length, with a one-line notice naming `--dim total_sequence_length=N`. */
-#ifndef WEBNNC_CLI_CAPACITY_FIT_H
-#define WEBNNC_CLI_CAPACITY_FIT_H
+#ifndef WEBNNC_CAPACITY_FIT_H
+#define WEBNNC_CAPACITY_FIT_H
 
 #include "convert_pipeline.h"
 

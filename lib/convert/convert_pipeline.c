@@ -1,6 +1,6 @@
 /* convert_pipeline.c - the conversion pipeline of `webnnc convert` in memory (convert_pipeline.h):
- * load -> GenAI dim defaults -> import -> passes -> verify; used by convert and generate, with their
- * shared --fix/--dim handling, and the fused read of a webnn-graph (run, generate). */
+ * load -> GenAI dim defaults -> import -> passes -> verify; used by convert, generate and the
+ * library API, and the fused read of a webnn-graph (run, generate). */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -25,13 +25,6 @@ const char *convert_dim_conflict(const DimSettingList *fix, const DimSettingList
     return NULL;
 }
 
-int convert_dim_options(const CliCommand *cmd, const ArgResult *r, DimSettingList *fix, DimSettingList *dim) {
-    if (args_dim_settings(cmd, r, "fix", fix) < 0 || args_dim_settings(cmd, r, "dim", dim) < 0) return -1;
-    const char *both = convert_dim_conflict(fix, dim);
-    if (both) return cli_usage_error(cmd, "%s is given to both --fix and --dim", both), -1;
-    return 0;
-}
-
 Graph *read_webnn_fused(const char *path, unsigned fuse_mask) {
     Graph *g = webnn_read(path);
     static const char *const restore[] = {"restore_scatter"};
@@ -43,14 +36,14 @@ Graph *read_webnn_fused(const char *path, unsigned fuse_mask) {
     return g;
 }
 
-double cli_now_s(void) {
+double convert_now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-double cli_stage_done(int verbose, const char *stage, double since) {
-    double t = cli_now_s();
+double convert_stage_done(int verbose, const char *stage, double since) {
+    double t = convert_now_s();
     if (verbose) fprintf(stderr, "webnnc: %-16s %8.3f s\n", stage, t - since);
     return t;
 }
@@ -67,7 +60,7 @@ static int genai_defaults(const OnnxModel *m, DimSettingList *fix, DimSettingLis
             cfg.max_length = dim->items[i].value;
     int nf = fix->count, nd = dim->count;
     genai_default_dims(&cfg, fix->items, fix->count, dim->items, dim->count, fix->items, &nf, dim->items, &nd,
-                       ARGS_MAX_VALUES);
+                       CONVERT_MAX_DIMS);
     fix->count = nf;
     dim->count = nd;
     *kv_capacity = cfg.max_length;
@@ -85,12 +78,17 @@ static int legalize(Graph *g, const struct ImplLimits *limits, PassOptions *popt
 
 Graph *convert_onnx(const char *input, const ConvertOptions *opt, size_t *onnx_nodes, int *exit_code) {
     *exit_code = WN_EXIT_BAD_INPUT;
-    double t = cli_now_s();
+    double t = convert_now_s();
     OnnxModel *m = onnx_model_load(input);
     if (!m) return NULL;
     *onnx_nodes = m->proto && m->proto->graph ? m->proto->graph->n_node : 0;
-    t = cli_stage_done(opt->verbose, "load", t);
+    convert_stage_done(opt->verbose, "load", t);
+    return convert_onnx_model(m, opt, exit_code);
+}
 
+Graph *convert_onnx_model(OnnxModel *m, const ConvertOptions *opt, int *exit_code) {
+    *exit_code = WN_EXIT_BAD_INPUT;
+    double t = convert_now_s();
     int64_t kv_capacity = 0;
     if (genai_defaults(m, opt->fix, opt->dim, &kv_capacity) < 0) {
         onnx_model_free(m);
@@ -102,7 +100,7 @@ Graph *convert_onnx(const char *input, const ConvertOptions *opt, size_t *onnx_n
         onnx_model_free(m);
         return NULL;
     }
-    t = cli_stage_done(opt->verbose, "import", t);
+    t = convert_stage_done(opt->verbose, "import", t);
 
     PassOptions popt = {.verbose = opt->verbose, .kv_capacity = kv_capacity, .keep_quantized = 1};
     const char *run[sizeof pipeline / sizeof pipeline[0]];
@@ -122,13 +120,13 @@ Graph *convert_onnx(const char *input, const ConvertOptions *opt, size_t *onnx_n
         graph_free(g);
         return NULL;
     }
-    t = cli_stage_done(opt->verbose, "passes", t);
+    t = convert_stage_done(opt->verbose, "passes", t);
     if (graph_verify(g, (fuse ? 0 : VERIFY_SPEC_ONLY) | VERIFY_EXPORTABLE) != 0) {
         graph_free(g);
         *exit_code = WN_EXIT_CHECK_FAILED;
         return NULL;
     }
-    cli_stage_done(opt->verbose, "verify", t);
+    convert_stage_done(opt->verbose, "verify", t);
     *exit_code = WN_EXIT_OK;
     return g;
 }

@@ -1,7 +1,7 @@
-/* validate.h - checking a written webnn-graph against the WebNN op table (cmd_validate.c): used by
- * `webnnc validate` and by `webnnc convert` on its own output. */
-#ifndef WEBNNC_CLI_VALIDATE_H
-#define WEBNNC_CLI_VALIDATE_H
+/* validate.h - checking a written webnn-graph against the WebNN op table (validate.c): used by
+ * `webnnc validate`, by `webnnc convert` on its own output (convert_write) and by the library API. */
+#ifndef WEBNNC_VALIDATE_H
+#define WEBNNC_VALIDATE_H
 
 #include <stddef.h>
 

@@ -62,7 +62,7 @@ Graph *convert_onnx_fitting(const char *input, const ConvertOptions *opt, int de
     for (;;) {
         fix = *opt->fix; /* convert_onnx appends the GenAI defaults to the lists it is given */
         dim = *opt->dim;
-        if (cap && dim.count < ARGS_MAX_VALUES) dim.items[dim.count++] = (DimSetting){TOTAL, cap};
+        if (cap && dim.count < CONVERT_MAX_DIMS) dim.items[dim.count++] = (DimSetting){TOTAL, cap};
         ConvertOptions o = *opt;
         o.fix = &fix;
         o.dim = &dim;
