@@ -76,7 +76,7 @@
         let colour = '#ffffcc', head = 'input', name = '';
         if (v.kind === 'node') {
             const n = G.nodes[v.node];
-            colour = fam[n.f][1], head = n.op + (n.ext ? ' \u2605' : ''), name = n.id;
+            colour = fam[n.f][1], head = n.op + (n.ext ? ' (ext)' : ''), name = n.id;
             if (n.ext) g.classList.add('ext');
             g.setAttribute('data-node', v.node);
         } else {
@@ -147,7 +147,7 @@
             panel.appendChild(el('h2', {}, `graph ${v.kind}: ${val.n}`));
             const t = section('value');
             row(t, ['type', val.t]);
-            if (val.o) row(t, ['ONNX name', val.o]);
+            if (val.o) row(t, ['original name', val.o]);
             return;
         }
         const n = G.nodes[v.node];
@@ -156,7 +156,7 @@
         panel.appendChild(h);
         const t = section('node');
         row(t, ['id', n.id]);
-        if (n.origin) row(t, ['ONNX node', n.origin]);
+        if (n.origin) row(t, ['original name', n.origin]);
         row(t, ['family', fam[n.f][0]]);
         const ops = section('operands');
         let weights = 0;
@@ -186,7 +186,7 @@
     document.title = `webnnc view: ${G.graph}`;
     const nExt = G.nodes.filter((n) => n.ext).length;
     $('stats').textContent = `${G.source} \u2014 ${G.nodes.length} nodes, ${G.inputs.length} inputs, ${G.outputs.length} outputs, ${layers.length} layers`
-        + (nExt ? `, ${nExt} extension ops (\u2605)` : '');
+        + (nExt ? `, ${nExt} extension ops (red border)` : '');
     for (const [name, colour] of fam) {
         const s = el('span');
         s.appendChild(el('i', { style: `background:${colour}` }));
