@@ -28,20 +28,23 @@ bool view_dot_available(void) {
     return false;
 }
 
-/* Feeds `dot` to fds[0] while reading fds[1] (SVG) into svg and fds[2] (errors) into err. */
+/* Feeds `dot` to fds[0] while reading fds[1] (SVG) into svg and fds[2] (errors) into err; closes all
+ * three.  0, or -1 when poll() fails. */
 static int exchange(int fds[3], const char *dot, size_t len, TextBuf *svg, TextBuf *err) {
     size_t sent = 0;
+    int rc = 0;
     struct pollfd p[3] = {{fds[0], POLLOUT, 0}, {fds[1], POLLIN, 0}, {fds[2], POLLIN, 0}};
     if (len == 0) close(fds[0]), p[0].fd = -1;
     while (p[0].fd >= 0 || p[1].fd >= 0 || p[2].fd >= 0) {
         if (poll(p, 3, -1) < 0) {
             if (errno == EINTR) continue;
-            return -1;
+            rc = -1;
+            break;
         }
         if (p[0].fd >= 0 && p[0].revents) {
             ssize_t w = (p[0].revents & POLLOUT) ? write(p[0].fd, dot + sent, len - sent) : -1;
             if (w > 0) sent += (size_t)w;
-            if (w < 0 || sent == len) close(p[0].fd), p[0].fd = -1; /* dot quit early: its status says why */
+            if ((w < 0 && errno != EINTR && errno != EAGAIN) || sent == len) close(p[0].fd), p[0].fd = -1; /* dot quit early: its status says why */
         }
         for (int k = 1; k < 3; k++) {
             if (p[k].fd < 0 || !p[k].revents) continue;
@@ -51,7 +54,9 @@ static int exchange(int fds[3], const char *dot, size_t len, TextBuf *svg, TextB
             else if (r == 0 || errno != EINTR) close(p[k].fd), p[k].fd = -1;
         }
     }
-    return 0;
+    for (int k = 0; k < 3; k++)
+        if (p[k].fd >= 0) close(p[k].fd);
+    return rc;
 }
 
 int view_svg(const char *dot, size_t len, TextBuf *svg) {
@@ -69,11 +74,13 @@ int view_svg(const char *dot, size_t len, TextBuf *svg) {
         _exit(127);
     }
     close(in[0]), close(out[1]), close(errp[1]);
+    fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) | O_NONBLOCK); /* poll() says when to write more */
     int fds[3] = {in[1], out[0], errp[0]}, status = 0;
     TextBuf err;
     tb_init(&err);
-    int rc = pid < 0 ? -1 : exchange(fds, dot, len, svg, &err);
-    if (pid < 0) close(in[1]), close(out[0]), close(errp[0]);
+    int rc = -1;
+    if (pid > 0) rc = exchange(fds, dot, len, svg, &err);
+    else close(in[1]), close(out[0]), close(errp[0]);
     while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     signal(SIGPIPE, old);
     if (rc < 0 || pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || svg->len == 0) {

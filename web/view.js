@@ -95,7 +95,7 @@
     const apply = () => view.setAttribute('transform', `translate(${tx},${ty}) scale(${scale})`);
     const fit = () => {
         const r = svg.getBoundingClientRect();
-        scale = Math.max(0.05, Math.min(1, (r.width - 20) / Math.max(1, totalW), totalH > 0 ? Infinity : 1));
+        scale = Math.max(0.05, Math.min(1, (r.width - 20) / Math.max(1, totalW))); // tall graphs: the top, full width
         tx = Math.max(10, (r.width - totalW * scale) / 2), ty = 10;
         apply();
     };
