@@ -77,6 +77,11 @@ int cmd_view(const CliCommand *self, int argc, char **argv) {
     TextBuf b;
     tb_init(&b);
     int nodes = graph_node_count(g);
+    if (format == VIEW_SVG && nodes > VIEW_DOT_SLOW_NODES) { /* dot's layout grows much faster than linearly */
+        printf("note: %s lays out %d nodes, which may take minutes (a .html picture draws large graphs at once)\n",
+               VIEW_DOT_PROGRAM, nodes);
+        fflush(stdout);
+    }
     rc = draw(g, path, (ViewFormat)format, &b);
     graph_free(g);
     if (rc == 0) {

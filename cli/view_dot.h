@@ -16,6 +16,9 @@ void view_dot(TextBuf *b, const Graph *g);
 #define VIEW_DOT_PROGRAM "dot"
 #define VIEW_DOT_PACKAGE "graphviz"
 
+/* Above this many nodes `webnnc view` says that dot may take minutes. */
+#define VIEW_DOT_SLOW_NODES 2000
+
 /* Whether VIEW_DOT_PROGRAM is an executable file on $PATH. */
 bool view_dot_available(void);
 
