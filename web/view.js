@@ -10,7 +10,7 @@
     const W = 170, H = 38, GAP_X = 24, GAP_Y = 46;
     const $ = (id) => document.getElementById(id);
     const el = (tag, attrs, text) => {
-        const e = document.createElementNS(tag === 'svg' || /^(g|rect|text|path)$/.test(tag) ? SVG : 'http://www.w3.org/1999/xhtml', tag);
+        const e = document.createElementNS(tag === 'svg' || /^(g|rect|text|path|title)$/.test(tag) ? SVG : 'http://www.w3.org/1999/xhtml', tag);
         for (const k in attrs || {}) e.setAttribute(k, attrs[k]);
         if (text !== undefined) e.textContent = text;
         return e;
@@ -64,9 +64,10 @@
     const view = el('g');
     svg.appendChild(view);
     $('canvas').appendChild(svg);
-    const edgeEls = edges.map(([a, b]) => {
+    const edgeEls = edges.map(([a, b, vi]) => {
         const A = verts[a], B = verts[b], x1 = A.x + W / 2, y1 = A.y + H, x2 = B.x + W / 2, y2 = B.y, my = (y1 + y2) / 2;
         const p = el('path', { class: 'edge', d: `M${x1},${y1}C${x1},${my} ${x2},${my} ${x2},${y2}` });
+        p.appendChild(el('title', {}, `${G.values[vi].n}: ${G.values[vi].t}`)); // the tooltip
         view.appendChild(p);
         return p;
     });
@@ -99,10 +100,16 @@
         tx = Math.max(10, (r.width - totalW * scale) / 2), ty = 10;
         apply();
     };
+    $('whole').addEventListener('click', () => { // the whole graph in the window
+        const r = svg.getBoundingClientRect();
+        scale = Math.max(0.002, Math.min(1, (r.width - 20) / Math.max(1, totalW), (r.height - 20) / Math.max(1, totalH)));
+        tx = (r.width - totalW * scale) / 2, ty = 10;
+        apply();
+    });
     svg.addEventListener('wheel', (ev) => {
         ev.preventDefault();
         const r = svg.getBoundingClientRect(), mx = ev.clientX - r.left, my = ev.clientY - r.top;
-        const k = Math.exp(-ev.deltaY * 0.0015), s = Math.max(0.02, Math.min(4, scale * k));
+        const k = Math.exp(-ev.deltaY * 0.0015), s = Math.max(0.002, Math.min(4, scale * k));
         tx = mx - (mx - tx) * (s / scale), ty = my - (my - ty) * (s / scale), scale = s;
         apply();
     }, { passive: false });
