@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """view_tests.py - `webnnc view GRAPH|MODEL -o FILE.html|FILE.dot|FILE.svg` (issue 13).
 
-- testdata models (ONNX, and the output folder of `convert --limits none`) and a corpus model of
+- testdata models (ONNX, the output folder of `convert --limits none`, its .webnn text form) and a corpus model of
   ../shared/models (unfused and --fuse all) as .dot, .html and .svg: the DOT has one node statement
   per graph node (the count `webnnc inspect --json` gives for the same graph), the HTML holds the
   graph as JSON in a <script type="application/json"> element that parses and has those nodes, the
@@ -122,6 +122,10 @@ def main():
     nodes = inspect_nodes(folder)
     check_formats(tiny, nodes, work, "tiny_onnx")
     check_formats(folder, nodes, work, "tiny_folder")
+    text = os.path.join(work, "tiny.webnn")
+    r = e2e.run_webnnc(["unpack", folder, "-o", text])
+    check(r.returncode == 0, f"unpack to the .webnn text form {r.describe() if r.returncode else ''}")
+    check_formats(text, nodes, work, "tiny_text")
     mlp = os.path.join(src, "testdata", "tiny_mlp.onnx")
     r = e2e.run_webnnc(["convert", mlp, "--limits", "none", "--fix", "batch=2", "-o", os.path.join(work, "mlp_out")])
     check_formats(mlp, inspect_nodes(os.path.join(work, "mlp_out")), work, "tiny_mlp", "--fix", "batch=2")
