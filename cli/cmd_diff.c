@@ -77,26 +77,9 @@ static void json_table(cJSON *r, const char *const *paths, const char *const *la
 /* Loads one side, applies the passes and fills hist[OP_COUNT]; 0 or an exit code. */
 static int side(const char *path, const char *fuse, const DimSettingList *fix, const DimSettingList *dim, int *hist) {
     diag_set_file(path);
-    int origin, code = WN_EXIT_BAD_INPUT;
-    unsigned mask = 0;
-    if (fuse && fuse_parse(fuse, &mask) < 0) return cli_fail(NULL, WN_EXIT_BAD_INPUT);
-    Graph *g;
-    if (input_kind(path) == INPUT_ONNX) {
-        DimSettingList f = *fix, d = *dim; /* each side gets its own GenAI defaults */
-        g = graph_load_baseline(path, &f, &d, 0, &origin, &code);
-    } else {
-        ImportOptions none = {0};
-        g = graph_load_any(path, &none, &origin);
-    }
+    int code;
+    Graph *g = graph_load_fused(path, fuse, fix, dim, &code);
     if (!g) return cli_fail(path, code);
-    static const char *const tidy[] = {"fold_constants", "identity", "dce"};
-    PassOptions popt = {.keep_quantized = 1};
-    int rc = mask ? fuse_run(g, mask, &popt) : 0;
-    if (rc == 0 && mask) rc = pass_run_list(g, tidy, 3, &popt);
-    if (rc < 0) {
-        graph_free(g);
-        return cli_fail(path, WN_EXIT_BAD_INPUT);
-    }
     for (int i = 0; i < g->n_nodes; i++)
         if (!g->nodes[i]->dead && g->nodes[i]->op < OP_COUNT) hist[g->nodes[i]->op]++;
     graph_free(g);

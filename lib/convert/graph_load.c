@@ -1,4 +1,4 @@
-/* graph_load.c - graph_load_any() and graph_load_baseline(): a model input (ONNX or
+/* graph_load.c - graph_load_any(), graph_load_baseline() and graph_load_fused(): a model input (ONNX or
  * webnn-graph) into the IR (graph_load.h). */
 #include "convert_pipeline.h"
 #include "diag.h"
@@ -46,5 +46,33 @@ Graph *graph_load_baseline(const char *path, DimSettingList *fix, DimSettingList
         return NULL;
     }
     if (g) *exit_code = WN_EXIT_OK;
+    return g;
+}
+
+Graph *graph_load_fused(const char *path, const char *fuse, const DimSettingList *fix, const DimSettingList *dim,
+                        int *exit_code) {
+    int origin;
+    unsigned mask = 0;
+    *exit_code = WN_EXIT_BAD_INPUT;
+    if (fuse && fuse_parse(fuse, &mask) < 0) return NULL;
+    Graph *g;
+    if (input_kind(path) == INPUT_ONNX) {
+        DimSettingList f = *fix, d = *dim; /* each load gets its own GenAI defaults */
+        g = graph_load_baseline(path, &f, &d, 0, &origin, exit_code);
+    } else {
+        ImportOptions none = {0};
+        g = graph_load_any(path, &none, &origin);
+    }
+    if (!g) return NULL;
+    static const char *const tidy[] = {"fold_constants", "identity", "dce"};
+    PassOptions popt = {.keep_quantized = 1};
+    int rc = mask ? fuse_run(g, mask, &popt) : 0;
+    if (rc == 0 && mask) rc = pass_run_list(g, tidy, 3, &popt);
+    if (rc < 0) {
+        graph_free(g);
+        *exit_code = WN_EXIT_BAD_INPUT;
+        return NULL;
+    }
+    *exit_code = WN_EXIT_OK;
     return g;
 }

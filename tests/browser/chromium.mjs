@@ -11,6 +11,7 @@
 //
 // With { cdp: true } the browser also speaks the DevTools protocol over a pipe (fds 3/4, no
 // WebSocket needed, works with Debian's node 18): b.cdp.send(method, params, sessionId) -> result,
+// b.cdp.on(method, (params, sessionId) => ...) for its events (Runtime.exceptionThrown, ...),
 // and screenshotPng(b, { width, height }) -> Buffer of the first page (e.g. `webnnc view` tests):
 //   const b = launchChromium(exe, url, { cdp: true }); const png = await screenshotPng(b);
 // (--screenshot, like --dump-dom, never exits in this build.)
@@ -100,12 +101,13 @@ export function launchChromium(exe, url, { extraArgs = [], cdp = false } = {}) {
 // DevTools protocol over --remote-debugging-pipe: NUL-terminated JSON messages.
 function cdpPipe(toBrowser, fromBrowser) {
     let next = 1, buf = '';
-    const pending = new Map();
+    const pending = new Map(), listeners = new Map();
     fromBrowser.setEncoding('utf8');
     fromBrowser.on('data', (d) => {
         buf += d;
         for (let i; (i = buf.indexOf('\0')) >= 0; buf = buf.slice(i + 1)) {
             const msg = JSON.parse(buf.slice(0, i));
+            if (msg.method && msg.id === undefined) for (const fn of listeners.get(msg.method) || []) fn(msg.params, msg.sessionId);
             const p = pending.get(msg.id);
             if (!p) continue;
             pending.delete(msg.id);
@@ -119,6 +121,7 @@ function cdpPipe(toBrowser, fromBrowser) {
             toBrowser.write(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }) + '\0');
             return new Promise((resolve, reject) => pending.set(id, { resolve, reject, method }));
         },
+        on(method, fn) { listeners.set(method, [...(listeners.get(method) || []), fn]); },
     };
 }
 
