@@ -81,11 +81,21 @@ static void lex_string(Parser *ps) {
     const char *s = ps->p + 1;
     while (s < ps->end && *s != '"' && *s != '\n') s += *s == '\\' && s + 1 < ps->end ? 2 : 1;
     if (s >= ps->end || *s != '"') { fail(ps, "unterminated string"); return; }
-    if ((size_t)(s - ps->p) > WN_TEXT_MAX_TOKEN) { fail(ps, "string longer than %d bytes", WN_TEXT_MAX_TOKEN); return; }
+    /* The limit is on the string's bytes; its quoted form may be up to 6 times longer (the writer
+     * spells a control byte \u00XX), so that what the writer spells always reads back. */
+    if ((size_t)(s - ps->p) > 6 * (size_t)WN_TEXT_MAX_TOKEN + 1) {
+        fail(ps, "string longer than %d bytes", WN_TEXT_MAX_TOKEN);
+        return;
+    }
     cJSON *j = cJSON_ParseWithLength(ps->p, (size_t)(s + 1 - ps->p));
     if (!cJSON_IsString(j)) {
         cJSON_Delete(j);
         { fail(ps, "malformed string (bad escape)"); return; }
+    }
+    if (strlen(j->valuestring) > WN_TEXT_MAX_TOKEN) {
+        cJSON_Delete(j);
+        fail(ps, "string longer than %d bytes", WN_TEXT_MAX_TOKEN);
+        return;
     }
     set_text(ps, j->valuestring, strlen(j->valuestring));
     cJSON_Delete(j);

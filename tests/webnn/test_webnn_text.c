@@ -106,6 +106,21 @@ START_TEST(limits) {
     char *text = malloc(n + 300);
     snprintf(text, n + 300, "webnn_graph \"t\" v2 { inputs { %s", long_name);
     rejects(text, 1, "identifier longer than 65536 bytes");
+    /* strings: the limit counts the string's bytes, not its escaped spelling (6 bytes per control byte) */
+    snprintf(text, n + 300, "webnn_graph \"%.65537s\" v2 { inputs { x: f32[1]; } outputs { x; } }", long_name);
+    rejects(text, 1, "string longer than 65536 bytes");
+    strcpy(text, "webnn_graph \"");
+    for (int i = 0; i < 11000; i++) strcat(text + 12 + 6 * i, "\\u0001");
+    strcat(text, "\" v2 { inputs { x: f32[1]; } outputs { x; } }");
+    Graph *g = webnn_read_text(text, strlen(text), NULL);
+    ck_assert_msg(g != NULL, "%s", diag_message());
+    char *again = webnn_graph_text(g);
+    ck_assert_ptr_nonnull(again);
+    Graph *g2 = webnn_read_text(again, strlen(again), NULL);
+    ck_assert_msg(g2 != NULL, "the writer's spelling of a long escaped name reads back: %s", diag_message());
+    graph_free(g2);
+    graph_free(g);
+    free(again);
     char deep[400] = "webnn_graph \"t\" v2 {\n inputs { x: f32[2]; }\n nodes { y = relu(x, a=";
     for (int i = 0; i < 40; i++) strcat(deep, "[");
     rejects(deep, 3, "nested deeper than 32");
