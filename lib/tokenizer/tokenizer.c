@@ -21,6 +21,13 @@ static char *read_whole(const char *path, size_t *len, bool required)
         free(text);
         return NULL;
     }
+    /* JSON is UTF-8 (RFC 8259); every string the pipeline splices into a text (Prepend, Replace,
+     * added tokens, vocab pieces) is then valid UTF-8, which the regex matching relies on. */
+    if (text && !tk_utf8_valid(text, *len)) {
+        diag_error("%s: not valid UTF-8", path);
+        free(text);
+        return NULL;
+    }
     return text;
 }
 

@@ -113,6 +113,9 @@ def bad_input_checks(tok_dir, tmp):
     with open(os.path.join(bad, "tokenizer.json"), "w", encoding="utf-8") as f:
         json.dump(j, f)
     clean_error("merges entry naming an unknown token", ["tokenize", bad, "--text", "hello"])
+    with open(os.path.join(bad, "tokenizer.json"), "wb") as f:  # a string of bytes that are not UTF-8
+        f.write(b'{"comment": "\xab\x81\xff", ' + text.encode()[1:])
+    clean_error("tokenizer.json that is not UTF-8", ["tokenize", bad, "--text", "hello 12"])
     invalid = os.path.join(tmp, "invalid.txt")
     with open(invalid, "wb") as f:
         f.write(b"abc \xff\xfe def")
