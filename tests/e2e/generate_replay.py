@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """generate_replay.py - `webnnc generate` on every corpus model (../shared/models, straight from the
 ONNX folder) gives the same token ids on every runtime path:
-- `rerecord`: WEBNNC_REPLAY=0, one recording per set of sizes, argmax on the host (the older path,
-  the reference);
+- `rerecord`: WEBNNC_REPLAY=0, one recording per set of sizes, argmax on the host, logits of every
+  position (WEBNNC_ALL_LOGITS=1; the other modes compute only the last row: pass last_logits) - the
+  older path, the reference;
 - `replay`: the default, one recording per dispatch plan replayed for every size (runtime/replay.c)
   and, for models with KV caches, the token loop on the device (runtime/loop.c: argmax on the GPU,
   the next step's inputs written there, 16 steps per submission);
@@ -27,14 +28,14 @@ PROMPT = "1,17,42,99,7,300,512,8"
 MAX_NEW = 12
 TORCH_DIM = ["--dim", "sequence_length=64"]
 MODES = {
-    "rerecord": {"WEBNNC_REPLAY": "0"},
+    "rerecord": {"WEBNNC_REPLAY": "0", "WEBNNC_ALL_LOGITS": "1"},
     "replay": {},
     "replay-host-loop": {"WEBNNC_DEVICE_LOOP": "0"},
     "replay-staging": {"WEBNNC_FORCE_STAGING": "1"},
 }
 STATS = re.compile(r"runtime: (\d+) recordings, (\d+) replays")
 LOOP = re.compile(r"device token loop: (\d+) decode steps in (\d+) submissions")
-ENV_KEYS = ("WEBNNC_REPLAY", "WEBNNC_FORCE_STAGING", "WEBNNC_DEVICE_LOOP")
+ENV_KEYS = ("WEBNNC_REPLAY", "WEBNNC_FORCE_STAGING", "WEBNNC_DEVICE_LOOP", "WEBNNC_ALL_LOGITS")
 
 
 def generate(model, env_extra, max_new, extra=()):
