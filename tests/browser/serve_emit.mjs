@@ -1,13 +1,14 @@
 // serve_emit.mjs - browser tests of `webnnc serve` and `webnnc emit-js` (issue 12) on
 // testdata/tiny_decoder.onnx: serve answers only GET/HEAD for names inside its folders (raw HTTP
-// requests with traversal attempts, odd methods, oversized requests), its page runs the model in
+// requests with traversal attempts, absolute paths, a symlink planted in the served folder, odd methods,
+// oversized requests), its page runs the model in
 // headless Chromium's WebNN against the test set (parity within 1e-4), and a module written by
 // emit-js builds and computes the same graph in the browser; chromium.mjs's screenshotPng paints a page.
 //   node tests/browser/serve_emit.mjs WEBNNC [--work DIR] [--cache DIR]
 // Exit 0 pass, 1 fail, 77 skipped (no browser, outside CI=true; the reason is printed).
 import { spawn, spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureChromium, launchChromium, screenshotPng } from './chromium.mjs';
@@ -52,6 +53,7 @@ async function main() {
     r = spawnSync(webnnc, ['serve', join(work, 'missing')], { encoding: 'utf8' });
     check(r.status === 2 && /not a webnnc output folder/.test(r.stderr), `serve of a missing folder: exit 2 (${r.stderr.trim()})`);
 
+    symlinkSync('/etc/passwd', join(out, 'linked.json')); // serve must not follow it out of the folder
     const srv = spawn(webnnc, ['serve', out, '--port', '0', '--set', set], { stdio: ['ignore', 'pipe', 'inherit'] });
     const line = await new Promise((res) => { srv.stdout.once('data', (d) => res(String(d))); srv.once('exit', () => res('')); });
     const port = Number(/127\.0\.0\.1:(\d+)/.exec(line)?.[1]);
@@ -62,7 +64,10 @@ async function main() {
             ['GET /model/../../etc/passwd HTTP/1.0\r\n\r\n', '400'], ['GET /model/%2e%2e/x HTTP/1.0\r\n\r\n', '400'],
             ['GET /sets/0/../../../etc/passwd HTTP/1.0\r\n\r\n', '400'], ['GET /model/.secret HTTP/1.0\r\n\r\n', '400'],
             ['GET /sets/1/ HTTP/1.0\r\n\r\n', '404'], ['POST /model/x HTTP/1.0\r\n\r\n', '405'],
-            ['GET /web/run.js HTTP/1.0\r\n\r\n', '200'], ['garbage\r\n\r\n', '400']];
+            ['GET /web/run.js HTTP/1.0\r\n\r\n', '200'], ['garbage\r\n\r\n', '400'],
+            // absolute paths, and a symlink in the folder pointing out of it (planted below)
+            ['GET //etc/passwd HTTP/1.0\r\n\r\n', '400'], ['GET /model//etc/passwd HTTP/1.0\r\n\r\n', '400'],
+            ['GET /model/linked.json HTTP/1.0\r\n\r\n', '404']];
         for (const [req, want] of cases) {
             const status = await raw(port, req);
             check(status.includes(` ${want} `), `serve: ${JSON.stringify(req.split('\r\n')[0])} -> ${want} (${status})`);

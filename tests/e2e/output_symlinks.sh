@@ -7,7 +7,9 @@
 #   2. `convert -o LINK` where LINK -> a folder: exit 2, one error line, the folder stays empty;
 #   3. `convert -o OUT` over a previous output holding a planted symlink: exit 2, nothing replaced;
 #   4. a failing convert over a previous output leaves it byte for byte as it was;
-#   5. the pipeline cache: a corrupt file is ignored and rewritten, a planted link replaced.
+#   5. the pipeline cache: a corrupt file is ignored and rewritten, a planted link replaced;
+#   6. single output files (`emit-js -o`, `profile --trace`, `view -o`) with a symlink planted at
+#      their name: exit 2, one error line, the link and its target untouched.
 # Usage: output_symlinks.sh WEBNNC_BINARY SOURCE_ROOT
 set -u
 webnnc=${1:?usage: output_symlinks.sh WEBNNC_BINARY SOURCE_ROOT}
@@ -78,5 +80,24 @@ check $? "run with a corrupt cache file and a planted link in the cache"
 check $? "the corrupt cache file was rewritten"
 [ ! -L "$2" ] && [ "$(cat "$work/victim")" = precious ]
 check $? "the planted cache link was replaced, its target untouched"
+# Single output files, written atomically (outfile_write_atomic): a planted link is refused.
+for out in emit-js:module.js profile:trace.json view:graph.html; do
+    cmd=${out%%:*} name=${out#*:}
+    ln -sf "$work/victim" "$work/$name"
+    case $cmd in
+    emit-js) "$webnnc" emit-js "$work/model" -o "$work/$name" >/dev/null 2>"$work/stderr" ;;
+    profile) # a decoder with KV caches (tiny_decoder has none, so no decode steps)
+        decoder="$root/../shared/models/qwen2-int4-webgpu"
+        if [ ! -d "$decoder" ]; then
+            echo "missing $decoder (../shared)" >"$work/stderr"
+            [ "${CI:-}" = true ] && check 1 "profile --trace: the corpus decoder $decoder is missing"
+            continue
+        fi
+        "$webnnc" profile "$decoder" --prompt-len 4 --new 2 --trace "$work/$name" >/dev/null 2>"$work/stderr" ;;
+    view) "$webnnc" view "$work/model" -o "$work/$name" >/dev/null 2>"$work/stderr" ;;
+    esac
+    one_error_line $? && grep -q "not replacing it" "$work/stderr" && [ -L "$work/$name" ] && [ "$(cat "$work/victim")" = precious ]
+    check $? "$cmd over a planted link: refused, link and victim untouched ($(cat "$work/stderr"))"
+done
 echo "$failures failures"
 [ "$failures" -eq 0 ]
