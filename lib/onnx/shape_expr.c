@@ -393,6 +393,10 @@ Value *sx_materialize(Graph *g, const char *origin, Value *v) {
     if (s->data) return s->data;
     Value *parts[SX_MAX_ELEMS];
     int n = v->symval_len;
+    if (n < 1 || n > SX_MAX_ELEMS) {
+        diag_error("internal: symbolic value %s has %d elements", value_display_name(v), n);
+        return NULL;
+    }
     for (int i = 0; i < n; i++) {
         parts[i] = dim_data(g, origin, v->dtype, v->symval[i], 0);
         if (!parts[i]) return NULL;

@@ -27,7 +27,7 @@ static void bind_inputs(Graph *g, const char *set_dir) {
         Value *in = g->inputs[i];
         bool bound = false;
         for (int k = 0; k < 16 && !bound; k++) {
-            char path[1024];
+            char path[4200];
             TensorFile t;
             snprintf(path, sizeof path, "%s/input_%d.pb", set_dir, k);
             FILE *f = fopen(path, "rb");
@@ -47,7 +47,7 @@ static void bind_inputs(Graph *g, const char *set_dir) {
 
 static void compare_outputs(Graph *g, const char *set_dir, const char *what) {
     for (int k = 0; k < g->n_outputs; k++) {
-        char path[1024];
+        char path[4200];
         TensorFile t;
         snprintf(path, sizeof path, "%s/output_%d.pb", set_dir, k);
         ck_assert_msg(tensor_file_read(path, &t) == 0, "%s", diag_message());
