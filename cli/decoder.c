@@ -124,6 +124,9 @@ int decoder_generate(Decoder *d, int device, long long max_new, int64_t *tokens,
     double t0 = convert_now_s(), ttft = 0;
     if (!(d->m = wnrt_load(ctx, d->g)) || (d->g->n_kv && wnrt_kv_resident(d->m) < 0)) goto done;
     if (d->on_load && d->on_load(d, ctx) < 0) goto done;
+    const char *warm = getenv("WEBNNC_WARM");
+    const int64_t plans[2] = {n_prompt, 1}; /* the prefill and a decode step: their pipelines now, not in the TTFT */
+    int warmed = warm && strcmp(warm, "0") == 0 ? 0 : wnrt_warm(d->m, 2, plans);
     double t_load = convert_now_s() - t0;
     int64_t n = n_prompt;
     for (long long k = 0; k < max_new; k++, n++) {
@@ -155,7 +158,10 @@ int decoder_generate(Decoder *d, int device, long long max_new, int64_t *tokens,
             wnrt_context_device(ctx)->name, t_load * 1e3, n_prompt, ttft * 1e3, decoded, decode * 1e3,
             decoded > 0 && decode > 0 ? (double)decoded / decode : 0.0,
             d->g->n_kv ? "KV caches resident on the device" : "no KV cache: whole sequence each step");
-    if (d->verbose) print_run_stats(d->m);
+    if (d->verbose) {
+        print_run_stats(d->m);
+        fprintf(stderr, "webnnc: pipelines of %d dispatch plans created at load (WEBNNC_WARM=0: none)\n", warmed);
+    }
     d->n_generated = n - n_prompt;
     code = WN_EXIT_OK;
 done:

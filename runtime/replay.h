@@ -1,7 +1,7 @@
 /* replay.h - one recording for every size within the bounds (runtime/replay.c).
  *
- * Every dispatch reads its parameter block from a small host-written buffer (binding 8,
- * common.glsl PARAMS_BLOCK) at its own slot, and with replay on (the default; WEBNNC_REPLAY=0
+ * Every dispatch reads its parameter block from a small host-written buffer (binding
+ * K_PARAMS_BINDING, common.glsl PARAMS_BLOCK) at its own slot, and with replay on (the default; WEBNNC_REPLAY=0
  * turns it off) takes its grid from the same slot (vkCmdDispatchIndirect).  Before each run the
  * record functions run again without a command buffer ("capture"), giving every dispatch's
  * pipeline, bindings, parameters and grid for the run's actual sizes.  When the pipelines and

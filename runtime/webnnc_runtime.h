@@ -128,6 +128,13 @@ void wnrt_stats(const WnrtModel *m, WnrtStats *out);
 int wnrt_kv_resident(WnrtModel *m);
 int wnrt_kv_reset(WnrtModel *m);
 
+/* Creates, before the first run, the compute pipelines of the dispatch plans with every symbolic
+ * dimension at sizes[k] (clamped to its bound; 0: the bound) for k < count (runtime/warm.c; for a
+ * decoder: {prompt length, 1} = its prefill and a decode step), so that those runs do not pay for
+ * them.  Bound inputs are left as they are.  Returns the number of plans warmed (a plan whose
+ * shapes do not evaluate at a size is skipped). */
+int wnrt_warm(WnrtModel *m, int count, const int64_t *sizes);
+
 /* The token loop on the device (runtime/loop.c), for a decoder whose KV caches are resident
  * (wnrt_kv_resident) with replayed recordings (not WEBNNC_REPLAY=0), an attention_mask input (its
  * length is the sequence's) and no profiler.  After wnrt_loop_config every wnrt_run ends with a

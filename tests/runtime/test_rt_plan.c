@@ -1,7 +1,8 @@
 /* test_rt_plan.c - planning and execution machinery: dynamic dims (actual sizes, output shapes,
  * same-symbol mismatch and bound errors), command-buffer replay counters (one recording for every
  * size; WEBNNC_REPLAY=0: one per size), buffer reuse (peak below the sum of tensors; inputs bound
- * once survive later runs), reshape as a view (no dispatch), missing-kernel error. */
+ * once survive later runs), wnrt_warm (no recording, inputs left as they were), reshape as a view
+ * (no dispatch), missing-kernel error. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +110,36 @@ START_TEST(inputs_survive_runs) {
 }
 END_TEST
 
+/* wnrt_warm captures plans without recording or running them and leaves the inputs as they were:
+ * unbound inputs stay unbound, bound ones keep their data and sizes. */
+START_TEST(warm_leaves_inputs_alone) {
+    Graph *g = rt_relu_chain();
+    WnrtModel *m = wnrt_load(rt_ctx, g);
+    ck_assert_msg(m != NULL, "%s", diag_message());
+    const int64_t sizes[3] = {3, 0, 1}; /* 3 rows, the bound (16), 1 row */
+    ck_assert_int_eq(wnrt_warm(m, 3, sizes), 3);
+    WnrtStats st;
+    wnrt_stats(m, &st);
+    ck_assert_int_eq(st.recordings, 0);
+    ck_assert_int_eq(st.runs, 0);
+    ck_assert_int_eq(wnrt_run(m), -1);
+    ck_assert_msg(strstr(diag_message(), "was not bound"), "%s", diag_message());
+    diag_clear();
+    float xv[8 * 4], yv[8 * 4], out[8 * 4];
+    for (int i = 0; i < 32; i++) xv[i] = (float)(i % 7) - 2.0f, yv[i] = (float)(i % 5) - 1.5f;
+    ck_assert_msg(bind2(m, 8, 8, xv, yv) == 0, "%s", diag_message());
+    ck_assert_int_eq(wnrt_warm(m, 3, sizes), 3);
+    ck_assert_msg(wnrt_run(m) == 0, "%s", diag_message());
+    WnrtTensorInfo info;
+    ck_assert_int_eq(wnrt_output_info(m, 0, &info), 0);
+    ck_assert_int_eq(info.shape[0], 8);
+    ck_assert_int_eq(wnrt_read_output(m, 0, out, sizeof out), 0);
+    for (int i = 0; i < 32; i++) ck_assert_float_eq(out[i], xv[i] + yv[i] > 0 ? xv[i] + yv[i] : 0.0f);
+    wnrt_free(m);
+    graph_free(g);
+}
+END_TEST
+
 START_TEST(reshape_is_a_view) {
     Graph *g = graph_new("t");
     Value *x = tu_input(g, "x", DT_F32, 2, (int64_t[]){2, 3});
@@ -167,6 +198,7 @@ int main(void) {
     tcase_add_test(tc, dynamic_dims_and_replay);
     tcase_add_test(tc, inputs_survive_runs);
     tcase_add_test(tc, replay_off_records_per_size);
+    tcase_add_test(tc, warm_leaves_inputs_alone);
     tcase_add_test(tc, reshape_is_a_view);
     tcase_add_test(tc, missing_kernel_and_inputs);
     suite_add_tcase(s, tc);

@@ -1,0 +1,62 @@
+/* warm.c - wnrt_warm (webnnc_runtime.h): the compute pipelines a graph's runs will use, created
+ * before the first run.  Pipelines are otherwise made when a run first needs them (from the disk
+ * cache where it has them), which a generation pays inside its time to first token.  For each
+ * size asked for, the dispatch plan with every symbolic dimension at that size (clamped to its
+ * bound; 0: the bound) is captured without a command buffer (record_capture, as every replayed run
+ * does), with the inputs' shapes set for the capture only; the bound inputs and their shapes are
+ * restored.  Other sizes may choose other kernels (made on first use, as before). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind.h"
+#include "diag.h"
+#include "replay.h"
+#include "rt_model.h"
+
+/* Input shapes with every symbol at `at` (0 or above its bound: the bound), into m->in_shape. */
+static int set_shapes(WnrtModel *m, int64_t at, int64_t *symvals) {
+    Graph *g = m->g;
+    for (int s = 0; s < g->n_symbols; s++) {
+        int64_t max = g->symbols[s].max_size;
+        symvals[s] = at > 0 && at < max ? at : max;
+    }
+    for (int i = 0; i < g->n_inputs; i++) {
+        const Value *v = g->inputs[i];
+        for (int d = 0; d < v->rank; d++) {
+            int64_t n = dim_eval(g, v->shape[d], symvals);
+            if (n < 1) return -1;
+            m->in_shape[i][d] = n;
+        }
+        m->bound[i] = true;
+    }
+    return 0;
+}
+
+int wnrt_warm(WnrtModel *m, int count, const int64_t *sizes) {
+    Graph *g = m->g;
+    size_t ni = (size_t)g->n_inputs + 1;
+    bool *bound = malloc(sizeof *bound * ni);
+    int64_t(*shapes)[WN_MAX_RANK] = malloc(sizeof *shapes * ni);
+    int64_t *symvals = malloc(sizeof *symvals * ((size_t)g->n_symbols + 1));
+    if (!bound || !shapes || !symvals) {
+        free(bound), free(shapes), free(symvals);
+        diag_error("out of memory");
+        return -1;
+    }
+    memcpy(bound, m->bound, sizeof *bound * ni);
+    memcpy(shapes, m->in_shape, sizeof *shapes * ni);
+    int warmed = 0;
+    for (int k = 0; k < count; k++) {
+        ReplayTrace t = {0};
+        /* A graph whose shapes do not evaluate at these sizes is simply not warmed for them. */
+        if (set_shapes(m, sizes[k], symvals) == 0 && bind_resolve_symbols(m) == 0 &&
+            bind_eval_shapes(m, m->now_shapes) == 0 && record_capture(m, m->now_shapes, &t) == 0)
+            warmed++;
+        replay_trace_free(&t);
+        diag_clear();
+    }
+    memcpy(m->bound, bound, sizeof *bound * ni);
+    memcpy(m->in_shape, shapes, sizeof *shapes * ni);
+    free(bound), free(shapes), free(symvals);
+    return warmed;
+}
