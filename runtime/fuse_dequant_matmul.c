@@ -198,7 +198,7 @@ static int try_matmul(WnrtModel *m, const Node *n, const int *uses) {
     return 1;
 }
 
-int fuse_plan(WnrtModel *m) {
+int plan_fuse_dequant_matmul(WnrtModel *m) {
     const char *off = getenv("WEBNNC_NO_FUSE");
     if (off && *off && strcmp(off, "0") != 0) return 0;
     Graph *g = m->g;

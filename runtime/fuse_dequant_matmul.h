@@ -1,5 +1,5 @@
 /* fuse_dequant_matmul.h - plan-level rewrites of matmul with a constant right operand into the
- * row-major mat-vec kernel (k_matvec.h), decided at load time (runtime/plan.c calls fuse_plan):
+ * row-major mat-vec kernel (k_matvec.h), decided at load time (runtime/plan.c calls plan_fuse_dequant_matmul):
  *
  *   matmul(x, B)                                   B constant float [K, N] (re-laid-out once to
  *                                                  [N, K]) or transpose(constant [N, K])

@@ -4,7 +4,7 @@
  *
  *  1. Shaders: runtime/shaders/NAME.comp (GLSL 450).  Register the dtype variants in
  *     runtime/shaders/meson.build (`variants += [['NAME', 'f32', ''], ...]`); each variant is
- *     compiled by glslc at build time with -DT_IN=<type> -DT_OUT=<type> ... (see common.glsl) and
+ *     compiled by glslc at build time with -DA_T=<type> -DB_T=<type> ... (see common.glsl) and
  *     embedded.  Workgroup size is specialization constant 0 (`local_size_x_id = 0`); constants
  *     1.. are yours (op codes, tile sizes, subgroup width).  Parameters: one block of at most
  *     128 bytes declared `PARAMS_BLOCK PC { ... } pc;` (binding K_PARAMS_BINDING = 12, runtime/replay.c).

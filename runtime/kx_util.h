@@ -1,7 +1,8 @@
-/* kx_util.h - helpers shared by the kernel families of k_conv.c, k_pool.c, k_norm.c, k_gemm.c,
- * k_index.c, k_scan.c, k_resample.c, k_quant.c and k_rnn.c: operand checks, whole-tensor bindings
- * with their element bases, element-size classes of the data-movement shaders, logical views of
- * 4-D layouts ("nhwc", "ohwi", ...) and the standard "no kernel" diagnostic. */
+/* kx_util.h - helpers shared by the spec-op kernel families (k_conv.c, k_pool.c, k_norm.c,
+ * k_gemm.c, k_index.c, k_cumsum.c, k_resample.c, k_quant.c, k_rnn.c and more: grep the includes):
+ * operand checks, whole-tensor bindings with their element bases, element-size classes of the
+ * data-movement shaders, logical views of 4-D layouts ("nhwc", "ohwi", ...) and the standard
+ * "no kernel" diagnostic. */
 #ifndef WEBNNC_KX_UTIL_H
 #define WEBNNC_KX_UTIL_H
 

@@ -76,7 +76,7 @@ int plan_model(WnrtModel *m) {
     for (int i = 0; i < nv; i++) m->root[i] = i, def[i] = -2, last[i] = -2, slot_of[i] = -1;
 
     /* Plan rewrites (fused dequantize + matmul, re-laid-out constant weights). */
-    if (fuse_plan(m) < 0) goto done;
+    if (plan_fuse_dequant_matmul(m) < 0) goto done;
 
     /* Kernels, views, uses. */
     for (int i = 0; i < nn; i++) {
@@ -92,7 +92,7 @@ int plan_model(WnrtModel *m) {
             goto done;
         }
         m->fam[i] = f;
-        if (check_node(m, n) < 0) goto done;
+        if (record_check_node(m, n) < 0) goto done;
         for (int k = 0; k < n_ins; k++)
             if (ins[k]) used[ins[k]->id] = true;
         for (int k = 0; k < n->n_outputs; k++) used[n->outputs[k]->id] = true;

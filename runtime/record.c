@@ -238,7 +238,7 @@ void tensor_of(const WnrtModel *m, const Value *v, const int64_t *shape, KTensor
     t->offset = a->offset;
 }
 
-int check_node(WnrtModel *m, const Node *n) {
+int record_check_node(WnrtModel *m, const Node *n) {
     KernelCtx kc = {.m = m, .dev = m->dev};
     const KernelFamily *f = m->fam[n->index];
     return f->check ? f->check(&kc, n) : 0;

@@ -91,7 +91,7 @@ struct WnrtModel {
 /* plan.c */
 int plan_model(WnrtModel *m);
 /* fuse_dequant_matmul.c: fills rewrite / absorbed / const_data before planning; frees them */
-int fuse_plan(WnrtModel *m);
+int plan_fuse_dequant_matmul(WnrtModel *m);
 void fuse_free(WnrtModel *m);
 /* rt_kv.c: aliases each present onto its past where it is written in place (after the views are
  * known, before liveness); frees; whether copy_io skips v (a resident cache) */
@@ -128,7 +128,7 @@ KernelCtx *record_loop_begin(WnrtModel *m, VkCommandBuffer cb, const MemAlloc *p
 int record_loop_step(KernelCtx *kc, int64_t (*shapes)[WN_MAX_RANK]);
 int record_loop_end(KernelCtx *kc, int *dispatches, int *barriers);
 /* kernel check context (no command buffer) */
-int check_node(WnrtModel *m, const Node *n);
+int record_check_node(WnrtModel *m, const Node *n);
 void tensor_of(const WnrtModel *m, const Value *v, const int64_t *shape, KTensor *t);
 
 #endif
