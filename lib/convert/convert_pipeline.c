@@ -13,7 +13,7 @@
 #include "pass.h"
 #include "webnn_io.h"
 
-/* Pass order; passes not (yet) in passes.def are skipped. */
+/* Pass order (every name must be in passes.def: pass_run_list refuses an unknown one). */
 static const char *const pipeline[] = {"compound_dims", "kv_cache", "decompose_matmul_nbits", "decompose_rms_norm", "decompose_rotary",
                                        "decompose_gather_block_quantized", "decompose_quick_gelu", "decompose_gqa",
                                        "fold_constants", "identity", "dce"};
@@ -103,13 +103,10 @@ Graph *convert_onnx_model(OnnxModel *m, const ConvertOptions *opt, int *exit_cod
     t = convert_stage_done(opt->verbose, "import", t);
 
     PassOptions popt = {.verbose = opt->verbose, .kv_capacity = kv_capacity, .keep_quantized = 1};
-    const char *run[sizeof pipeline / sizeof pipeline[0]];
-    int n_run = 0;
+    const char *const *run = pipeline;
+    int n_run = (int)(sizeof pipeline / sizeof pipeline[0]);
     int n_decompose = 0; /* the passes before fold_constants */
-    for (size_t i = 0; i < sizeof pipeline / sizeof pipeline[0]; i++) {
-        if (strcmp(pipeline[i], "fold_constants") == 0) n_decompose = n_run;
-        if (pass_find(pipeline[i])) run[n_run++] = pipeline[i];
-    }
+    while (n_decompose < n_run && strcmp(pipeline[n_decompose], "fold_constants") != 0) n_decompose++;
     /* Spec-only baseline first (decompose, then fold/identity/DCE: folding never grows constants,
      * so int4 weights stay behind their dequantizeLinear), then the fusions of --fuse on that
      * baseline, as `webnnc ladder` and `webnnc run --fuse` do, then tidy up again. */
