@@ -4,29 +4,14 @@
 
 #include "fuse_gate_act.h"
 
-/* Binary node of op `op` producing v with one operand a scalar constant within relative `tol` of
- * `want`: returns the node and sets *other to the other operand; else NULL. */
-static Node *with_const_tol(const Value *v, OpId op, double want, double tol, Value **other) {
-    Node *n = fm_prod(v, op);
-    if (!n || n->n_inputs != 2) return NULL;
-    for (int i = 0; i < 2; i++) {
-        double c;
-        if (fm_const_scalar(n->inputs[i], &c) && fm_near(c, want, tol)) {
-            *other = n->inputs[1 - i];
-            return n;
-        }
-    }
-    return NULL;
-}
-
 static Node *with_const(const Value *v, OpId op, double want, Value **other) {
-    return with_const_tol(v, op, want, GATE_CONST_TOL, other);
+    return fm_prod_const(v, op, want, GATE_CONST_TOL, other);
 }
 
 /* x^3 written as pow(x, 3) or x * x * x (any grouping of the two muls): its nodes go to m. */
 static bool is_cube_of(Value *v, const Value *x, FuseMatch *m) {
     Value *base;
-    Node *p = with_const_tol(v, OP_POW, 3.0, 0.0, &base); /* the exponent exactly 3 */
+    Node *p = fm_prod_const(v, OP_POW, 3.0, 0.0, &base); /* the exponent exactly 3 */
     if (p) {
         if (base != x) return false;
         fm_add(m, p);

@@ -140,6 +140,19 @@ bool fm_const_scalar_cast(const Value *v, double *x) {
 
 bool fm_near(double a, double b, double tol) { return fabs(a - b) <= tol * fmax(1.0, fabs(b)); }
 
+Node *fm_prod_const(const Value *v, OpId op, double want, double tol, Value **other) {
+    Node *n = fm_prod(v, op);
+    if (!n || n->n_inputs != 2) return NULL;
+    for (int i = op == OP_DIV ? 1 : 0; i < 2; i++) {
+        double c;
+        if (fm_const_scalar(n->inputs[i], &c) && fm_near(c, want, tol)) {
+            *other = n->inputs[1 - i];
+            return n;
+        }
+    }
+    return NULL;
+}
+
 bool fm_shape_is(const Value *v, int rank, const int64_t *dims) {
     if (!v || v->rank != rank) return false;
     for (int i = 0; i < rank; i++)

@@ -71,6 +71,9 @@ bool fm_const_scalar(const Value *v, double *x);
 bool fm_const_scalar_cast(const Value *v, double *x);
 /* |a - b| <= tol * max(1, |b|) */
 bool fm_near(double a, double b, double tol);
+/* The producer of v when it is a binary `op` with an operand that is a scalar constant near `want`
+ * (fm_near with tol; for div only the divisor counts): sets *other to the other operand. */
+Node *fm_prod_const(const Value *v, OpId op, double want, double tol, Value **other);
 /* The shape of v equals dims. */
 bool fm_shape_is(const Value *v, int rank, const int64_t *dims);
 bool fm_same_shape(const Value *a, const Value *b);

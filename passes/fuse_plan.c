@@ -6,7 +6,7 @@
 #include "diag.h"
 #include "fuse_plan.h"
 
-const char *const fuse_stage_labels[] = {"+matmulNBits", "+GQA", "+norms and rotary", "+silu", "+qkv and gatedMlp"};
+const char *const fuse_stage_labels[] = {"+matmulNBits", "+GQA", "+norms and rotary", "+silu and gelu", "+qkv and gatedMlp"};
 const int fuse_stage_count = (int)(sizeof fuse_stage_labels / sizeof *fuse_stage_labels);
 
 /* Run order matters: GQA before the norms and rotary it contains, projections before qkv/gatedMlp. */
@@ -18,6 +18,7 @@ const FusePattern fuse_patterns[] = {
     {"rotary", "fuse_rotary", 2},
     {"torchRotary", "fuse_torch_rotary", 2},
     {"silu", "fuse_silu", 3},
+    {"gelu", "fuse_gelu", 3},
     {"qkv", "fuse_qkv", 4},
     {"gatedMlp", "fuse_gated_mlp", 4},
 };
