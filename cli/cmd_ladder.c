@@ -43,9 +43,10 @@ int cmd_ladder(const CliCommand *self, int argc, char **argv) {
     labels[rows] = "Origin", counts[rows++] = origin;
     labels[rows] = "Baseline", counts[rows++] = graph_node_count(g);
     for (int s = 0; s < fuse_stage_count && rows < LADDER_ROWS; s++) {
-        unsigned mask = 0;
+        unsigned mask = 0; /* every pattern up to this stage: a later stage's norms or rotaries can
+                            * complete an earlier stage's pattern (torch attention over per-token rotaries) */
         for (int i = 0; i < fuse_pattern_count; i++)
-            if (fuse_patterns[i].stage == s && pass_find(fuse_patterns[i].pass)) mask |= 1u << i;
+            if (fuse_patterns[i].stage <= s && pass_find(fuse_patterns[i].pass)) mask |= 1u << i;
         if (fuse_run(g, mask, &popt) < 0 || pass_run_list(g, tidy, 3, &popt) < 0) {
             graph_free(g);
             return cli_fail(input, WN_EXIT_BAD_INPUT);

@@ -9,14 +9,16 @@
 const char *const fuse_stage_labels[] = {"+matmulNBits", "+GQA", "+norms and rotary", "+silu and gelu", "+qkv and gatedMlp"};
 const int fuse_stage_count = (int)(sizeof fuse_stage_labels / sizeof *fuse_stage_labels);
 
-/* Run order matters: GQA before the norms and rotary it contains, projections before qkv/gatedMlp. */
+/* Run order matters: GQA before the norms and rotary it contains (the ORT form), torch attention
+ * after the norms and rotary (it takes their q/k norms and rotations, per-token ones included),
+ * projections before qkv/gatedMlp. */
 const FusePattern fuse_patterns[] = {
     {"matmulNBits", "fuse_matmul_nbits", 0},
     {"gqa", "fuse_gqa", 1},
-    {"torchAttention", "fuse_torch_attention", 1},
     {"rmsNorm", "fuse_rms_norm", 2},
     {"rotary", "fuse_rotary", 2},
     {"torchRotary", "fuse_torch_rotary", 2},
+    {"torchAttention", "fuse_torch_attention", 1},
     {"silu", "fuse_silu", 3},
     {"gelu", "fuse_gelu", 3},
     {"qkv", "fuse_qkv", 4},

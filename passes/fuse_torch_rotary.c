@@ -5,8 +5,11 @@
  * sinCache [maxPos, D/2]) with the caches evaluated from the tables at every row up to their upper
  * bound: a constant table is checked to have equal halves and its first half taken; a run-time table
  * cos/sin(concat(f, f)), f = transpose(matmul(invFreq, positions)), is evaluated as
- * cos((float)(invFreq[i] * positions[p])) (the float32 product the matmul computes).  Tables sliced
- * from another row than 0, other layouts, interleaved pairs, partial rotation, float16: no match. */
+ * cos((float)(invFreq[i] * positions[p])) (the float32 product the matmul computes).  A run-time
+ * table whose angles f [B, S, D/2] are not constant (positions from a position_ids input) becomes
+ * rotaryEmbedding(x, cos(f), sin(f)) without positionIds: each token's own angles, exact for any
+ * positions.  Tables sliced from another row than 0, other layouts, interleaved pairs, partial
+ * rotation, float16: no match. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -159,6 +162,33 @@ static Node *rotated_half(Node *mul, Value **x, Value **sin4) {
     return NULL;
 }
 
+/* The angles f [B, S, D/2] of a run-time table cos(concat(f, f)) read by x [B, N, S, D] whose
+ * angles are not constant (the per-token form), else NULL. */
+static Value *per_token_angles(Node *fc, const Value *x, int64_t half) {
+    Node *cat = fc ? fm_prod(fc->inputs[0], OP_CONCAT) : NULL;
+    if (!cat || cat->n_inputs != 2 || cat->inputs[0] != cat->inputs[1] || node_int(cat, "axis", -1) != 2) return NULL;
+    Value *f = cat->inputs[0];
+    if (!f || f->rank != 3 || f->dtype != DT_F32 || !dim_equal(f->shape[0], x->shape[0]) ||
+        !dim_equal(f->shape[1], x->shape[2]) || !dim_is_static(f->shape[2]) || f->shape[2].v != half)
+        return NULL;
+    return f;
+}
+
+/* op(angles) for op cos or sin: an existing live one, else a new node. */
+static Value *angles_fn(FuseMap *fm, Value *angles, OpId op) {
+    Node *have = fm_consumer_op(fm, angles, op);
+    if (have) return have->outputs[0];
+    Node *n = graph_new_node(fm->g, op, "torch_rotary_per_token");
+    node_add_input(fm->g, n, angles);
+    return graph_finish(fm->g, n);
+}
+
+int torch_rotary_per_token(FuseMap *fm, Value *angles, Value **cos, Value **sin) {
+    *cos = angles_fn(fm, angles, OP_COS);
+    *sin = *cos ? angles_fn(fm, angles, OP_SIN) : NULL;
+    return *cos && *sin ? 0 : -1;
+}
+
 int torch_rotary_read(FuseMap *fm, Value *y, TorchRotary *r) {
     *r = (TorchRotary){0};
     Node *add = fm_prod(y, OP_ADD);
@@ -176,13 +206,15 @@ int torch_rotary_read(FuseMap *fm, Value *y, TorchRotary *r) {
         Value *cos4 = m1->inputs[0] == x ? m1->inputs[1] : m1->inputs[1] == x ? m1->inputs[0] : NULL;
         Value *tc = table_of(cos4, x->shape[2], D), *ts = table_of(sin4, x->shape[2], D);
         if (!tc || !ts) continue;
-        Value *cc = cache_of(fm, tc, D, true), *sc = cc ? cache_of(fm, ts, D, false) : NULL;
-        if (!cc || !sc) continue;
-        /* a run-time table: cos and sin must read the same angles (checked through the caches' tags) */
+        /* a run-time table: cos and sin must read the same angles */
         Node *fc = fm_prod(tc, OP_COS), *fs = fm_prod(ts, OP_SIN);
         if ((fc || fs) && (!fc || !fs || fc->inputs[0] != fs->inputs[0])) continue;
-        if (cc->shape[0].v != sc->shape[0].v) continue;
-        r->x = x, r->cos = cc, r->sin = sc;
+        Value *cc = cache_of(fm, tc, D, true), *sc = cc ? cache_of(fm, ts, D, false) : NULL;
+        if (diag_has_error()) return -1;
+        if (cc && sc && cc->shape[0].v != sc->shape[0].v) continue;
+        r->angles = cc && sc ? NULL : per_token_angles(fc, x, half);
+        if (!(cc && sc) && !r->angles) continue;
+        r->x = x, r->cos = r->angles ? NULL : cc, r->sin = r->angles ? NULL : sc;
         Node *nodes[TORCH_ROTARY_NODES] = {add, m1, m2, cat, neg, hi, lo};
         memcpy(r->nodes, nodes, sizeof nodes);
         r->n = TORCH_ROTARY_NODES;
@@ -199,8 +231,9 @@ static int match(FuseMap *fm, Node *add) {
     for (int i = 0; i < r.n; i++) fm_add(&m, r.nodes[i]);
     Value *exit = add->outputs[0];
     if (!fm_interior_ok(fm, &m, &exit, 1)) return 0;
-    Value *offset = tagged_const(fm->g, "torch_rotary:offset0");
-    if (!offset) {
+    Value *offset = r.angles ? NULL : tagged_const(fm->g, "torch_rotary:offset0");
+    if (r.angles && torch_rotary_per_token(fm, r.angles, &r.cos, &r.sin) < 0) return -1;
+    if (!offset && !r.angles) {
         int64_t zero = 0, one = 1;
         offset = fm_const(fm->g, "rotary_position_offset", DT_I64, 1, &one, &zero, sizeof zero);
         if (!offset) return -1;

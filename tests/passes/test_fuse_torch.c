@@ -5,9 +5,12 @@
  * run-time cos/sin of invFreq x positions or constant tables, repeat_kv by reshape/expand/reshape,
  * matmul * scale + causal mask, softmax, matmul, transpose/reshape).  Each fusion case builds the
  * same random graph twice: one copy is only folded (spec ops), the other fused first; the fused copy
- * must hold the expected extension op and fold (CPU reference, lib/eval) to the same outputs.  Near
- * misses (non-causal mask, per-head scale, probabilities used elsewhere, reversed rotation) stay
- * unfused. */
+ * must hold the expected extension op and fold (CPU reference, lib/eval) to the same outputs.  The
+ * other export forms (issue 11): positions from an input (per-token rotary kept as rotaryEmbedding of
+ * the GQA operands), q/k rmsNorm (absorbed as qNormWeight/kNormWeight, or kept before a per-token
+ * rotation), SDPA's sqrt(scale) on each side with its 3-D K transpose, a [S, S] mask sliced from a
+ * larger constant.  Near misses (non-causal mask, per-head scale, probabilities used elsewhere,
+ * reversed rotation, a norm on q only, SDPA's scale on one side only) stay unfused. */
 #include <check.h>
 #include <math.h>
 #include <string.h>
@@ -188,6 +191,11 @@ typedef struct {
     bool per_head_scale;/* the scale is a [1, N, 1, 1] tensor */
     bool probs_out;     /* the probabilities are also a graph output */
     int64_t kv;         /* kv heads (NQ: no repeat_kv) */
+    bool positions_in;  /* run-time tables from positions that are an input (per-token rotary) */
+    bool q_norm, k_norm;/* rmsNorm over H on the q / k heads */
+    bool sdpa;          /* matmul(mul(q, sqrt s), mul(K^T, sqrt s)), K^T by 3-D reshape/transpose */
+    bool sdpa_one_side; /* ... with the scale on q only (the scores then lack a factor) */
+    bool mask_2d;       /* the mask a [S, S] prefix slice of a [S + 2, S + 2] constant */
 } TorchCase;
 
 /* cos/sin tables [1, S, H] (halves equal): run-time cos/sin(concat(f, f)) or constants. */
@@ -197,7 +205,8 @@ static void tables(Graph *g, const TorchCase *c, Value **cos_t, Value **sin_t) {
     for (int p = 0; p < S; p++) pos[p] = (float)p;
     if (!c->table_const) {
         Value *iv = graph_add_const_copy(g, "inv_freq", DT_F32, 3, (int64_t[]){1, H / 2, 1}, inv, sizeof inv);
-        Value *ps = graph_add_const_copy(g, "positions", DT_F32, 3, (int64_t[]){1, 1, S}, pos, sizeof pos);
+        Value *ps = c->positions_in ? input(g, "positions", 3, (int64_t[]){1, 1, S})
+                                    : graph_add_const_copy(g, "positions", DT_F32, 3, (int64_t[]){1, 1, S}, pos, sizeof pos);
         Value *f = with_ints(g, OP_TRANSPOSE, op2(g, OP_MATMUL, iv, ps), "permutation", 3, (int64_t[]){0, 2, 1});
         Value *e = concat(g, f, f, 2);
         *cos_t = op1(g, OP_COS, e), *sin_t = op1(g, OP_SIN, e);
@@ -220,9 +229,24 @@ static Value *torch_rotary(Graph *g, const TorchCase *c, Value *x, Value *cos4, 
     return op2(g, OP_ADD, op2(g, OP_MUL, x, cos4), op2(g, OP_MUL, rh, sin4));
 }
 
-static Value *heads(Graph *g, Value *x3, int64_t n) {
+static Value *heads(Graph *g, Value *x3, int64_t n, bool norm) {
     Value *x4 = reshape(g, x3, 4, (int64_t[]){B, S, n, H});
+    if (norm) {
+        Node *nd = graph_new_node(g, OP_RMS_NORM, NULL);
+        node_add_input(g, nd, x4);
+        node_add_input(g, nd, dt_random(g, "norm_w", DT_F32, 1, (int64_t[]){H}, 0.5, 1.5));
+        node_set_uint(g, nd, "axis", 3);
+        node_set_float(g, nd, "epsilon", 1e-6);
+        x4 = inserted(g, nd);
+    }
     return with_ints(g, OP_TRANSPOSE, x4, "permutation", 4, (int64_t[]){0, 2, 1, 3});
+}
+
+/* K^T as SDPA's lowering writes it: reshape(transpose(reshape(k, [N, S, H]), [0, 2, 1]), [1, N, H, S]). */
+static Value *transpose_3d(Graph *g, Value *k) {
+    Value *k3 = reshape(g, k, 3, (int64_t[]){NQ, S, H});
+    k3 = with_ints(g, OP_TRANSPOSE, k3, "permutation", 3, (int64_t[]){0, 2, 1});
+    return reshape(g, k3, 4, (int64_t[]){B, NQ, H, S});
 }
 
 static Value *repeat_kv(Graph *g, Value *x, int64_t kv) {
@@ -242,19 +266,37 @@ static Graph *torch_graph(const TorchCase *c, uint64_t seed) {
     Value *cos, *sin;
     tables(g, c, &cos, &sin);
     Value *cos4 = reshape(g, cos, 4, (int64_t[]){1, 1, S, H}), *sin4 = reshape(g, sin, 4, (int64_t[]){1, 1, S, H});
-    Value *q = torch_rotary(g, c, heads(g, q3, NQ), cos4, sin4);
-    Value *k = repeat_kv(g, torch_rotary(g, c, heads(g, k3, kv), cos4, sin4), kv);
-    Value *v = repeat_kv(g, heads(g, v3, kv), kv);
-    Value *kt = with_ints(g, OP_TRANSPOSE, k, "permutation", 4, (int64_t[]){0, 1, 3, 2});
+    Value *q = torch_rotary(g, c, heads(g, q3, NQ, c->q_norm), cos4, sin4);
+    Value *k = repeat_kv(g, torch_rotary(g, c, heads(g, k3, kv, c->k_norm), cos4, sin4), kv);
+    Value *v = repeat_kv(g, heads(g, v3, kv, false), kv);
+    Value *kt = c->sdpa || c->sdpa_one_side ? transpose_3d(g, k) : with_ints(g, OP_TRANSPOSE, k, "permutation", 4, (int64_t[]){0, 1, 3, 2});
     double scale[NQ];
     for (int i = 0; i < NQ; i++) scale[i] = 1.0 / sqrt((double)H) * (c->per_head_scale ? 1.0 + 0.1 * i : 1.0);
     Value *sc = c->per_head_scale ? dt_values(g, "scale", DT_F32, 4, (int64_t[]){1, NQ, 1, 1}, scale)
                                   : dt_values(g, "scale", DT_F32, 0, NULL, scale);
-    double mask[S * S];
-    for (int i = 0; i < S; i++)
-        for (int j = 0; j < S; j++) mask[i * S + j] = j <= i || (c->non_causal && j == i + 1) ? 0.0 : -3.4028234663852886e38;
-    Value *m = dt_values(g, "mask", DT_F32, 4, (int64_t[]){1, 1, S, S}, mask);
-    Value *logits = op2(g, OP_ADD, op2(g, OP_MUL, op2(g, OP_MATMUL, q, kt), sc), m);
+    enum { M = S + 2 };
+    double mask[M * M];
+    int64_t rows = c->mask_2d ? M : S;
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < rows; j++) mask[i * rows + j] = j <= i || (c->non_causal && j == i + 1) ? 0.0 : -3.4028234663852886e38;
+    Value *m = c->mask_2d ? dt_values(g, "mask", DT_F32, 2, (int64_t[]){M, M}, mask)
+                          : dt_values(g, "mask", DT_F32, 4, (int64_t[]){1, 1, S, S}, mask);
+    if (c->mask_2d) { /* the [S, S] prefix */
+        Node *nd = graph_new_node(g, OP_SLICE, NULL);
+        node_add_input(g, nd, m);
+        node_set_ints(g, nd, "starts", 2, (int64_t[]){0, 0});
+        node_set_dims(g, nd, "sizes", 2, (Dim[]){dim_static(S), dim_static(S)});
+        m = inserted(g, nd);
+    }
+    Value *scores;
+    if (c->sdpa || c->sdpa_one_side) {
+        double root = sqrt(scale[0]);
+        Value *r = dt_values(g, "sqrt_scale", DT_F32, 0, NULL, &root);
+        scores = op2(g, OP_MATMUL, op2(g, OP_MUL, q, r), c->sdpa_one_side ? kt : op2(g, OP_MUL, kt, r));
+    } else {
+        scores = op2(g, OP_MUL, op2(g, OP_MATMUL, q, kt), sc);
+    }
+    Value *logits = op2(g, OP_ADD, scores, m);
     Node *sm = graph_new_node(g, OP_SOFTMAX, NULL);
     node_add_input(g, sm, logits);
     node_set_uint(g, sm, "axis", 3);
@@ -266,19 +308,24 @@ static Graph *torch_graph(const TorchCase *c, uint64_t seed) {
     return g;
 }
 
-/* Fuses a copy with `passes` (NULL-terminated), checks the op counts and compares with the
- * unfused copy. */
-static void torch_case(const TorchCase *c, const char *const *passes, int want_gqa, int want_rotary) {
+/* Fuses a copy with `passes` (NULL-terminated), checks the op counts (rmsNorm too, when want_norms
+ * >= 0) and compares with the unfused copy. */
+static void torch_case_norms(const TorchCase *c, const char *const *passes, int want_gqa, int want_rotary, int want_norms) {
     Graph *ref = torch_graph(c, 5), *f = torch_graph(c, 5);
     for (int i = 0; passes[i]; i++) dt_run_pass(f, passes[i]);
     dt_run_pass(f, "dce");
     ck_assert_int_eq(dt_count_op(f, OP_GROUP_QUERY_ATTENTION), want_gqa);
     ck_assert_int_eq(dt_count_op(f, OP_ROTARY_EMBEDDING), want_rotary);
     if (want_gqa) ck_assert_int_eq(dt_count_op(f, OP_SOFTMAX), 0);
+    if (want_norms >= 0) ck_assert_int_eq(dt_count_op(f, OP_RMS_NORM), want_norms);
     ck_assert_int_eq(graph_verify(f, 0), 0);
     same_outputs(ref, f, 2e-5);
     graph_free(ref);
     graph_free(f);
+}
+
+static void torch_case(const TorchCase *c, const char *const *passes, int want_gqa, int want_rotary) {
+    torch_case_norms(c, passes, want_gqa, want_rotary, -1);
 }
 
 static const char *const ATT[] = {"fuse_torch_attention", NULL};
@@ -297,6 +344,21 @@ START_TEST(torch_attention_fuses) {
 }
 END_TEST
 
+START_TEST(torch_export_forms) {
+    TorchCase pt = {.kv = NKV, .positions_in = true}; /* per-token: rotaryEmbedding of q and k stay */
+    torch_case(&pt, ROT_ATT, 1, 2);
+    torch_case(&pt, ATT, 0, 0); /* per-token tables need fuse_torch_rotary first */
+    TorchCase qkn = {.kv = NKV, .q_norm = true, .k_norm = true}; /* norms absorbed */
+    torch_case_norms(&qkn, ROT_ATT, 1, 0, 0);
+    TorchCase qkn_pt = {.kv = NKV, .q_norm = true, .k_norm = true, .positions_in = true}; /* norms kept */
+    torch_case_norms(&qkn_pt, ROT_ATT, 1, 2, 2);
+    TorchCase sdpa = {.kv = NKV, .sdpa = true, .mask_2d = true};
+    torch_case(&sdpa, ROT_ATT, 1, 0);
+    TorchCase all = {.kv = NKV, .sdpa = true, .mask_2d = true, .q_norm = true, .k_norm = true, .table_const = true};
+    torch_case_norms(&all, ATT, 1, 0, 0);
+}
+END_TEST
+
 START_TEST(torch_near_misses) {
     TorchCase nc = {.kv = NKV, .non_causal = true};
     torch_case(&nc, ROT_ATT, 0, 2);
@@ -306,6 +368,12 @@ START_TEST(torch_near_misses) {
     torch_case(&po, ROT_ATT, 0, 2);
     TorchCase rr = {.kv = NKV, .reverse_rot = true};
     torch_case(&rr, ROT_ATT, 0, 0);
+    TorchCase qn = {.kv = NKV, .q_norm = true}; /* a norm on q only, static rotary */
+    torch_case_norms(&qn, ROT_ATT, 0, 2, 1);
+    TorchCase one = {.kv = NKV, .sdpa_one_side = true};
+    torch_case(&one, ROT_ATT, 0, 2);
+    TorchCase nc2 = {.kv = NKV, .mask_2d = true, .non_causal = true};
+    torch_case(&nc2, ROT_ATT, 0, 2);
 }
 END_TEST
 
@@ -317,6 +385,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, no_cache_by_hand);
     tcase_add_test(tc, no_cache_rejections);
     tcase_add_test(tc, torch_attention_fuses);
+    tcase_add_test(tc, torch_export_forms);
     tcase_add_test(tc, torch_near_misses);
     suite_add_tcase(s, tc);
     return s;
