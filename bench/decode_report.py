@@ -16,7 +16,7 @@ import os
 import re
 import sys
 
-# ladder stages (passes/fuse_plan.c): the patterns each adds, cumulatively from the baseline
+# ladder stages (passes/pipeline_plan.c): the patterns each adds, cumulatively from the baseline
 LADDER = [("+matmulNBits", "matmulNBits"), ("+GQA", "gqa"), ("+norms and rotary", "rmsNorm,rotary"), ("+silu", "silu"),
           ("+qkv and gatedMlp (fully fused)", "qkv,gatedMlp")]
 TORCH = {"eager": "PyTorch fp16 eager (dynamic cache)", "static": "PyTorch fp16 static cache",

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "fuse_plan.h"
+#include "pipeline_plan.h"
 
 int cli_usage_error(const CliCommand *cmd, const char *fmt, ...) {
     char msg[512];

@@ -1,14 +1,14 @@
 /* cmd_diff.c - `webnnc diff A B`: op histograms of two graphs side by side with deltas (B - A).
  * An ONNX input becomes its spec-only baseline exactly as `webnnc convert` builds it (genai_config
  * defaults, KV cache, decompositions, folding); a webnn-graph is read as it is.  --fuse then fuses
- * it (fuse_plan.h) and tidies up as convert does, so `webnnc diff M M --fuse none --fuse all` shows
+ * it (pipeline_plan.h) and tidies up as convert does, so `webnnc diff M M --fuse none --fuse all` shows
  * what fusion recovers.  Columns are named after the graphs (file or folder name, and the fusions). */
 #include <stdio.h>
 #include <string.h>
 
 #include "args.h"
 #include "diag.h"
-#include "fuse_plan.h"
+#include "pipeline_plan.h"
 #include "graph_load.h"
 #include "input_kind.h"
 #include "report.h"

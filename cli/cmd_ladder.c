@@ -1,7 +1,7 @@
 /* cmd_ladder.c - `webnnc ladder MODEL [--json]`: the fusion ladder of one model.  One row per stage:
  * Origin (ONNX nodes, or the graph's nodes for a webnn-graph), Baseline (the spec-only graph
  * `webnnc convert` emits, built by the same pipeline: genai_config defaults, compound dims, KV cache,
- * decompositions, folding), then cumulatively each fusion stage of fuse_plan.c (+matmulNBits, +GQA,
+ * decompositions, folding), then cumulatively each fusion stage of pipeline_plan.c (+matmulNBits, +GQA,
  * +norms and rotary, +silu, +qkv and gatedMlp), each followed by convert's tidy-up (fold_constants,
  * identity, dce), with the node count and its percentage of the baseline.
  * --json prints {"rows": [{"stage": ..., "nodes": N}, ...]}. */
@@ -10,7 +10,7 @@
 #include "args.h"
 #include "convert_pipeline.h"
 #include "diag.h"
-#include "fuse_plan.h"
+#include "pipeline_plan.h"
 #include "graph_load.h"
 
 static const ArgSpec specs[] = {
@@ -39,15 +39,12 @@ int cmd_ladder(const CliCommand *self, int argc, char **argv) {
     const char *labels[LADDER_ROWS];
     int counts[LADDER_ROWS], rows = 0;
     PassOptions popt = {.verbose = verbose, .keep_quantized = 1};
-    static const char *const tidy[] = {"fold_constants", "identity", "dce"};
     labels[rows] = "Origin", counts[rows++] = origin;
     labels[rows] = "Baseline", counts[rows++] = graph_node_count(g);
     for (int s = 0; s < fuse_stage_count && rows < LADDER_ROWS; s++) {
-        unsigned mask = 0; /* every pattern up to this stage: a later stage's norms or rotaries can
-                            * complete an earlier stage's pattern (torch attention over per-token rotaries) */
-        for (int i = 0; i < fuse_pattern_count; i++)
-            if (fuse_patterns[i].stage <= s && pass_find(fuse_patterns[i].pass)) mask |= 1u << i;
-        if (fuse_run(g, mask, &popt) < 0 || pass_run_list(g, tidy, 3, &popt) < 0) {
+        /* every pattern up to this stage: a later stage's norms or rotaries can complete an earlier
+         * stage's pattern (torch attention over per-token rotaries) */
+        if (fuse_and_tidy(g, fuse_stage_mask(s), &popt) < 0) {
             graph_free(g);
             return cli_fail(input, WN_EXIT_BAD_INPUT);
         }

@@ -13,7 +13,7 @@
 #include "decoder_loop.h"
 #include "diag.h"
 #include "input_kind.h"
-#include "pass.h"
+#include "pipeline_plan.h"
 #include "report.h"
 
 /* Parses "1,17,42" into ids; returns the count, or -1 after a usage error. */
@@ -37,9 +37,8 @@ int decoder_parse_ids(const CliCommand *self, const char *s, int64_t *ids, int m
  * unless WEBNNC_ALL_LOGITS=1 keeps every position (to compare). */
 static Graph *last_logits_only(Graph *g) {
     const char *env = getenv("WEBNNC_ALL_LOGITS");
-    static const char *const pass[] = {"last_logits"};
     if (!g || (env && strcmp(env, "1") == 0)) return g;
-    if (pass_run_list(g, pass, 1, NULL) == 0) return g;
+    if (pipeline_run(g, PIPE_LAST_LOGITS, NULL) == 0) return g;
     graph_free(g);
     return NULL;
 }

@@ -9,7 +9,7 @@
 #include "api_internal.h"
 #include "convert_pipeline.h"
 #include "diag.h"
-#include "fuse_plan.h"
+#include "pipeline_plan.h"
 #include "impl_limits.h"
 #include "input_kind.h"
 #include "pass.h"
@@ -157,7 +157,7 @@ int webnnc_fuse(webnnc_model *m, const char *fuse) {
     if (!g) return WEBNNC_BAD_INPUT;
     if (fuse_parse(fuse, &mask) != 0) return api_end(WEBNNC_BAD_INPUT, "bad fuse list");
     PassOptions popt = {.keep_quantized = 1};
-    if (mask && fuse_run(g, mask, &popt) != 0) return api_end(WEBNNC_BAD_INPUT, "fusion failed");
+    if (fuse_and_tidy(g, mask, &popt) != 0) return api_end(WEBNNC_BAD_INPUT, "fusion failed"); /* as convert --fuse */
     if (mask) m->spec_only = false;
     return api_end(WEBNNC_OK, NULL);
 }

@@ -7,16 +7,12 @@
 
 #include "convert_pipeline.h"
 #include "diag.h"
-#include "fuse_plan.h"
+#include "pipeline_plan.h"
 #include "genai_config.h"
 #include "onnx_import.h"
 #include "pass.h"
 #include "webnn_io.h"
 
-/* Pass order (every name must be in passes.def: pass_run_list refuses an unknown one). */
-static const char *const pipeline[] = {"compound_dims", "kv_cache", "decompose_matmul_nbits", "decompose_rms_norm", "decompose_rotary",
-                                       "decompose_gather_block_quantized", "decompose_quick_gelu", "decompose_gqa",
-                                       "fold_constants", "identity", "dce"};
 
 const char *convert_dim_conflict(const DimSettingList *fix, const DimSettingList *dim) {
     for (int i = 0; i < fix->count; i++)
@@ -27,9 +23,7 @@ const char *convert_dim_conflict(const DimSettingList *fix, const DimSettingList
 
 Graph *read_webnn_fused(const char *path, unsigned fuse_mask) {
     Graph *g = webnn_read(path);
-    static const char *const restore[] = {"restore_scatter"};
-    PassOptions popt = {0};
-    if (g && (pass_run_list(g, restore, 1, &popt) != 0 || fuse_run(g, fuse_mask, NULL) < 0)) {
+    if (g && (pipeline_run(g, PIPE_RESTORE, NULL) != 0 || fuse_run(g, fuse_mask, NULL) < 0)) {
         graph_free(g);
         return NULL;
     }
@@ -69,13 +63,6 @@ static int genai_defaults(const OnnxModel *m, DimSettingList *fix, DimSettingLis
     return 0;
 }
 
-/* The spec-op graph made to fit a WebNN implementation (pass legalize_limits), then tidied. */
-static int legalize(Graph *g, const struct ImplLimits *limits, PassOptions *popt) {
-    popt->limits = limits;
-    static const char *const passes[] = {"legalize_limits", "dce"};
-    return pass_run_list(g, passes, 2, popt);
-}
-
 Graph *convert_onnx(const char *input, const ConvertOptions *opt, size_t *onnx_nodes, int *exit_code) {
     *exit_code = WN_EXIT_BAD_INPUT;
     double t = convert_now_s();
@@ -102,18 +89,14 @@ Graph *convert_onnx_model(OnnxModel *m, const ConvertOptions *opt, int *exit_cod
     }
     t = convert_stage_done(opt->verbose, "import", t);
 
-    PassOptions popt = {.verbose = opt->verbose, .kv_capacity = kv_capacity, .keep_quantized = 1};
-    const char *const *run = pipeline;
-    int n_run = (int)(sizeof pipeline / sizeof pipeline[0]);
-    int n_decompose = 0; /* the passes before fold_constants */
-    while (n_decompose < n_run && strcmp(pipeline[n_decompose], "fold_constants") != 0) n_decompose++;
+    PassOptions popt = {.verbose = opt->verbose, .kv_capacity = kv_capacity, .keep_quantized = 1, .limits = opt->limits};
     /* Spec-only baseline first (decompose, then fold/identity/DCE: folding never grows constants,
      * so int4 weights stay behind their dequantizeLinear), then the fusions of --fuse on that
-     * baseline, as `webnnc ladder` and `webnnc run --fuse` do, then tidy up again. */
+     * baseline, as `webnnc ladder` and `webnnc run --fuse` do, then tidy up again; or, spec-only
+     * with limits, legalized (passes/pipeline_plan.c). */
     unsigned fuse = opt->fuse_mask;
-    if (pass_run_list(g, run, n_run, &popt) != 0 ||
-        (fuse && (fuse_run(g, fuse, &popt) != 0 || pass_run_list(g, run + n_decompose, n_run - n_decompose, &popt) != 0)) ||
-        (!fuse && opt->limits && legalize(g, opt->limits, &popt) != 0)) {
+    if (pipeline_run(g, PIPE_ONNX_BASELINE, &popt) != 0 || (fuse && fuse_and_tidy(g, fuse, &popt) != 0) ||
+        (!fuse && opt->limits && pipeline_run(g, PIPE_LEGALIZE, &popt) != 0)) {
         graph_free(g);
         return NULL;
     }

@@ -2,7 +2,7 @@
  * webnn-graph) into the IR (graph_load.h). */
 #include "convert_pipeline.h"
 #include "diag.h"
-#include "fuse_plan.h"
+#include "pipeline_plan.h"
 #include "graph_load.h"
 #include "input_kind.h"
 #include "webnn_io.h"
@@ -41,7 +41,7 @@ Graph *graph_load_baseline(const char *path, DimSettingList *fix, DimSettingList
     ImportOptions iopt = {fix->items, fix->count, dim->items, dim->count};
     Graph *g = graph_load_any(path, &iopt, origin_nodes);
     PassOptions popt = {.verbose = verbose, .keep_quantized = 1};
-    if (g && fuse_baseline(g, &popt) < 0) {
+    if (g && pipeline_run(g, PIPE_GRAPH_BASELINE, &popt) < 0) {
         graph_free(g);
         return NULL;
     }
@@ -64,11 +64,8 @@ Graph *graph_load_fused(const char *path, const char *fuse, const DimSettingList
         g = graph_load_any(path, &none, &origin);
     }
     if (!g) return NULL;
-    static const char *const tidy[] = {"fold_constants", "identity", "dce"};
     PassOptions popt = {.keep_quantized = 1};
-    int rc = mask ? fuse_run(g, mask, &popt) : 0;
-    if (rc == 0 && mask) rc = pass_run_list(g, tidy, 3, &popt);
-    if (rc < 0) {
+    if (fuse_and_tidy(g, mask, &popt) < 0) {
         graph_free(g);
         *exit_code = WN_EXIT_BAD_INPUT;
         return NULL;

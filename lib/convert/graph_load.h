@@ -14,7 +14,7 @@ Graph *graph_load_any(const char *path, const ImportOptions *iopt, int *origin_n
 /* The spec-only baseline of PATH, exactly as `webnnc convert` without --fuse builds it for an ONNX
  * model (convert_onnx: genai_config defaults added to fix/dim, compound dims, KV cache,
  * decompositions, folding); a webnn-graph is read and every extension op in it decomposed
- * (fuse_baseline).  *origin_nodes as graph_load_any.  NULL with a diagnostic and *exit_code. */
+ * (PIPE_GRAPH_BASELINE).  *origin_nodes as graph_load_any.  NULL with a diagnostic and *exit_code. */
 Graph *graph_load_baseline(const char *path, DimSettingList *fix, DimSettingList *dim, int verbose, int *origin_nodes,
                            int *exit_code);
 

@@ -15,7 +15,7 @@
 #include "diag.h"
 #include "eval.h"
 #include "eval_internal.h"
-#include "fuse_plan.h"
+#include "pipeline_plan.h"
 #include "pass.h"
 
 static Graph *g;
@@ -328,6 +328,36 @@ START_TEST(fuse_spec_parsing) {
 }
 END_TEST
 
+/* The pipeline table: every pass it names is registered, the stage masks grow to `all`, and a
+ * name outside passes.def is an error, not a skipped pass. */
+START_TEST(pipeline_table) {
+    for (int p = 0; p < PIPE_COUNT; p++) {
+        const char *const *names = pipeline_passes((Pipeline)p);
+        ck_assert_ptr_nonnull(names);
+        ck_assert_ptr_nonnull(names[0]);
+        for (int i = 0; names[i]; i++) ck_assert_msg(pass_find(names[i]), "pipeline %d: pass %s not in passes.def", p, names[i]);
+    }
+    ck_assert_ptr_null(pipeline_passes(PIPE_COUNT));
+    unsigned all, prev = 0;
+    ck_assert_int_eq(fuse_parse("all", &all), 0);
+    for (int i = 0; i < fuse_pattern_count; i++) ck_assert_msg(pass_find(fuse_patterns[i].pass), "%s", fuse_patterns[i].pass);
+    for (int s = 0; s < fuse_stage_count; s++) {
+        unsigned m = fuse_stage_mask(s);
+        ck_assert_uint_eq(m & prev, prev); /* cumulative */
+        ck_assert_uint_ne(m, prev);        /* every stage adds a pattern */
+        prev = m;
+    }
+    ck_assert_uint_eq(prev, all);
+    Graph *gr = graph_new("unknown");
+    const char *bogus = "fuse_everything";
+    diag_clear();
+    ck_assert_int_eq(pass_run_list(gr, &bogus, 1, NULL), -1);
+    ck_assert_ptr_nonnull(strstr(diag_message(), "fuse_everything"));
+    diag_clear();
+    graph_free(gr);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("fuse");
     TCase *tc = tcase_create("patterns");
@@ -344,6 +374,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, silu_torch_form);
     tcase_add_test(tc, silu_near_misses);
     tcase_add_test(tc, fuse_spec_parsing);
+    tcase_add_test(tc, pipeline_table);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,10 +1,11 @@
-/* fuse_plan.c - the fusion pattern table, the baseline (decomposed, spec-only) pipeline and the
- * `--fuse all|none|LIST` parser and runner (fuse_plan.h). */
+/* pipeline_plan.c - THE pipeline table (pipeline_plan.h): the pass sequences of every phase
+ * (baselines, tidy-up, legalization, restore, last logits), the fusion patterns with their ladder
+ * stages, and the `--fuse all|none|LIST` parser and runner. */
 #include <stdio.h>
 #include <string.h>
 
 #include "diag.h"
-#include "fuse_plan.h"
+#include "pipeline_plan.h"
 
 const char *const fuse_stage_labels[] = {"+matmulNBits", "+GQA", "+norms and rotary", "+silu and gelu", "+qkv and gatedMlp"};
 const int fuse_stage_count = (int)(sizeof fuse_stage_labels / sizeof *fuse_stage_labels);
@@ -65,10 +66,44 @@ int fuse_run(Graph *g, unsigned mask, const PassOptions *opt) {
     return mask ? pass_run_list(g, tail, 1, opt) : 0;
 }
 
-int fuse_baseline(Graph *g, const PassOptions *opt) {
-    static const char *const pipeline[] = {
-        "kv_cache", "fold_constants", "identity", "dce", "decompose_matmul_nbits", "decompose_rms_norm", "decompose_rotary",
-        "decompose_gather_block_quantized", "decompose_quick_gelu", "decompose_gqa", "identity", "dce",
-    };
-    return pass_run_list(g, pipeline, (int)(sizeof pipeline / sizeof *pipeline), opt);
+/* The phases.  Both baselines decompose every extension op; an imported ONNX model first re-splits
+ * compound dims and gives the KV cache its capacity, a read webnn-graph folds before decomposing
+ * (its constants may feed the ops being decomposed). */
+#define DECOMPOSE "decompose_matmul_nbits", "decompose_rms_norm", "decompose_rotary", \
+                  "decompose_gather_block_quantized", "decompose_quick_gelu", "decompose_gqa"
+#define TIDY "fold_constants", "identity", "dce"
+static const char *const onnx_baseline[] = {"compound_dims", "kv_cache", DECOMPOSE, TIDY, NULL};
+static const char *const graph_baseline[] = {"kv_cache", TIDY, DECOMPOSE, "identity", "dce", NULL};
+static const char *const tidy[] = {TIDY, NULL};
+static const char *const legalize[] = {"legalize_limits", "dce", NULL};
+static const char *const restore[] = {"restore_scatter", NULL};
+static const char *const last_logits[] = {"last_logits", NULL};
+static const char *const *const pipelines[PIPE_COUNT] = {
+    [PIPE_ONNX_BASELINE] = onnx_baseline, [PIPE_GRAPH_BASELINE] = graph_baseline, [PIPE_TIDY] = tidy,
+    [PIPE_LEGALIZE] = legalize,           [PIPE_RESTORE] = restore,               [PIPE_LAST_LOGITS] = last_logits,
+};
+
+const char *const *pipeline_passes(Pipeline p) { return p >= 0 && p < PIPE_COUNT ? pipelines[p] : NULL; }
+
+int pipeline_run(Graph *g, Pipeline p, const PassOptions *opt) {
+    const char *const *names = pipeline_passes(p);
+    if (!names) {
+        diag_error("internal: unknown pipeline %d", (int)p);
+        return -1;
+    }
+    int n = 0;
+    while (names[n]) n++;
+    return pass_run_list(g, names, n, opt);
+}
+
+unsigned fuse_stage_mask(int stage) {
+    unsigned mask = 0;
+    for (int i = 0; i < fuse_pattern_count; i++)
+        if (fuse_patterns[i].stage <= stage && pass_find(fuse_patterns[i].pass)) mask |= 1u << i;
+    return mask;
+}
+
+int fuse_and_tidy(Graph *g, unsigned mask, const PassOptions *opt) {
+    if (!mask) return 0;
+    return fuse_run(g, mask, opt) < 0 ? -1 : pipeline_run(g, PIPE_TIDY, opt);
 }
