@@ -1,11 +1,11 @@
 /* api_run.c - the running half of the public API (include/webnnc/webnnc.h): tensor facts of a
  * graph, sessions on the Vulkan runtime (runtime/webnnc_runtime.h), webnnc_run with named buffers,
- * and greedy webnnc_generate on the decoder step of `webnnc generate` (lib/run/decoder_step.c). */
+ * and greedy webnnc_generate on the decoding loop of `webnnc generate` (lib/run/decoder_generate.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "api_internal.h"
-#include "decoder_step.h"
+#include "decoder_generate.h"
 #include "diag.h"
 #include "webnnc_runtime.h"
 
@@ -138,27 +138,16 @@ int webnnc_generate(webnnc_model *m, int device, const int64_t *prompt_ids, int 
     if (!d.g) return WEBNNC_BAD_INPUT;
     if (n_prompt < 1 || max_new < 1 || (int64_t)n_prompt + max_new > MAX_TOKENS || !prompt_ids || !out_ids)
         return api_fail("a prompt of 1.. ids and 1.. new tokens (at most %d in all) expected", MAX_TOKENS);
-    if (decoder_inputs(&d) < 0) return api_end(WEBNNC_BAD_INPUT, "not a decoder");
-    if ((int64_t)n_prompt + max_new - 1 > decoder_max_total(&d))
-        return api_fail("prompt (%d) + new tokens (%d): the graph takes at most %lld positions", n_prompt, max_new,
-                        (long long)decoder_max_total(&d));
     int64_t *tokens = malloc(((size_t)n_prompt + (size_t)max_new) * sizeof *tokens);
-    WnrtContext *ctx = tokens ? wnrt_create(device) : NULL;
-    int code = WEBNNC_BAD_INPUT;
-    if (!ctx || !(d.m = wnrt_load(ctx, d.g)) || (d.g->n_kv && wnrt_kv_resident(d.m) < 0)) goto done;
+    if (!tokens) return api_fail("out of memory");
     memcpy(tokens, prompt_ids, (size_t)n_prompt * sizeof *tokens);
-    int64_t n = n_prompt;
-    for (int k = 0; k < max_new; k++, n++) {
-        int64_t start = d.g->n_kv ? (k ? n - 1 : 0) : 0; /* with caches only the new tokens */
-        if (decoder_step(&d, tokens, start, n - start, &tokens[n]) < 0) goto done;
-        out_ids[k] = tokens[n];
-    }
-    code = WEBNNC_OK;
-done:;
-    const char *fallback = tokens ? "generation failed" : "out of memory";
-    wnrt_free(d.m);
-    wnrt_destroy(ctx);
+    DecoderLoop loop; /* greedy, on the device where it can run: the loop of `webnnc generate` */
+    decoder_loop_init(&loop, 0, 0, 1, 0);
+    d.loop = &loop;
+    DecoderResult res;
+    int code = decoder_generate(&d, device, max_new, tokens, n_prompt, &res);
+    if (code == WEBNNC_OK) memcpy(out_ids, tokens + n_prompt, (size_t)max_new * sizeof *out_ids);
     free(d.out);
     free(tokens);
-    return api_end(code, fallback);
+    return api_end(code, "generation failed");
 }
