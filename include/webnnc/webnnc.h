@@ -124,7 +124,8 @@ WEBNNC_EXPORT const char *webnnc_dtype_name(webnnc_dtype dtype);
 
 /* A named, dense, row-major tensor. */
 typedef struct {
-    const char *name; /* a graph input / output (its name, or the ONNX name it came from) */
+    const char *name; /* a graph input / output (its name, the ONNX name it came from, or that ONNX
+                       * name as the graph's identifier: "past.0.key" names past_0_key) */
     webnnc_dtype dtype;
     int rank;
     int64_t shape[WEBNNC_MAX_RANK];

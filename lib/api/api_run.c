@@ -8,6 +8,7 @@
 #include "api_internal.h"
 #include "decoder_generate.h"
 #include "diag.h"
+#include "run_inputs.h"
 #include "run_io.h"
 #include "webnnc_runtime.h"
 
@@ -94,9 +95,7 @@ static int bind_inputs(webnnc_session *s, const webnnc_tensor *inputs, int n_inp
     for (int k = 0; k < n_inputs; k++) {
         const webnnc_tensor *t = &inputs[k];
         int i = 0;
-        while (i < g->n_inputs && !(t->name && (!strcmp(g->inputs[i]->name, t->name) ||
-                                                (g->inputs[i]->origin && !strcmp(g->inputs[i]->origin, t->name)))))
-            i++;
+        while (i < g->n_inputs && !(t->name && tensor_name_matches(g->inputs[i], t->name))) i++;
         if (i == g->n_inputs) return api_fail("input %s: not a graph input", t->name ? t->name : "(no name)");
         const Value *v = g->inputs[i];
         if ((int)t->dtype != (int)v->dtype)

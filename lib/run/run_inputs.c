@@ -56,9 +56,7 @@ void tensor_set_free(TensorSet *s) {
     s->n = 0;
 }
 
-/* A file's tensor name matches a value by the value's name, its ONNX name, or the identifier the
- * converter made of it (`past.0.key` -> `past_0_key`: graphs read from JSON carry no ONNX names). */
-static bool value_named(const Value *v, const char *name) {
+bool tensor_name_matches(const Value *v, const char *name) {
     char id[NAME_SANITIZED_MAX];
     name_sanitize(name, id);
     return strcmp(v->name, name) == 0 || (v->origin && strcmp(v->origin, name) == 0) || strcmp(v->name, id) == 0;
@@ -66,7 +64,7 @@ static bool value_named(const Value *v, const char *name) {
 
 static bool any_named(Value **vals, int nv, const char *name) {
     for (int i = 0; i < nv; i++)
-        if (value_named(vals[i], name)) return true;
+        if (tensor_name_matches(vals[i], name)) return true;
     return false;
 }
 
@@ -78,7 +76,7 @@ int tensor_set_match(Value **vals, int nv, const TensorSet *set, int *file_of, c
     for (int i = 0; i < nv; i++) {
         file_of[i] = -1;
         for (int f = 0; f < set->n && file_of[i] < 0; f++)
-            if (value_named(vals[i], set->t[f].name)) file_of[i] = f;
+            if (tensor_name_matches(vals[i], set->t[f].name)) file_of[i] = f;
         if (file_of[i] < 0) snprintf(missing + strlen(missing), sizeof missing - strlen(missing), " %s", value_display_name(vals[i]));
     }
     for (int f = 0; f < set->n; f++) {

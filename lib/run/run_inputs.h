@@ -17,6 +17,9 @@ typedef struct {
 /* Reads every *.pb / *.npy file of dir (sorted by name).  0, or -1 + diagnostic. */
 int tensor_set_read_dir(const char *dir, TensorSet *set);
 void tensor_set_free(TensorSet *s);
+/* A tensor name matches a value by the value's name, its ONNX name, or the identifier the
+ * converter made of it (`past.0.key` -> `past_0_key`: graphs read from JSON carry no ONNX names). */
+bool tensor_name_matches(const Value *v, const char *name);
 /* Matches files to graph values (by name, ONNX name or its identifier); file_of[i] is the file of
  * vals[i].  The error lists missing and extra names (files naming one of `ignore` are not extra). */
 int tensor_set_match(Value **vals, int nv, const TensorSet *set, int *file_of, const char *what, bool extra_is_error,
