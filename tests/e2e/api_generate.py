@@ -94,25 +94,14 @@ def sampling_and_eos(tool, model):
 
 
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    tool = sys.argv[2]
-    e2e.webnnc()
-    shared = e2e.shared_dir_or_skip("api_generate (model corpus)")
+    tool, shared = e2e.api_suite_start("api_generate (model corpus)", __doc__)
     models_dir = os.path.join(shared, "models")
-    if e2e.use_working_vulkan_device() is None:
-        return 1
     failures = []
     names = sorted(d for d in os.listdir(models_dir) if os.path.isfile(os.path.join(models_dir, d, "model.onnx")))
     for name in names:
         failures += model_checks(tool, os.path.join(models_dir, name), name)
     failures += sampling_and_eos(tool, os.path.join(models_dir, "qwen2-int4-webgpu"))
-    if failures:
-        print(f"FAIL: {len(failures)} problem(s):\n  " + "\n  ".join(failures))
-        return 1
-    print(f"PASS: {len(names)} models, webnnc_generate == webnnc generate")
-    return 0
+    return e2e.finish(failures, f"{len(names)} models, webnnc_generate == webnnc generate")
 
 
 if __name__ == "__main__":

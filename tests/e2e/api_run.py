@@ -85,14 +85,7 @@ def step_checks(tool, graph, data_dir, label, tmp):
 
 
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    tool = sys.argv[2]
-    e2e.webnnc()
-    shared = e2e.shared_dir_or_skip("api_run (model corpus)")
-    if e2e.use_working_vulkan_device() is None:
-        return 1
+    tool, shared = e2e.api_suite_start("api_run (model corpus)", __doc__)
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in MODELS:
@@ -106,11 +99,7 @@ def main():
                 step_tmp = os.path.join(tmp, name + "-" + ds)
                 os.makedirs(step_tmp)
                 failures += step_checks(tool, graph, os.path.join(model, ds), f"{name} {ds}", step_tmp)
-    if failures:
-        print(f"FAIL: {len(failures)} problem(s):\n  " + "\n  ".join(failures))
-        return 1
-    print(f"PASS: {len(MODELS)} models, webnnc_run == webnnc run in the ONNX KV interface")
-    return 0
+    return e2e.finish(failures, f"{len(MODELS)} models, webnnc_run == webnnc run in the ONNX KV interface")
 
 
 if __name__ == "__main__":
