@@ -9,13 +9,13 @@
  * device (wnrt_kv_resident: the present of a step is the next step's past, nothing is copied
  * between host and device).  Without caches (e.g. torch-dynamo exports) every step feeds the whole
  * sequence so far.  The next token is the argmax of the last logits row (first index on ties),
- * picked on the device with KV caches (lib/run/decoder_loop.c, runtime/loop.c: several steps per submission,
- * only the ids read back; sampling options there only), else on the host.
+ * picked on the device with KV caches (lib/run/decoder_loop.c, runtime/loop.c: several steps per
+ * submission, only the ids read back; sampling options there only), else on the host.
  * Prints the generated ids (comma-separated) on stdout; time to first token and decode tokens/s
  * on stderr.  With --prompt the model folder's tokenizer encodes the text and the generated text
  * streams to stdout as tokens arrive, ending at an eos id of genai_config.json (generate_text.c);
- * --ids adds a line with the ids.  Exit 2 on bad input.  The loop is lib/run/decoder_generate.c (shared with `webnnc profile`
- * and webnnc_generate); decoder.c parses its options and prints. */
+ * --ids adds a line with the ids.  Exit 2 on bad input.  The loop is lib/run/decoder_generate.c
+ * (shared with `webnnc profile` and webnnc_generate); decoder.c parses its options and prints. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

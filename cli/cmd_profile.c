@@ -1,9 +1,10 @@
 /* cmd_profile.c - `webnnc profile MODEL|OUTDIR [--prompt-ids I,J,..|--prompt-len N] [--new N]
  * [--fuse all|none|LIST] [--trace FILE] [--json] [--device N] [--fix NAME=N]... [--dim NAME=MAX]...`:
- * greedy decoding (the loop of `webnnc generate`, lib/run/decoder_generate.c) of a prefill step and N decode steps
- * with the runtime's profiler on (webnnc_profile.h), then per phase (prefill, decode) the GPU time
- * per op type and per node (timestamps around every dispatch), the host split (shape binding,
- * recording, submit, wait, read-back) and the wall time per step (profile_report.c).  --json prints
+ * greedy decoding (the loop of `webnnc generate`, lib/run/decoder_generate.c; host argmax) of a
+ * prefill step and N decode steps with the runtime's profiler on (webnnc_profile.h), then per
+ * phase (prefill, decode) the GPU time per op type and per node (timestamps around every
+ * dispatch), the host split (shape binding, recording, submit, wait, read-back) and the wall time
+ * per step (profile_report.c).  --json prints
  * the same as one object; --trace writes a Chrome trace (profile_trace.c).  Without timestamp
  * support (or with WEBNNC_NO_TIMESTAMPS=1) it says so and reports host times only.  Exit 2 on bad
  * input. */
