@@ -9,19 +9,19 @@
  * device (wnrt_kv_resident: the present of a step is the next step's past, nothing is copied
  * between host and device).  Without caches (e.g. torch-dynamo exports) every step feeds the whole
  * sequence so far.  The next token is the argmax of the last logits row (first index on ties),
- * picked on the device with KV caches (decoder_loop.c, runtime/loop.c: several steps per submission,
- * only the ids read back; sampling options there only), else on the host.
+ * picked on the device with KV caches (lib/run/decoder_loop.c, runtime/loop.c: several steps per
+ * submission, only the ids read back; sampling options there only), else on the host.
  * Prints the generated ids (comma-separated) on stdout; time to first token and decode tokens/s
  * on stderr.  With --prompt the model folder's tokenizer encodes the text and the generated text
  * streams to stdout as tokens arrive, ending at an eos id of genai_config.json (generate_text.c);
- * --ids adds a line with the ids.  Exit 2 on bad input.  The loop is in decoder.c (shared with `webnnc profile`). */
+ * --ids adds a line with the ids.  Exit 2 on bad input.  The loop is lib/run/decoder_generate.c
+ * (shared with `webnnc profile` and webnnc_generate); decoder.c parses its options and prints. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
 #include "decoder.h"
-#include "decoder_loop.h"
 #include "diag.h"
 #include "generate_text.h"
 
@@ -51,28 +51,29 @@ static int generate_run(const CliCommand *self, const ArgResult *r, GenerateText
     const char *path = r->pos[0];
     diag_set_file(path);
     Decoder d = {0};
+    DecoderPrint pr = {0};
     int rc;
-    d.g = decoder_load_graph(self, r, path, fuse, device, &rc);
+    d.g = decoder_cli_load(self, r, path, fuse, device, &rc);
     if (!d.g && rc < 0) return WN_EXIT_BAD_INPUT; /* usage error already printed */
     cJSON *report = args_count(r, "json") ? report_new(self->name) : NULL;
     if (report) cJSON_AddStringToObject(report, "model", path);
     if (!d.g) return report_fail(report, path, rc);
-    d.report = report;
-    d.verbose = args_count(r, "verbose") > 0;
+    pr.report = report;
+    pr.verbose = args_count(r, "verbose") > 0;
     d.loop = &loop;
     if (gt->tok) {
         d.on_step = generate_text_on_step;
         d.user = gt;
-        d.hide_ids = true; /* printed after the text, with --ids */
+        pr.hide_ids = true; /* printed after the text, with --ids */
     }
-    rc = decoder_generate(&d, device, max_new, tokens, n_prompt);
+    rc = decoder_generate_print(&d, &pr, device, max_new, tokens, n_prompt);
     if (rc == WN_EXIT_OK && gt->tok && text_stream_finish(&gt->stream) < 0) rc = WN_EXIT_BAD_INPUT;
     if (rc == WN_EXIT_OK && gt->tok && report)
         cJSON_AddItemToObject(report, "text", cJSON_CreateString(gt->stream.text ? gt->stream.text : ""));
     else if (rc == WN_EXIT_OK && gt->tok) {
         printf("\n"); /* ends the streamed text */
-        for (int64_t k = 0; args_count(r, "ids") && k < d.n_generated; k++)
-            printf("%lld%s", (long long)tokens[n_prompt + k], k + 1 < d.n_generated ? "," : "\n");
+        for (int64_t k = 0; args_count(r, "ids") && k < pr.n_generated; k++)
+            printf("%lld%s", (long long)tokens[n_prompt + k], k + 1 < pr.n_generated ? "," : "\n");
     }
     free(d.out);
     graph_free(d.g);

@@ -1,9 +1,10 @@
 /* cmd_profile.c - `webnnc profile MODEL|OUTDIR [--prompt-ids I,J,..|--prompt-len N] [--new N]
  * [--fuse all|none|LIST] [--trace FILE] [--json] [--device N] [--fix NAME=N]... [--dim NAME=MAX]...`:
- * greedy decoding (the loop of `webnnc generate`, decoder.c) of a prefill step and N decode steps
- * with the runtime's profiler on (webnnc_profile.h), then per phase (prefill, decode) the GPU time
- * per op type and per node (timestamps around every dispatch), the host split (shape binding,
- * recording, submit, wait, read-back) and the wall time per step (profile_report.c).  --json prints
+ * greedy decoding (the loop of `webnnc generate`, lib/run/decoder_generate.c; host argmax) of a
+ * prefill step and N decode steps with the runtime's profiler on (webnnc_profile.h), then per
+ * phase (prefill, decode) the GPU time per op type and per node (timestamps around every
+ * dispatch), the host split (shape binding, recording, submit, wait, read-back) and the wall time
+ * per step (profile_report.c).  --json prints
  * the same as one object; --trace writes a Chrome trace (profile_trace.c).  Without timestamp
  * support (or with WEBNNC_NO_TIMESTAMPS=1) it says so and reports host times only.  Exit 2 on bad
  * input. */
@@ -82,9 +83,10 @@ int cmd_profile(const CliCommand *self, int argc, char **argv) {
     diag_set_file(path);
     static int64_t tokens[MAX_TOKENS];
     ProfileRun p = {.info = {.model = path, .device = "?", .fuse = args_value(&r, "fuse")}};
-    Decoder d = {.on_load = on_load, .on_step = on_step, .user = &p, .quiet = true};
+    Decoder d = {.on_load = on_load, .on_step = on_step, .user = &p};
+    DecoderResult res;
     p.t0 = convert_now_s();
-    d.g = decoder_load_graph(self, &r, path, fuse, device, &rc);
+    d.g = decoder_cli_load(self, &r, path, fuse, device, &rc);
     if (!d.g) return rc < 0 ? WN_EXIT_BAD_INPUT : cli_fail(path, rc);
     static const char *const phases[] = {"prefill", "decode"};
     int n_prompt = prompt(self, &r, d.g, tokens);
@@ -97,7 +99,7 @@ int cmd_profile(const CliCommand *self, int argc, char **argv) {
     p.info.prompt_tokens = n_prompt;
     p.info.new_tokens = (int)steps;
     rc = prof_report_init(&p.rep, d.g, phases, 2, trace != NULL) < 0 ? WN_EXIT_BAD_INPUT
-                                                                       : decoder_generate(&d, device, steps + 1, tokens, n_prompt);
+                                                                       : decoder_generate(&d, device, steps + 1, tokens, n_prompt, &res);
     if (rc == WN_EXIT_OK && trace && prof_trace_write(&p.rep, &p.info, trace) < 0) rc = WN_EXIT_BAD_INPUT;
     if (rc == WN_EXIT_OK) {
         if (args_count(&r, "json")) prof_report_json(&p.rep, &p.info, stdout);

@@ -14,9 +14,9 @@
  * KV caches (graphs with Graph.kv bindings, docs/kv-cache.md): a past file in the ONNX interface
  * ([B, kvH, P, H] with P < C, P = 0 at prefill) fills rows 0..P-1 of a zeroed cache; then every
  * present comes back in the ONNX shape [B, kvH, total, H], total being the size of the binding's
- * total-length dim in this step's inputs (the attention_mask width).
+ * total-length dim in this step's inputs (the attention_mask width).  Reading and binding the
+ * tensors is lib/run (run_inputs.c, run_io.c, shared with webnnc_run); this file prints.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,9 +26,9 @@
 #include "args.h"
 #include "convert_pipeline.h"
 #include "diag.h"
-#include "kv_io.h"
 #include "report.h"
 #include "run_inputs.h"
+#include "run_io.h"
 #include "run_report.h"
 #include "profile_report.h"
 #include "webnnc_profile.h"
@@ -84,10 +84,10 @@ static int print_profile(const Graph *g, WnrtModel *m, const ProfInfo *info, dou
     return rc;
 }
 
-/* Binds every input (before each run: a run may reuse input buffers); a past in the ONNX KV
- * interface is expanded to the cache capacity (*onnx_kv).  shapes[i] gets input i's file shape. */
-static int bind_inputs(WnrtModel *m, Graph *g, const TensorSet *ins, const int *in_file,
-                       int64_t (*shapes)[WN_MAX_RANK], bool *onnx_kv) {
+/* Binds every input from its file (before each run: a run may reuse input buffers), through
+ * run_io (a past in the ONNX KV interface is expanded to the cache capacity). */
+static int bind_inputs(WnrtModel *m, RunIo *io, const TensorSet *ins, const int *in_file) {
+    const Graph *g = io->g;
     for (int i = 0; i < g->n_inputs; i++) {
         const TensorFile *t = &ins->t[in_file[i]];
         if (t->dtype != g->inputs[i]->dtype) {
@@ -95,26 +95,11 @@ static int bind_inputs(WnrtModel *m, Graph *g, const TensorSet *ins, const int *
                        dtype_name(g->inputs[i]->dtype));
             return -1;
         }
-        const KvBinding *kv = kv_binding_of(g, g->inputs[i], false);
-        const void *data = t->data;
-        void *cache = NULL;
-        uint64_t nbytes = t->nbytes;
-        int64_t shape[WN_MAX_RANK];
-        memcpy(shape, t->shape, sizeof shape);
-        memcpy(shapes[i], t->shape, sizeof shapes[i]);
-        if (kv && t->rank == g->inputs[i]->rank && t->shape[kv->axis] != kv->capacity) {
-            if (!(data = cache = kv_expand_past(kv, g->inputs[i], t->dtype, t->rank, t->shape, t->data, &nbytes))) return -1;
-            shape[kv->axis] = kv->capacity;
-            *onnx_kv = true;
-        }
-        int rc = wnrt_bind_input(m, g->inputs[i]->name, data, nbytes, t->rank, shape);
-        free(cache);
-        if (rc < 0) return -1;
+        if (run_io_bind(io, m, i, t->rank, t->shape, t->data, t->nbytes) < 0) return -1;
     }
     return 0;
 }
 
-/* Runs g; with report (--json) the results go into it instead of stdout. */
 /* --atol, --rtol, --repeat and --device, checked before the graph is read: 0, or -1 after a usage
  * error. */
 static int parse_numbers(const CliCommand *self, const ArgResult *r, int *repeat, int *device) {
@@ -128,28 +113,29 @@ static int parse_numbers(const CliCommand *self, const ArgResult *r, int *repeat
     return args_device(self, r, device) < 0 ? -1 : 0;
 }
 
+/* Runs g; with report (--json) the results go into it instead of stdout. */
 static int run_graph(const ArgResult *r, Graph *g, int repeat, int device, cJSON *report) {
     const char *precision = weights_precision(g);
     double *ms = NULL;
     cJSON *outputs = report ? report_add_array(report, "outputs") : NULL;
     static TensorSet ins, exp;
-    int in_file[MAX_FILES], exp_file[MAX_FILES];
+    int in_file[TENSOR_SET_MAX], exp_file[TENSOR_SET_MAX];
     int code = WN_EXIT_BAD_INPUT;
     WnrtContext *ctx = NULL;
     WnrtModel *m = NULL;
     void *buf = NULL;
-    static int64_t shapes[MAX_FILES][WN_MAX_RANK]; /* bound shape per graph input (ONNX interface) */
-    bool onnx_kv = false;                         /* a past came in the ONNX interface */
-    if (g->n_inputs > MAX_FILES || g->n_outputs > MAX_FILES) {
+    RunIo io = {0};
+    if (g->n_inputs > TENSOR_SET_MAX || g->n_outputs > TENSOR_SET_MAX) {
         diag_error("too many graph inputs/outputs");
         goto done;
     }
+    if (run_io_init(&io, g) < 0) goto done;
     if (args_count(r, "random")) {
-        if (random_inputs(g, &ins, in_file) < 0) goto done;
-    } else if (read_dir(args_value(r, "inputs"), &ins) < 0 || match(g->inputs, g->n_inputs, &ins, in_file, "inputs", true, g->outputs, g->n_outputs) < 0)
+        if (tensor_set_random(g, &ins, in_file) < 0) goto done;
+    } else if (tensor_set_read_dir(args_value(r, "inputs"), &ins) < 0 || tensor_set_match(g->inputs, g->n_inputs, &ins, in_file, "inputs", true, g->outputs, g->n_outputs) < 0)
         goto done;
-    if (args_value(r, "expect") && (read_dir(args_value(r, "expect"), &exp) < 0 ||
-                                    match(g->outputs, g->n_outputs, &exp, exp_file, "expected outputs", false, NULL, 0) < 0))
+    if (args_value(r, "expect") && (tensor_set_read_dir(args_value(r, "expect"), &exp) < 0 ||
+                                    tensor_set_match(g->outputs, g->n_outputs, &exp, exp_file, "expected outputs", false, NULL, 0) < 0))
         goto done;
     if (!(ctx = wnrt_create(device)) || !(m = wnrt_load(ctx, g))) goto done;
     const char *no_gpu = NULL;
@@ -157,7 +143,7 @@ static int run_graph(const ArgResult *r, Graph *g, int repeat, int device, cJSON
     double t_begin = wnrt_profile_now_ns();
     if (!(ms = malloc((size_t)repeat * sizeof *ms))) abort();
     for (int k = 0; k < repeat; k++) {
-        if (bind_inputs(m, g, &ins, in_file, shapes, &onnx_kv) < 0) goto done;
+        if (bind_inputs(m, &io, &ins, in_file) < 0) goto done;
         if (run_timed(m, 1, ms + k) < 0) goto done;
     }
     code = WN_EXIT_OK;
@@ -169,15 +155,7 @@ static int run_graph(const ArgResult *r, Graph *g, int repeat, int device, cJSON
     }
     for (int i = 0; i < g->n_outputs; i++) {
         WnrtTensorInfo info;
-        if (wnrt_output_info(m, i, &info) < 0 || !(buf = malloc(info.nbytes ? (size_t)info.nbytes : 1)) ||
-            wnrt_read_output(m, i, buf, info.nbytes) < 0) {
-            if (!diag_has_error()) diag_error("out of memory");
-            code = WN_EXIT_BAD_INPUT;
-            goto done;
-        }
-        const KvBinding *kv = onnx_kv ? kv_binding_of(g, g->outputs[i], true) : NULL;
-        int64_t total = kv ? kv_total_length(g, kv, shapes) : 0;
-        if (kv && (total < 0 || kv_cut_present(kv, info.dtype, info.rank, info.shape, buf, total) < 0)) {
+        if (!(buf = run_io_read(&io, m, i, &info))) {
             code = WN_EXIT_BAD_INPUT;
             goto done;
         }
@@ -221,8 +199,9 @@ done:
     free(buf);
     wnrt_free(m);
     wnrt_destroy(ctx);
-    free_set(&ins);
-    free_set(&exp);
+    tensor_set_free(&ins);
+    tensor_set_free(&exp);
+    run_io_free(&io);
     return code;
 }
 

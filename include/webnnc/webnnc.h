@@ -124,7 +124,8 @@ WEBNNC_EXPORT const char *webnnc_dtype_name(webnnc_dtype dtype);
 
 /* A named, dense, row-major tensor. */
 typedef struct {
-    const char *name; /* a graph input / output (its name, or the ONNX name it came from) */
+    const char *name; /* a graph input / output (its name, the ONNX name it came from, or that ONNX
+                       * name as the graph's identifier: "past.0.key" names past_0_key) */
     webnnc_dtype dtype;
     int rank;
     int64_t shape[WEBNNC_MAX_RANK];
@@ -145,17 +146,43 @@ WEBNNC_EXPORT void webnnc_session_free(webnnc_session *s);
 /* The device's name. */
 WEBNNC_EXPORT const char *webnnc_session_device(const webnnc_session *s);
 /* Binds every graph input from inputs[] (by name; dynamic dims take the given sizes), runs once and
- * returns every output in *outputs (malloc'ed; free with webnnc_tensors_free), *n_outputs of them.
- * KV-cache inputs are bound at the cache capacity. */
+ * returns every output in *outputs (malloc'ed; free with webnnc_tensors_free), *n_outputs of them,
+ * as `webnnc run` does with a test_data_set folder.  KV caches take the ONNX interface: a past of
+ * length P below the cache capacity (P = 0 at the prefill) fills the first P rows of the cache, and
+ * the presents then come back at the step's total length (the attention_mask width); a past given
+ * at the full capacity is bound as it is and the presents come back at the capacity. */
 WEBNNC_EXPORT int webnnc_run(webnnc_session *s, const webnnc_tensor *inputs, int n_inputs, webnnc_tensor **outputs,
                              int *n_outputs);
 WEBNNC_EXPORT void webnnc_tensors_free(webnnc_tensor *tensors, int n);
 
-/* Greedy decoding, as `webnnc generate --prompt-ids`: the graph takes input_ids (optionally
- * attention_mask, position_ids and KV caches, kept on the device) and gives logits.  Writes
- * max_new new token ids to out_ids (room for max_new). */
+/* Greedy decoding, as `webnnc generate --prompt-ids` and with its loop (the same ids): the graph
+ * takes input_ids (optionally attention_mask, position_ids and KV caches, kept on the device) and
+ * gives logits.  With KV caches each next token is picked on the device (the device token loop:
+ * several decode steps per submission, only the ids read back), else by the host's argmax of the
+ * last logits row.  Writes max_new new token ids to out_ids (room for max_new). */
 WEBNNC_EXPORT int webnnc_generate(webnnc_model *m, int device, const int64_t *prompt_ids, int n_prompt, int max_new,
                                   int64_t *out_ids);
+
+/* Options of webnnc_generate_with, `webnnc generate`'s --temperature, --top-k, --top-p, --seed
+ * and -v, and its stop at an eos id (generate --prompt). */
+typedef struct {
+    float temperature;      /* 0 (default): greedy, the exact argmax; > 0: sampling, on the device
+                             * token loop only (a graph with KV caches) */
+    int top_k;              /* sampling: keep the k most likely tokens (0, default: all) */
+    float top_p;            /* sampling: then the fewest most likely tokens whose probability
+                             * reaches top_p (1, default: all) */
+    uint64_t seed;          /* sampling: the same seed gives the same tokens */
+    const int64_t *eos_ids; /* generation stops after any of these n_eos ids (it is included) */
+    int n_eos;
+    int verbose;            /* the runtime's statistics on stderr, as `webnnc generate -v` */
+} webnnc_generate_options;
+
+/* The defaults: greedy, no eos ids, quiet. */
+WEBNNC_EXPORT void webnnc_generate_options_init(webnnc_generate_options *opt);
+/* webnnc_generate with options (NULL: the defaults): writes up to max_new new ids to out_ids and
+ * their count to *n_out (may be NULL; fewer than max_new after an eos id). */
+WEBNNC_EXPORT int webnnc_generate_with(webnnc_model *m, int device, const int64_t *prompt_ids, int n_prompt,
+                                       int max_new, const webnnc_generate_options *opt, int64_t *out_ids, int *n_out);
 
 #ifdef __cplusplus
 }

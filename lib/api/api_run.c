@@ -1,12 +1,15 @@
 /* api_run.c - the running half of the public API (include/webnnc/webnnc.h): tensor facts of a
  * graph, sessions on the Vulkan runtime (runtime/webnnc_runtime.h), webnnc_run with named buffers,
- * and greedy webnnc_generate on the decoder step of `webnnc generate` (lib/run/decoder_step.c). */
+ * and greedy webnnc_generate on the decoding loop of `webnnc generate` (lib/run/decoder_generate.c). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api_internal.h"
-#include "decoder_step.h"
+#include "decoder_generate.h"
 #include "diag.h"
+#include "run_inputs.h"
+#include "run_io.h"
 #include "webnnc_runtime.h"
 
 _Static_assert(DT_F32 == (int)WEBNNC_FLOAT32 && DT_F16 == (int)WEBNNC_FLOAT16 && DT_I32 == (int)WEBNNC_INT32 &&
@@ -20,6 +23,7 @@ struct webnnc_session {
     webnnc_model *model;
     WnrtContext *ctx;
     WnrtModel *rt;
+    RunIo io; /* inputs bound in the ONNX KV interface, outputs read back (lib/run/run_io.c) */
 };
 
 const char *webnnc_dtype_name(webnnc_dtype dtype) { return dtype_name((DType)dtype); }
@@ -57,7 +61,7 @@ int webnnc_session_create(webnnc_model *m, int device, webnnc_session **out) {
     webnnc_session *s = calloc(1, sizeof *s);
     if (!s) return api_fail("out of memory");
     s->model = m;
-    if (!(s->ctx = wnrt_create(device)) || !(s->rt = wnrt_load(s->ctx, g))) {
+    if (run_io_init(&s->io, g) < 0 || !(s->ctx = wnrt_create(device)) || !(s->rt = wnrt_load(s->ctx, g))) {
         webnnc_session_free(s);
         return api_end(WEBNNC_BAD_INPUT, "cannot load the graph on the device");
     }
@@ -69,6 +73,7 @@ void webnnc_session_free(webnnc_session *s) {
     if (!s) return;
     wnrt_free(s->rt);
     wnrt_destroy(s->ctx);
+    run_io_free(&s->io);
     free(s);
 }
 
@@ -82,20 +87,21 @@ void webnnc_tensors_free(webnnc_tensor *tensors, int n) {
     free(tensors);
 }
 
-/* Binds inputs[] after checking each names a graph input of its dtype. */
+/* Binds inputs[] through run_io (as `webnnc run` binds its files) after checking each names a
+ * graph input of its dtype. */
 static int bind_inputs(webnnc_session *s, const webnnc_tensor *inputs, int n_inputs) {
     const Graph *g = s->model->g;
+    s->io.onnx_kv = false; /* this run's inputs decide */
     for (int k = 0; k < n_inputs; k++) {
         const webnnc_tensor *t = &inputs[k];
-        const Value *v = NULL;
-        for (int i = 0; i < g->n_inputs && !v; i++)
-            if (t->name && (!strcmp(g->inputs[i]->name, t->name) || (g->inputs[i]->origin && !strcmp(g->inputs[i]->origin, t->name))))
-                v = g->inputs[i];
-        if (!v) return api_fail("input %s: not a graph input", t->name ? t->name : "(no name)");
+        int i = 0;
+        while (i < g->n_inputs && !(t->name && tensor_name_matches(g->inputs[i], t->name))) i++;
+        if (i == g->n_inputs) return api_fail("input %s: not a graph input", t->name ? t->name : "(no name)");
+        const Value *v = g->inputs[i];
         if ((int)t->dtype != (int)v->dtype)
             return api_fail("input %s: given %s, the graph expects %s", t->name, webnnc_dtype_name(t->dtype), dtype_name(v->dtype));
         if (t->rank < 0 || t->rank > WEBNNC_MAX_RANK) return api_fail("input %s: rank %d", t->name, t->rank);
-        if (wnrt_bind_input(s->rt, v->name, t->data, t->nbytes, t->rank, t->shape) < 0) return WEBNNC_BAD_INPUT;
+        if (run_io_bind(&s->io, s->rt, i, t->rank, t->shape, t->data, t->nbytes) < 0) return WEBNNC_BAD_INPUT;
     }
     return WEBNNC_OK;
 }
@@ -113,16 +119,15 @@ int webnnc_run(webnnc_session *s, const webnnc_tensor *inputs, int n_inputs, web
     for (int i = 0; i < n; i++) {
         WnrtTensorInfo info;
         webnnc_tensor *t = &outs[i];
-        if (wnrt_output_info(s->rt, i, &info) < 0) goto fail;
+        if (!(t->data = run_io_read(&s->io, s->rt, i, &info))) goto fail;
         t->dtype = (webnnc_dtype)info.dtype;
         t->rank = info.rank;
         memcpy(t->shape, info.shape, sizeof t->shape);
         t->nbytes = info.nbytes;
-        if (!(t->name = strdup(info.name)) || !(t->data = malloc(info.nbytes ? (size_t)info.nbytes : 1))) {
+        if (!(t->name = strdup(info.name))) {
             diag_error("out of memory");
             goto fail;
         }
-        if (wnrt_read_output(s->rt, i, t->data, info.nbytes) < 0) goto fail;
     }
     *outputs = outs;
     *n_outputs = n;
@@ -132,33 +137,63 @@ fail:
     return api_end(WEBNNC_BAD_INPUT, "reading the outputs failed");
 }
 
-int webnnc_generate(webnnc_model *m, int device, const int64_t *prompt_ids, int n_prompt, int max_new, int64_t *out_ids) {
+void webnnc_generate_options_init(webnnc_generate_options *opt) {
+    memset(opt, 0, sizeof *opt);
+    opt->top_p = 1;
+}
+
+typedef struct {
+    const webnnc_generate_options *opt;
+    const int64_t *tokens;
+    int n_prompt;
+} EosStop;
+
+/* Decoder.on_step (user: an EosStop): 1 (stop) after an eos id of the options. */
+static int stop_at_eos(Decoder *d, long long k, double begin_s, double end_s) {
+    (void)begin_s, (void)end_s;
+    const EosStop *e = d->user;
+    for (int i = 0; i < e->opt->n_eos; i++)
+        if (e->opt->eos_ids[i] == e->tokens[e->n_prompt + k]) return 1;
+    return 0;
+}
+
+int webnnc_generate_with(webnnc_model *m, int device, const int64_t *prompt_ids, int n_prompt, int max_new,
+                         const webnnc_generate_options *opt, int64_t *out_ids, int *n_out) {
     api_begin(m ? m->path : NULL);
+    webnnc_generate_options defaults;
+    webnnc_generate_options_init(&defaults);
+    if (!opt) opt = &defaults;
+    if (n_out) *n_out = 0;
     Decoder d = {.g = api_graph(m)};
     if (!d.g) return WEBNNC_BAD_INPUT;
     if (n_prompt < 1 || max_new < 1 || (int64_t)n_prompt + max_new > MAX_TOKENS || !prompt_ids || !out_ids)
         return api_fail("a prompt of 1.. ids and 1.. new tokens (at most %d in all) expected", MAX_TOKENS);
-    if (decoder_inputs(&d) < 0) return api_end(WEBNNC_BAD_INPUT, "not a decoder");
-    if ((int64_t)n_prompt + max_new - 1 > decoder_max_total(&d))
-        return api_fail("prompt (%d) + new tokens (%d): the graph takes at most %lld positions", n_prompt, max_new,
-                        (long long)decoder_max_total(&d));
+    if (!(opt->temperature >= 0) || opt->top_k < 0 || !(opt->top_p > 0 && opt->top_p <= 1) || opt->n_eos < 0 ||
+        (opt->n_eos && !opt->eos_ids))
+        return api_fail("generate options: temperature >= 0, top_k >= 0, top_p in (0, 1] and eos ids expected");
     int64_t *tokens = malloc(((size_t)n_prompt + (size_t)max_new) * sizeof *tokens);
-    WnrtContext *ctx = tokens ? wnrt_create(device) : NULL;
-    int code = WEBNNC_BAD_INPUT;
-    if (!ctx || !(d.m = wnrt_load(ctx, d.g)) || (d.g->n_kv && wnrt_kv_resident(d.m) < 0)) goto done;
+    if (!tokens) return api_fail("out of memory");
     memcpy(tokens, prompt_ids, (size_t)n_prompt * sizeof *tokens);
-    int64_t n = n_prompt;
-    for (int k = 0; k < max_new; k++, n++) {
-        int64_t start = d.g->n_kv ? (k ? n - 1 : 0) : 0; /* with caches only the new tokens */
-        if (decoder_step(&d, tokens, start, n - start, &tokens[n]) < 0) goto done;
-        out_ids[k] = tokens[n];
+    DecoderLoop loop; /* on the device where it can run: the loop of `webnnc generate` */
+    decoder_loop_init(&loop, opt->temperature, opt->top_k, opt->top_p, opt->seed);
+    d.loop = &loop;
+    EosStop eos = {opt, tokens, n_prompt};
+    if (opt->n_eos) {
+        d.on_step = stop_at_eos;
+        d.user = &eos;
     }
-    code = WEBNNC_OK;
-done:;
-    const char *fallback = tokens ? "generation failed" : "out of memory";
-    wnrt_free(d.m);
-    wnrt_destroy(ctx);
+    DecoderResult res;
+    int code = decoder_generate(&d, device, max_new, tokens, n_prompt, &res);
+    if (code == WEBNNC_OK) {
+        memcpy(out_ids, tokens + n_prompt, (size_t)res.n_generated * sizeof *out_ids);
+        if (n_out) *n_out = (int)res.n_generated;
+        if (opt->verbose) decoder_print_stats(stderr, &res);
+    }
     free(d.out);
     free(tokens);
-    return api_end(code, fallback);
+    return api_end(code, "generation failed");
+}
+
+int webnnc_generate(webnnc_model *m, int device, const int64_t *prompt_ids, int n_prompt, int max_new, int64_t *out_ids) {
+    return webnnc_generate_with(m, device, prompt_ids, n_prompt, max_new, NULL, out_ids, NULL);
 }

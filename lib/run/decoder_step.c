@@ -1,7 +1,6 @@
 /* decoder_step.c - one step of a decoder graph on the runtime (decoder_step.h): finds input_ids,
  * attention_mask, position_ids and the logits, binds them for the step's tokens, runs, and picks
- * the argmax of the last logits row.  Used by `webnnc generate` / `profile` (cli/decoder.c) and by
- * webnnc_generate (lib/api). */
+ * the argmax of the last logits row.  Run by the generation loop (decoder_generate.c). */
 #include "decoder_step.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* decoder_step.h - one step of a decoder graph (input_ids [+ attention_mask, position_ids, KV
- * caches] -> logits) on the Vulkan runtime (decoder_step.c): the state shared by `webnnc generate` /
- * `webnnc profile` (cli/decoder.h) and the library's webnnc_generate. */
+ * caches] -> logits) on the Vulkan runtime (decoder_step.c): the state of the generation loop
+ * (decoder_generate.h) that `webnnc generate` / `webnnc profile` and webnnc_generate share. */
 #ifndef WEBNNC_DECODER_STEP_H
 #define WEBNNC_DECODER_STEP_H
 
@@ -19,17 +19,13 @@ struct Decoder {
     int logits;         /* graph output index */
     void *out;          /* logits buffer */
     uint64_t out_cap;
-    /* optional (profile): after the model is loaded, before the first step; after step k
-     * (0 = prefill) with its wall time (convert_now_s clock); quiet: print neither the ids nor the timing line */
+    /* optional: after the model is loaded, before the first step (profile: enables the profiler);
+     * after step k (0 = prefill) with its wall time (convert_now_s clock), > 0 to stop after it
+     * (generate --prompt: an eos id); -1 to fail */
     int (*on_load)(Decoder *d, WnrtContext *ctx);
-    int (*on_step)(Decoder *d, long long k, double begin_s, double end_s); /* > 0: stop after step k */
+    int (*on_step)(Decoder *d, long long k, double begin_s, double end_s);
     void *user;
-    bool quiet;
-    bool hide_ids;   /* the caller prints the result (generate --prompt streams text) */
-    int64_t n_generated; /* after decoder_generate: new tokens (fewer than max_new after a stop token) */
-    bool verbose;  /* -v: the runtime's recording statistics on stderr after the timing line */
-    struct cJSON *report; /* --json: the ids and timings go here instead of stdout */
-    struct DecoderLoop *loop; /* generate: the device token loop (decoder_loop.h); NULL: host argmax */
+    struct DecoderLoop *loop; /* the device token loop (decoder_loop.h) where it can run; NULL: host argmax */
 };
 
 /* Finds the inputs and the logits output; every other input must be a KV cache.  0, or -1 with a

@@ -135,6 +135,29 @@ def use_working_vulkan_device():
     return r.stdout.splitlines()[0].strip()
 
 
+def api_suite_start(what, doc):
+    """For suites run as `SUITE.py WEBNNC TOOL` (a program built against libwebnnc.so): (TOOL, the
+    ../shared folder); exits 2 (printing doc) on other arguments, skips without ../shared, and
+    exits 1 when no Vulkan device works."""
+    if len(sys.argv) != 3:
+        print(doc)
+        sys.exit(2)
+    webnnc()
+    shared = shared_dir_or_skip(what)
+    if use_working_vulkan_device() is None:
+        sys.exit(1)
+    return os.path.abspath(sys.argv[2]), shared
+
+
+def finish(failures, summary):
+    """Prints the failures (exit status 1) or "PASS: summary" (0)."""
+    if failures:
+        print(f"FAIL: {len(failures)} problem(s):\n  " + "\n  ".join(failures))
+        return 1
+    print(f"PASS: {summary}")
+    return 0
+
+
 def run_graph(outdir, inputs, expect, atol, rtol, timeout=300):
     """`webnnc run OUTDIR --inputs INPUTS --expect EXPECT --atol A --rtol R`."""
     return run_webnnc(["run", outdir, "--inputs", inputs, "--expect", expect, "--atol", repr(atol),

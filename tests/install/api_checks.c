@@ -1,7 +1,8 @@
 /* api_checks.c - the public API's statuses and messages beyond the README example, built like it
  * against the installed library by install_test.sh: bad paths, options and inputs give
  * WEBNNC_BAD_INPUT with one message; a fused graph validates only with allow_extensions
- * (WEBNNC_CHECK_FAILED without); dims and tensor facts; webnnc_fuse on a read graph.
+ * (WEBNNC_CHECK_FAILED without); dims and tensor facts; webnnc_generate_with's options and its
+ * refusal to sample without the device token loop; webnnc_fuse on a read graph.
  *   api_checks MODEL.onnx TMPDIR   -> prints "api checks: N passed", exit 0 */
 #include <stdio.h>
 #include <string.h>
@@ -66,6 +67,17 @@ int main(int argc, char **argv) {
     expect(webnnc_run(s, &in, 1, &outs, &n_out), WEBNNC_OK, "run the fused graph");
     check(n_out == 1 && outs[0].rank == 3 && outs[0].shape[1] == 8, "one [1, 8, vocab] output");
     expect(webnnc_generate(g, -1, ids, 8, 2, next), WEBNNC_BAD_INPUT, "generate past the graph's length");
+    webnnc_generate_options gopt;
+    webnnc_generate_options_init(&gopt);
+    int n_new = -1;
+    check(gopt.temperature == 0 && gopt.top_p == 1 && gopt.n_eos == 0, "generate options: greedy defaults");
+    gopt.top_p = 0;
+    expect(webnnc_generate_with(g, -1, ids, 4, 2, &gopt, next, &n_new), WEBNNC_BAD_INPUT, "generate with top_p 0");
+    webnnc_generate_options_init(&gopt);
+    gopt.temperature = 1;
+    expect(webnnc_generate_with(g, -1, ids, 4, 2, &gopt, next, &n_new), WEBNNC_BAD_INPUT,
+           "sampling without KV caches (no device token loop)");
+    check(n_new == 0 && strstr(webnnc_last_error(), "device token loop"), "the message names the device token loop");
     webnnc_tensors_free(outs, n_out);
     webnnc_session_free(s);
     expect(webnnc_fuse(g, "all"), WEBNNC_OK, "fuse a read graph");

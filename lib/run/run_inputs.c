@@ -1,4 +1,5 @@
-/* run_inputs.c - the tensor folders of `webnnc run` (see run_inputs.h). */
+/* run_inputs.c - tensor folders for running a graph (run_inputs.h): *.pb / *.npy files read in name
+ * order, matched to graph values by name, or random inputs; moved from cli/ (issue 13). */
 #include "run_inputs.h"
 
 #include <dirent.h>
@@ -16,21 +17,21 @@ static bool has_suffix(const char *s, const char *suf) {
     return a > b && strcmp(s + a - b, suf) == 0;
 }
 
-int read_dir(const char *dir, TensorSet *set) {
+int tensor_set_read_dir(const char *dir, TensorSet *set) {
     DIR *d = opendir(dir);
     if (!d) {
         diag_error("%s: cannot open folder (%s)", dir, strerror(errno));
         return -1;
     }
-    char *names[MAX_FILES];
+    char *names[TENSOR_SET_MAX];
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         if (!has_suffix(e->d_name, ".pb") && !has_suffix(e->d_name, ".npy")) continue;
-        if (n == MAX_FILES) {
+        if (n == TENSOR_SET_MAX) {
             closedir(d);
             for (int i = 0; i < n; i++) free(names[i]);
-            diag_error("%s: more than %d tensor files", dir, MAX_FILES);
+            diag_error("%s: more than %d tensor files", dir, TENSOR_SET_MAX);
             return -1;
         }
         names[n++] = strdup(e->d_name);
@@ -50,14 +51,12 @@ int read_dir(const char *dir, TensorSet *set) {
     return rc;
 }
 
-void free_set(TensorSet *s) {
+void tensor_set_free(TensorSet *s) {
     for (int i = 0; i < s->n; i++) tensor_file_free(&s->t[i]);
     s->n = 0;
 }
 
-/* A file's tensor name matches a value by the value's name, its ONNX name, or the identifier the
- * converter made of it (`past.0.key` -> `past_0_key`: graphs read from JSON carry no ONNX names). */
-static bool value_named(const Value *v, const char *name) {
+bool tensor_name_matches(const Value *v, const char *name) {
     char id[NAME_SANITIZED_MAX];
     name_sanitize(name, id);
     return strcmp(v->name, name) == 0 || (v->origin && strcmp(v->origin, name) == 0) || strcmp(v->name, id) == 0;
@@ -65,19 +64,19 @@ static bool value_named(const Value *v, const char *name) {
 
 static bool any_named(Value **vals, int nv, const char *name) {
     for (int i = 0; i < nv; i++)
-        if (value_named(vals[i], name)) return true;
+        if (tensor_name_matches(vals[i], name)) return true;
     return false;
 }
 
 /* Matches files to graph values; error lists missing and extra names (files naming one of `ignore`
  * are not extra). */
-int match(Value **vals, int nv, const TensorSet *set, int *file_of, const char *what, bool extra_is_error,
+int tensor_set_match(Value **vals, int nv, const TensorSet *set, int *file_of, const char *what, bool extra_is_error,
                  Value **ignore, int n_ignore) {
     char missing[1024] = "", extra[1024] = "";
     for (int i = 0; i < nv; i++) {
         file_of[i] = -1;
         for (int f = 0; f < set->n && file_of[i] < 0; f++)
-            if (value_named(vals[i], set->t[f].name)) file_of[i] = f;
+            if (tensor_name_matches(vals[i], set->t[f].name)) file_of[i] = f;
         if (file_of[i] < 0) snprintf(missing + strlen(missing), sizeof missing - strlen(missing), " %s", value_display_name(vals[i]));
     }
     for (int f = 0; f < set->n; f++) {
@@ -112,9 +111,9 @@ static void fill_random(TensorFile *t, unsigned *seed) {
     }
 }
 
-int random_inputs(Graph *g, TensorSet *set, int *file_of) {
+int tensor_set_random(Graph *g, TensorSet *set, int *file_of) {
     int64_t sym[1024];
-    if (g->n_symbols > 1024 || g->n_inputs > MAX_FILES) {
+    if (g->n_symbols > 1024 || g->n_inputs > TENSOR_SET_MAX) {
         diag_error("too many symbols or inputs for --random");
         return -1;
     }
