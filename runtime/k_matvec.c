@@ -283,7 +283,7 @@ int kmatvec_norm_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
     return rows_dispatch(kc, n, sh, spec, 12, &pc, b, 12, q->gated ? rows / 2 : rows, M);
 }
 
-/* ---- the family of plan rewrites (fuse_dequant_matmul.c) ------------------------------------ */
+/* ---- the family of plan rewrites (plan_matvec.c) ------------------------------------ */
 
 static int rows_check(KernelCtx *kc, const Node *n) {
     const KMatvecRows *p = kc_node_params(kc, n);

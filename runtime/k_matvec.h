@@ -3,7 +3,7 @@
  * for weights W stored [N, K] row-major (each output row reads K contiguous weights), float
  * (weights of the activation dtype) or 4/8-bit integers dequantized in registers with blockwise
  * scale and optional zero point.  Used by plan-level rewrites of matmul with a constant B
- * (fuse_dequant_matmul.c) and meant for the matmulNBits extension op as well.  4-bit weights with
+ * (plan_matvec.c) and meant for the matmulNBits extension op as well.  4-bit weights with
  * float16 activations use float16-pair arithmetic where the device has it (matvec_rows.glsl
  * says how and what it costs in precision; WEBNNC_MATVEC_HALF=0 forces exact f32 dequantization).
  * Work split per device type; WEBNNC_MATVEC_WG (32..1024) and WEBNNC_MATVEC_ROWS (1..8) override

@@ -102,7 +102,7 @@ int kc_dispatch_1d(KernelCtx *kc, const Node *n, int shader, const uint32_t *spe
                    const void *push, uint32_t push_size, const KBind *binds, int n_binds,
                    uint64_t groups);
 
-/* Parameters a plan rewrite (rt_model.h PlanRewrite, e.g. fuse_dequant_matmul.c) attached to node
+/* Parameters a plan rewrite (rt_model.h PlanRewrite, e.g. plan_matvec.c) attached to node
  * n for its family; NULL when the node runs as written. */
 const void *kc_node_params(const KernelCtx *kc, const Node *n);
 

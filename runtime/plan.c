@@ -76,7 +76,7 @@ int plan_model(WnrtModel *m) {
     for (int i = 0; i < nv; i++) m->root[i] = i, def[i] = -2, last[i] = -2, slot_of[i] = -1;
 
     /* Plan rewrites (fused dequantize + matmul, re-laid-out constant weights). */
-    if (plan_fuse_dequant_matmul(m) < 0) goto done;
+    if (plan_matvec_rewrite(m) < 0) goto done;
 
     /* Kernels, views, uses. */
     for (int i = 0; i < nn; i++) {

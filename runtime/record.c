@@ -323,7 +323,7 @@ int record_commands(WnrtModel *m, Recording *r) {
     barrier(&kc, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT,
             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     if (m->replay) rc = replay_io(&kc, m, r->shapes, true);
-    if (m->timestamps) { /* wnrt_set_timing: GPU time of the node dispatches (bench.c) */
+    if (m->timestamps) { /* wnrt_set_timing: GPU time of the node dispatches (timing.c) */
         vkCmdResetQueryPool(r->cb, m->timestamps, 0, 2);
         vkCmdWriteTimestamp(r->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, m->timestamps, 0);
     }

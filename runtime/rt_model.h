@@ -25,7 +25,7 @@ typedef struct {
     int params_cap;      /* slots params holds */
 } Recording;
 
-/* A plan-level rewrite (fuse_dequant_matmul.c): node i runs `fam` on `inputs` (instead of
+/* A plan-level rewrite (plan_matvec.c): node i runs `fam` on `inputs` (instead of
  * kernel_family(op) on its own operands) with family parameters `params` (kc_node_params). */
 typedef struct {
     const KernelFamily *fam;
@@ -56,13 +56,13 @@ struct WnrtModel {
     int64_t (*in_shape)[WN_MAX_RANK];
     int64_t *sym;                   /* per symbol */
 
-    /* plan rewrites (fuse_dequant_matmul.c; all NULL when nothing was rewritten) */
+    /* plan rewrites (plan_matvec.c; all NULL when nothing was rewritten) */
     PlanRewrite **rewrite;    /* per node index */
     bool *absorbed;           /* per node index: folded into a rewritten node; not run */
     const void **const_data;  /* per value id: re-laid-out constant bytes uploaded instead of data */
     struct FusePlan *fuse;    /* storage of the above */
 
-    /* GPU timestamps around the node dispatches of every run (bench.c, wnrt_set_timing) */
+    /* GPU timestamps around the node dispatches of every run (timing.c, wnrt_set_timing) */
     VkQueryPool timestamps;
     /* per-dispatch GPU timestamps and host phases (profile.c, wnrt_profile_enable; NULL: off) */
     struct Profile *prof;
@@ -90,15 +90,15 @@ struct WnrtModel {
 
 /* plan.c */
 int plan_model(WnrtModel *m);
-/* fuse_dequant_matmul.c: fills rewrite / absorbed / const_data before planning; frees them */
-int plan_fuse_dequant_matmul(WnrtModel *m);
+/* plan_matvec.c: fills rewrite / absorbed / const_data before planning; frees them */
+int plan_matvec_rewrite(WnrtModel *m);
 void fuse_free(WnrtModel *m);
 /* rt_kv.c: aliases each present onto its past where it is written in place (after the views are
  * known, before liveness); frees; whether copy_io skips v (a resident cache) */
 int kv_plan(WnrtModel *m);
 void kv_free(WnrtModel *m);
 bool kv_skips_io(const WnrtModel *m, const Value *v);
-/* bench.c: destroys the timestamp pool; valid timestamp bits of the device's queue (0: none) */
+/* timing.c: destroys the timestamp pool; valid timestamp bits of the device's queue (0: none) */
 void timing_free(WnrtModel *m);
 /* loop.c: frees; the pick that ends every run once the loop is configured (record.c; nothing
  * otherwise); notes a finished run's pick (runtime.c) */

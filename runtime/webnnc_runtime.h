@@ -159,7 +159,7 @@ int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c);
  * the count, or -1 with a diagnostic. */
 int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n);
 
-/* GPU timing (runtime/bench.c).  wnrt_set_timing(m, true) before the first run makes every run
+/* GPU timing (runtime/timing.c).  wnrt_set_timing(m, true) before the first run makes every run
  * write two GPU timestamps: after the input uploads and after the last node dispatch (output
  * readbacks excluded).  wnrt_last_gpu_ns gives the interval of the last run in nanoseconds.
  * Both return -1 with a diagnostic (no timestamp support on the device's queue, called after the

@@ -1,4 +1,4 @@
-/* test_rt_matvec.c - the row-major mat-vec path (k_matvec.c, fuse_dequant_matmul.c) on the Vulkan
+/* test_rt_matvec.c - the row-major mat-vec path (k_matvec.c, plan_matvec.c) on the Vulkan
  * runtime: matmul with a constant float B and dequantizeLinear(int4/int8 constant) -> [transpose]
  * -> matmul chains, checked against reference loops written here (double) and against the
  * unfused generic kernels (WEBNNC_NO_FUSE=1).  Also checks that the rewrite happened (one
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuse_dequant_matmul.h"
+#include "plan_matvec.h"
 #include "rt_test_util.h"
 
 static unsigned seed = 12345;

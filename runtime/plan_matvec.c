@@ -1,6 +1,6 @@
-/* fuse_dequant_matmul.c - plan-level rewrites of matmul with a constant (optionally dequantized)
- * right operand into the row-major mat-vec kernel; see fuse_dequant_matmul.h for the patterns. */
-#include "fuse_dequant_matmul.h"
+/* plan_matvec.c - plan-level rewrites of matmul with a constant (optionally dequantized)
+ * right operand into the row-major mat-vec kernel; see plan_matvec.h for the patterns. */
+#include "plan_matvec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -198,7 +198,7 @@ static int try_matmul(WnrtModel *m, const Node *n, const int *uses) {
     return 1;
 }
 
-int plan_fuse_dequant_matmul(WnrtModel *m) {
+int plan_matvec_rewrite(WnrtModel *m) {
     const char *off = getenv("WEBNNC_NO_FUSE");
     if (off && *off && strcmp(off, "0") != 0) return 0;
     Graph *g = m->g;

@@ -1,4 +1,4 @@
-/* bench.c - GPU timing of runs for benchmarks (webnnc_runtime.h wnrt_set_timing /
+/* timing.c - GPU timing of runs for benchmarks (webnnc_runtime.h wnrt_set_timing /
  * wnrt_last_gpu_ns): a two-entry timestamp query pool that record.c brackets the node dispatches
  * of every recording with (after the input uploads, after the last dispatch). */
 #include <stdlib.h>

@@ -1,5 +1,7 @@
-/* fuse_dequant_matmul.h - plan-level rewrites of matmul with a constant right operand into the
- * row-major mat-vec kernel (k_matvec.h), decided at load time (runtime/plan.c calls plan_fuse_dequant_matmul):
+/* plan_matvec.h - plan-level rewrites of matmul with a constant right operand into the
+ * row-major mat-vec kernel (k_matvec.h), decided at load time (runtime/plan.c calls plan_matvec_rewrite).
+ * They change the execution plan (which kernel runs a node, with which re-laid-out constant bytes),
+ * never the IR: the graph stays as loaded (graph rewrites are passes, in passes/):
  *
  *   matmul(x, B)                                   B constant float [K, N] (re-laid-out once to
  *                                                  [N, K]) or transpose(constant [N, K])
@@ -14,8 +16,8 @@
  * output, and a constant that is re-laid-out has no other consumer.  The absorbed nodes are not
  * run and get no storage.  WEBNNC_NO_FUSE=1 in the environment disables every rewrite (the
  * generic kernels then run, e.g. for comparisons). */
-#ifndef WEBNNC_FUSE_DEQUANT_MATMUL_H
-#define WEBNNC_FUSE_DEQUANT_MATMUL_H
+#ifndef WEBNNC_PLAN_MATVEC_H
+#define WEBNNC_PLAN_MATVEC_H
 
 #include "rt_model.h"
 
