@@ -3,7 +3,7 @@
 # model with random weights (bench/make_genai_model.py, default the Qwen2-0.5B shape, int4, target
 # webgpu), converts it once (the spec-only baseline graph), then for every fusion ladder stage
 # (Baseline = --fuse none, +matmulNBits, +GQA, +norms and rotary, +silu, +qkv and gatedMlp = fully
-# fused; the stages of `webnnc ladder`, passes/fuse_plan.c) times greedy decoding with
+# fused; the stages of `webnnc ladder`, passes/pipeline_plan.c) times greedy decoding with
 # `webnnc generate --fuse LIST` (KV caches on the device) at prompt lengths 8, 128 and 512 (ids
 # (1 + 7919 k) mod vocab): TTFT at 8 and 512 prompt tokens, decode tokens/s at contexts 128 and 512
 # (MAX_NEW tokens after a prompt of that length).  PyTorch runs the same shape (bench/torch_decode.py:
@@ -35,7 +35,7 @@ lengths=${LENGTHS:-8 128 512}
 max_new=${MAX_NEW:-64}
 repeat=${REPEAT:-2}
 dims=${DIMS:---dim sequence_length=512 --dim total_sequence_length=1024}
-ladder="matmulNBits gqa rmsNorm,rotary silu qkv,gatedMlp" # patterns each stage adds (fuse_plan.c)
+ladder="matmulNBits gqa rmsNorm,rotary silu qkv,gatedMlp" # patterns each stage adds (pipeline_plan.c)
 if [ -z "${STAGES:-}" ]; then
     STAGES=none acc=
     for s in $ladder; do acc=${acc:+$acc,}$s; STAGES="$STAGES $acc"; done
