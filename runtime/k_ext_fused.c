@@ -13,6 +13,7 @@
  *    column mat-vec, up to FF_MATVEC_MAX_M activation rows) or ext_fused_tiled.comp (tiled GEMM),
  *    both normalizing in the workgroup (ext_fused.glsl); the sum output is written by the first
  *    split's dispatch from the values it reads anyway (no pre-pass). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ext_ops.h"
@@ -23,6 +24,13 @@
 #define FUSED_WG 128
 #define FUSED_MT 4
 #define FUSED_TILE_MIN_M 17 /* activation rows from which the tiled prefill kernel runs */
+
+/* FUSED_TILE_MIN_M, or WEBNNC_FUSED_TILE_MIN_M = 2..65536 (tuning sweeps). */
+static int64_t tile_min_m(void) {
+    const char *e = getenv("WEBNNC_FUSED_TILE_MIN_M");
+    long v = e ? strtol(e, NULL, 10) : 0;
+    return v >= 2 && v <= 65536 ? v : FUSED_TILE_MIN_M;
+}
 #define FUSED_TILE 64       /* its output tile (shaders/nbits_tile.glsl) */
 
 typedef struct {
@@ -255,7 +263,7 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
         pc->base_x = pc->base_y;
     }
     if (gated) r.flags |= F_GATED | gate_act(n) << F_ACT_SHIFT;
-    if (M >= FUSED_TILE_MIN_M) return tiled_record(kc, n, &r, x->dtype, out, splits, n_splits);
+    if (M >= (uint64_t)tile_min_m()) return tiled_record(kc, n, &r, x->dtype, out, splits, n_splits);
     uint32_t rows = norm_proj_rows(&r);
     uint64_t col = 0;
     for (int i = 0; i < n_splits; i++) {
