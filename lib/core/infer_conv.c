@@ -1,6 +1,7 @@
 /* infer_conv.c - shape inference for the spatial ops on 4-D tensors: conv2d, convTranspose2d,
  * the 2-D pools (average, l2, max) and resample2d, with the WebNN input/filter layouts and the
- * spec's output size formulas (padding, strides, dilations, groups, rounding, outputSizes). */
+ * spec's output size formulas (padding, strides, dilations, groups, rounding, outputSizes).
+ * Family conv of ops.def: its op-indexed table is infer_conv_rules. */
 #include <inttypes.h>
 #include <math.h>
 
@@ -239,3 +240,12 @@ int infer_resample2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     }
     return 1;
 }
+
+const InferRule infer_conv_rules[OP_COUNT] = {
+    [OP_CONV2D] = {infer_conv2d},
+    [OP_CONV_TRANSPOSE2D] = {infer_conv_transpose2d},
+    [OP_AVERAGE_POOL2D] = {infer_pool2d},
+    [OP_L2_POOL2D] = {infer_pool2d},
+    [OP_MAX_POOL2D] = {infer_pool2d},
+    [OP_RESAMPLE2D] = {infer_resample2d},
+};

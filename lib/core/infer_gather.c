@@ -1,5 +1,6 @@
 /* infer_gather.c - shape inference for indexed access: gather, gatherElements, gatherND,
- * scatterElements and scatterND (indices int32/uint32/int64). */
+ * scatterElements and scatterND (indices int32/uint32/int64).
+ * Family gather of ops.def: its op-indexed table is infer_gather_rules. */
 #include <inttypes.h>
 
 #include "infer_internal.h"
@@ -104,3 +105,11 @@ int infer_scatter_nd(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     infer_desc_of(&out[0], infer_in(n, 0));
     return 1;
 }
+
+const InferRule infer_gather_rules[OP_COUNT] = {
+    [OP_GATHER] = {infer_gather},
+    [OP_GATHER_ELEMENTS] = {infer_gather_elements},
+    [OP_GATHER_ND] = {infer_gather_nd},
+    [OP_SCATTER_ELEMENTS] = {infer_scatter_elements},
+    [OP_SCATTER_ND] = {infer_scatter_nd},
+};

@@ -1,6 +1,6 @@
 /* infer_internal.h - helpers shared by the shape inference files (infer*.c): dtype sets, operand
  * access, rank/axis/shape checks that report precise node diagnostics, and the per-family rule
- * functions that infer.c dispatches to by OpId.  Not part of the public IR API. */
+ * family rule tables that infer.c dispatches to by OpId.  Not part of the public IR API. */
 #ifndef WEBNNC_INFER_INTERNAL_H
 #define WEBNNC_INFER_INTERNAL_H
 
@@ -77,21 +77,30 @@ bool infer_unidirectional(int rf, const Dim *from, int rt, const Dim *to);
  * infer_node() before these run; output dims are validated after. */
 typedef int (*InferFn)(Graph *g, const Node *n, TensorDesc *out, int max_out);
 
-/* infer_eltwise.c */
+/* An entry of a family's op-indexed rule table: the rule, or OP_UNSUPPORTED("reason")
+ * (op_support.h).  infer.c looks an op up in the table of its ops.def family only. */
+typedef struct {
+    InferFn fn;
+    const char *unsupported;
+} InferRule;
+
+/* The family tables: infer_FAMILY_rules in infer_FAMILY.c for each line of op_families.def. */
+#define FAMILY(NAME) extern const InferRule infer_##NAME##_rules[OP_COUNT];
+#include "op_families.def"
+#undef FAMILY
+
+/* Rules shared between files (the other rules are static in their family's file). */
+
+/* infer_eltwise.c (infer_prelu, infer_cast, infer_where: eltwise family) */
 int infer_unary(Graph *g, const Node *n, TensorDesc *out, int max_out);
 int infer_binary(Graph *g, const Node *n, TensorDesc *out, int max_out);
 int infer_prelu(Graph *g, const Node *n, TensorDesc *out, int max_out);
 int infer_cast(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_softmax(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_quantize(Graph *g, const Node *n, TensorDesc *out, int max_out);
 int infer_where(Graph *g, const Node *n, TensorDesc *out, int max_out);
 /* infer_reduce.c */
 int infer_reduce(Graph *g, const Node *n, TensorDesc *out, int max_out);
 int infer_arg_minmax(Graph *g, const Node *n, TensorDesc *out, int max_out);
 int infer_cumulative_sum(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_batch_norm(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_instance_norm(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_layer_norm(Graph *g, const Node *n, TensorDesc *out, int max_out);
 /* infer_linalg.c */
 int infer_matmul(Graph *g, const Node *n, TensorDesc *out, int max_out);
 int infer_gemm(Graph *g, const Node *n, TensorDesc *out, int max_out);
@@ -122,9 +131,5 @@ int infer_resample2d(Graph *g, const Node *n, TensorDesc *out, int max_out);
 int infer_rnn(Graph *g, const Node *n, TensorDesc *out, int max_out);
 /* infer_gqa.c: groupQueryAttention */
 int infer_gqa(Graph *g, const Node *n, TensorDesc *out, int max_out);
-/* infer_ext.c: the rule of an extension op (OPF_EXT), NULL if it has none */
-InferFn infer_ext_rule(OpId op);
-/* infer_fused.c: the rule of a fusion-only extension op (silu, qkvProjection, gatedMlp), or NULL */
-InferFn infer_fused_rule(OpId op);
 
 #endif

@@ -1,5 +1,6 @@
 /* infer_linalg.c - shape inference for matmul (rank >= 2, batch dims broadcast) and gemm
- * (2-D, optional transposes, c unidirectionally broadcast to [M, N]). */
+ * (2-D, optional transposes, c unidirectionally broadcast to [M, N]).
+ * Family linalg of ops.def: its op-indexed table is infer_linalg_rules. */
 #include "infer_internal.h"
 
 /* The inner (contracted) dims of operands 0 and 1 must be equal. */
@@ -48,3 +49,8 @@ int infer_gemm(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     }
     return 1;
 }
+
+const InferRule infer_linalg_rules[OP_COUNT] = {
+    [OP_MATMUL] = {infer_matmul},
+    [OP_GEMM] = {infer_gemm},
+};

@@ -1,5 +1,6 @@
 /* infer_shape.c - shape inference for data movement ops that rearrange or resize a tensor:
- * reshape, expand, transpose, concat, slice, split, tile, pad, reverse, triangular. */
+ * reshape, expand, transpose, concat, slice, split, tile, pad, reverse, triangular.
+ * Family shape of ops.def: its op-indexed table is infer_shape_rules. */
 #include <inttypes.h>
 
 #include "checked.h"
@@ -255,3 +256,16 @@ int infer_triangular(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     infer_desc_of(&out[0], infer_in(n, 0));
     return 1;
 }
+
+const InferRule infer_shape_rules[OP_COUNT] = {
+    [OP_CONCAT] = {infer_concat},
+    [OP_EXPAND] = {infer_expand},
+    [OP_PAD] = {infer_pad},
+    [OP_RESHAPE] = {infer_reshape},
+    [OP_REVERSE] = {infer_reverse},
+    [OP_SLICE] = {infer_slice},
+    [OP_SPLIT] = {infer_split},
+    [OP_TILE] = {infer_tile},
+    [OP_TRANSPOSE] = {infer_transpose},
+    [OP_TRIANGULAR] = {infer_triangular},
+};
