@@ -9,6 +9,7 @@
 
 #include "diag.h"
 #include "ir.h"
+#include "op_support.h"
 
 /* A WebNN dimension and an element count must both be < 2^31. */
 #define INFER_LIMIT ((int64_t)1 << 31)

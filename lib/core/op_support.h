@@ -16,6 +16,7 @@ typedef enum {
     OPSUP_HANDLED,     /* the layer has a function for the op */
     OPSUP_UNSUPPORTED, /* explicitly not handled; *reason says why */
     OPSUP_MISPLACED,   /* an entry sits in another family's table than ops.def names */
+    OPSUP_NOT_APPLICABLE, /* the layer does not concern this op (e.g. element-wise shader codes) */
 } OpSupport;
 
 /* A table entry that says why the layer does not handle the op. */

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ir.h"
+#include "op_support.h"
 
 /* A static tensor: dtype, shape, element count and its bytes in IR layout. */
 typedef struct {
