@@ -105,7 +105,7 @@ static bool conv_setup(const Node *n, const Layout *filter_table, ConvSetup *c) 
     return true;
 }
 
-int infer_conv2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_conv2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     ConvSetup c;
     if (!conv_setup(n, conv_filter_layouts, &c)) return -1;
     if (c.in_channels != c.f_in * c.groups) {
@@ -125,7 +125,7 @@ int infer_conv2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_conv_transpose2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_conv_transpose2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     ConvSetup c;
     int64_t opad[2], sizes[2];
     if (!conv_setup(n, convt_filter_layouts, &c) || !infer_read_ints(n, "outputPadding", 2, 0, 0, opad)) return -1;
@@ -161,7 +161,7 @@ int infer_conv_transpose2d(Graph *g, const Node *n, TensorDesc *out, int max_out
     return 1;
 }
 
-int infer_pool2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_pool2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     static const char *const roundings[] = {"floor", "ceil", NULL};
     const Value *x = infer_in(n, 0);
     const Layout *l;
@@ -195,7 +195,7 @@ int infer_pool2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_resample2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_resample2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     static const char *const modes[] = {"nearest-neighbor", "linear", NULL};
     const Value *x = infer_in(n, 0);
     int64_t axes[2], sizes[2];

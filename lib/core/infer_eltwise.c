@@ -46,7 +46,7 @@ static DTypeMask unary_dtypes(OpId op) {
     }
 }
 
-int infer_unary(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_unary(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     if (!infer_check_dtype(n, 0, unary_dtypes(n->op))) return -1;
     if (n->op == OP_CLAMP) {
         const Attr *lo = node_attr(n, "minValue"), *hi = node_attr(n, "maxValue");
@@ -61,7 +61,7 @@ int infer_unary(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_binary(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_binary(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     unsigned f = op_info(n->op)->flags;
     DTypeMask allowed = (f & OPF_LOGICAL) ? DTM(U8) : DTM_WEBNN;
     if (!infer_check_dtype(n, 0, allowed) || !infer_check_same_dtype(n, 1, 0)) return -1;
@@ -71,7 +71,7 @@ int infer_binary(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_where(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_where(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     if (!infer_check_dtype(n, 0, DTM(U8)) || !infer_check_dtype(n, 1, DTM_WEBNN) ||
         !infer_check_same_dtype(n, 2, 1))
         return -1;
@@ -81,7 +81,7 @@ int infer_where(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_prelu(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_prelu(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *x = infer_in(n, 0), *slope = infer_in(n, 1);
     if (!infer_check_dtype(n, 0, DTM_SIGNED_NUM) || !infer_check_same_dtype(n, 1, 0)) return -1;
     if (!infer_unidirectional(slope->rank, slope->shape, x->rank, x->shape)) {
@@ -93,7 +93,7 @@ int infer_prelu(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_cast(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_cast(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     infer_desc_of(&out[0], infer_in(n, 0));
     out[0].dtype = node_dtype(n, "to", DT_INVALID); /* validated by the option schema */
     return 1;

@@ -25,7 +25,7 @@ static bool check_indexed(const Node *n, bool has_axis, int64_t *axis) {
     return !has_axis || infer_check_axis(n, "axis", *axis, x->rank);
 }
 
-int infer_gather(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_gather(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *x = infer_in(n, 0), *idx = infer_in(n, 1);
     int64_t axis;
     if (!check_indexed(n, true, &axis) || !check_out_rank(n, x->rank - 1 + idx->rank)) return -1;
@@ -53,7 +53,7 @@ static bool check_elements_shape(Graph *g, const Node *n, int slot, int64_t axis
     return true;
 }
 
-int infer_gather_elements(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_gather_elements(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     int64_t axis;
     if (!check_indexed(n, true, &axis) || !check_elements_shape(g, n, 1, axis)) return -1;
     infer_desc_of(&out[0], infer_in(n, 1));
@@ -61,7 +61,7 @@ int infer_gather_elements(Graph *g, const Node *n, TensorDesc *out, int max_out)
     return 1;
 }
 
-int infer_scatter_elements(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_scatter_elements(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *idx = infer_in(n, 1);
     int64_t axis;
     if (!check_indexed(n, true, &axis) || !check_elements_shape(g, n, 1, axis) || !infer_check_same_dtype(n, 2, 0) ||
@@ -90,13 +90,13 @@ static bool nd_shape(Graph *g, const Node *n, TensorDesc *d) {
     return true;
 }
 
-int infer_gather_nd(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_gather_nd(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     int64_t axis;
     if (!check_indexed(n, false, &axis) || !nd_shape(g, n, &out[0])) return -1;
     return 1;
 }
 
-int infer_scatter_nd(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_scatter_nd(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     int64_t axis;
     TensorDesc upd;
     if (!check_indexed(n, false, &axis) || !nd_shape(g, n, &upd) || !infer_check_same_dtype(n, 2, 0) ||

@@ -207,7 +207,7 @@ int gqa_geometry(Graph *g, const Node *n, GqaGeom *geo) {
     return 0;
 }
 
-int infer_gqa(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_gqa(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     GqaGeom geo;
     if (gqa_geometry(g, n, &geo) < 0) return -1;
     if (max_out < GQA_OUTPUTS) {

@@ -90,47 +90,4 @@ typedef struct {
 #include "op_families.def"
 #undef FAMILY
 
-/* Rules shared between files (the other rules are static in their family's file). */
-
-/* infer_eltwise.c (infer_prelu, infer_cast, infer_where: eltwise family) */
-int infer_unary(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_binary(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_prelu(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_cast(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_where(Graph *g, const Node *n, TensorDesc *out, int max_out);
-/* infer_reduce.c */
-int infer_reduce(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_arg_minmax(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_cumulative_sum(Graph *g, const Node *n, TensorDesc *out, int max_out);
-/* infer_linalg.c */
-int infer_matmul(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_gemm(Graph *g, const Node *n, TensorDesc *out, int max_out);
-/* infer_shape.c */
-int infer_reshape(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_expand(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_transpose(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_concat(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_slice(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_split(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_tile(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_pad(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_reverse(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_triangular(Graph *g, const Node *n, TensorDesc *out, int max_out);
-/* infer_gather.c */
-int infer_gather(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_gather_elements(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_gather_nd(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_scatter_elements(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_scatter_nd(Graph *g, const Node *n, TensorDesc *out, int max_out);
-/* infer_conv.c */
-int infer_conv2d(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_conv_transpose2d(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_pool2d(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_resample2d(Graph *g, const Node *n, TensorDesc *out, int max_out);
-/* infer_rnn.c */
-/* gru, gruCell, lstm, lstmCell */
-int infer_rnn(Graph *g, const Node *n, TensorDesc *out, int max_out);
-/* infer_gqa.c: groupQueryAttention */
-int infer_gqa(Graph *g, const Node *n, TensorDesc *out, int max_out);
-
 #endif

@@ -24,7 +24,7 @@ static void reduce_shape(const Value *x, const bool *mask, bool keep, TensorDesc
     }
 }
 
-int infer_reduce(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_reduce(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *x = infer_in(n, 0);
     bool mask[WN_MAX_RANK];
     if (!infer_check_dtype(n, 0, reduce_dtypes(n->op)) || infer_read_axes(n, "axes", x->rank, true, mask, NULL) < 0)
@@ -33,7 +33,7 @@ int infer_reduce(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_arg_minmax(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_arg_minmax(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *x = infer_in(n, 0);
     int64_t axis = node_int(n, "axis", 0);
     if (!infer_check_dtype(n, 0, DTM_WEBNN) || !infer_check_rank(n, 0, 1, WN_MAX_RANK) ||
@@ -51,7 +51,7 @@ int infer_arg_minmax(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_cumulative_sum(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_cumulative_sum(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *x = infer_in(n, 0);
     if (!infer_check_dtype(n, 0, DTM_WIDE_NUM) || !infer_check_rank(n, 0, 1, WN_MAX_RANK) ||
         !infer_check_axis(n, "axis", node_int(n, "axis", 0), x->rank))

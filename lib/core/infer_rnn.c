@@ -59,7 +59,7 @@ static bool expect(Graph *g, const Node *n, int slot, const RnnSpec *s, int dirs
     return slot < 0 || (infer_check_same_dtype(n, slot, 0) && infer_check_shape(g, n, slot, r, want));
 }
 
-int infer_rnn(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_rnn(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     static const char *const directions[] = {"forward", "backward", "both", NULL};
     const RnnSpec *s = rnn_spec(n->op);
     const Value *x = infer_in(n, 0);
