@@ -1,6 +1,6 @@
 /* eval_reduce.c - reductions (reduceL1 ... reduceSumSquare), argMin/argMax and cumulativeSum
- * for the CPU evaluator.  Floats accumulate in double; integer sums/products/min/max in int64 with wrap-around.
- * argMin/argMax return the first index of the extreme value.
+ * for the CPU evaluator.  Floats accumulate in double; integer sums/products/min/max in int64
+ * with wrap-around.  argMin/argMax return the first index of the extreme value.
  * Family reduce of ops.def: its op-indexed table is eval_reduce_ops. */
 #include <math.h>
 

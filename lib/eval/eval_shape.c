@@ -1,6 +1,6 @@
 /* eval_shape.c - data movement for the CPU evaluator: reshape, expand, slice, split, concat,
- * transpose, tile, pad, reverse and triangular.  Output shapes come from
- * shape inference; every index computed from options is checked against the operand shape.
+ * transpose, tile, pad, reverse and triangular.  Output shapes come from shape inference; every
+ * index computed from options is checked against the operand shape.
  * Family shape of ops.def: its op-indexed table is eval_shape_ops. */
 #include <string.h>
 
