@@ -1,70 +1,35 @@
 /* k_eltwise.c - element-wise kernel families: unary ops and activations (incl. clamp, logicalNot,
  * isNaN/isInfinite), binary arithmetic/comparison/logical ops and prelu (numpy broadcasting by
- * strides), where, and cast.  All go through the strided launcher (k_strided.c). */
+ * strides), where, and cast.  All go through the strided launcher (k_strided.c).  The shader op
+ * codes (shaders/ew_codes.h) are op-indexed tables; eltwise_code_support() checks that every op
+ * kernels.def gives to the unary/binary families has its code (op coverage test). */
 #include "clamp_bounds.h"
 #include "k_strided.h"
+#include "rt_model.h"
 #include "shaders/ew_codes.h"
 
 #define WG 256
 
-static int unary_code(OpId op) {
-    switch (op) {
-    case OP_ABS: return EWU_ABS;
-    case OP_CEIL: return EWU_CEIL;
-    case OP_COS: return EWU_COS;
-    case OP_ERF: return EWU_ERF;
-    case OP_EXP: return EWU_EXP;
-    case OP_FLOOR: return EWU_FLOOR;
-    case OP_IDENTITY: return EWU_IDENTITY;
-    case OP_LOG: return EWU_LOG;
-    case OP_NEG: return EWU_NEG;
-    case OP_RECIPROCAL: return EWU_RECIPROCAL;
-    case OP_ROUND_EVEN: return EWU_ROUND_EVEN;
-    case OP_SIGN: return EWU_SIGN;
-    case OP_SIN: return EWU_SIN;
-    case OP_SQRT: return EWU_SQRT;
-    case OP_TAN: return EWU_TAN;
-    case OP_IS_NAN: return EWU_IS_NAN;
-    case OP_IS_INFINITE: return EWU_IS_INFINITE;
-    case OP_ELU: return EWU_ELU;
-    case OP_GELU: return EWU_GELU;
-    case OP_HARD_SIGMOID: return EWU_HARD_SIGMOID;
-    case OP_HARD_SWISH: return EWU_HARD_SWISH;
-    case OP_LEAKY_RELU: return EWU_LEAKY_RELU;
-    case OP_LINEAR: return EWU_LINEAR;
-    case OP_RELU: return EWU_RELU;
-    case OP_SIGMOID: return EWU_SIGMOID;
-    case OP_SOFTPLUS: return EWU_SOFTPLUS;
-    case OP_SOFTSIGN: return EWU_SOFTSIGN;
-    case OP_TANH: return EWU_TANH;
-    case OP_CLAMP: return EWU_CLAMP;
-    case OP_LOGICAL_NOT: return EWU_LOGICAL_NOT;
-    default: return 0;
-    }
-}
+/* The shader op codes (ew_codes.h) by OpId; 0 = not run by that shader. */
+#define EWU(ID) [OP_##ID] = EWU_##ID
+static const uint8_t unary_codes[OP_COUNT] = {
+    EWU(ABS), EWU(CEIL), EWU(COS), EWU(ERF), EWU(EXP), EWU(FLOOR), EWU(IDENTITY), EWU(LOG), EWU(NEG),
+    EWU(RECIPROCAL), EWU(ROUND_EVEN), EWU(SIGN), EWU(SIN), EWU(SQRT), EWU(TAN), EWU(IS_NAN),
+    EWU(IS_INFINITE), EWU(ELU), EWU(GELU), EWU(HARD_SIGMOID), EWU(HARD_SWISH), EWU(LEAKY_RELU),
+    EWU(LINEAR), EWU(RELU), EWU(SIGMOID), EWU(SOFTPLUS), EWU(SOFTSIGN), EWU(TANH), EWU(CLAMP),
+    EWU(LOGICAL_NOT),
+};
+#undef EWU
+#define EWB(ID) [OP_##ID] = EWB_##ID
+static const uint8_t binary_codes[OP_COUNT] = {
+    EWB(ADD), EWB(SUB), EWB(MUL), EWB(DIV), EWB(MAX), EWB(MIN), EWB(POW), EWB(PRELU),
+    EWB(EQUAL), EWB(NOT_EQUAL), EWB(GREATER), EWB(GREATER_OR_EQUAL), EWB(LESSER), EWB(LESSER_OR_EQUAL),
+    EWB(LOGICAL_AND), EWB(LOGICAL_OR), EWB(LOGICAL_XOR),
+};
+#undef EWB
 
-static int binary_code(OpId op) {
-    switch (op) {
-    case OP_ADD: return EWB_ADD;
-    case OP_SUB: return EWB_SUB;
-    case OP_MUL: return EWB_MUL;
-    case OP_DIV: return EWB_DIV;
-    case OP_MAX: return EWB_MAX;
-    case OP_MIN: return EWB_MIN;
-    case OP_POW: return EWB_POW;
-    case OP_PRELU: return EWB_PRELU;
-    case OP_EQUAL: return EWB_EQUAL;
-    case OP_NOT_EQUAL: return EWB_NOT_EQUAL;
-    case OP_GREATER: return EWB_GREATER;
-    case OP_GREATER_OR_EQUAL: return EWB_GREATER_OR_EQUAL;
-    case OP_LESSER: return EWB_LESSER;
-    case OP_LESSER_OR_EQUAL: return EWB_LESSER_OR_EQUAL;
-    case OP_LOGICAL_AND: return EWB_LOGICAL_AND;
-    case OP_LOGICAL_OR: return EWB_LOGICAL_OR;
-    case OP_LOGICAL_XOR: return EWB_LOGICAL_XOR;
-    default: return 0;
-    }
-}
+static int unary_code(OpId op) { return (unsigned)op < OP_COUNT ? unary_codes[op] : 0; }
+static int binary_code(OpId op) { return (unsigned)op < OP_COUNT ? binary_codes[op] : 0; }
 
 static bool float_only_unary(int code) {
     return code != EWU_ABS && code != EWU_NEG && code != EWU_SIGN && code != EWU_RELU && code != EWU_CLAMP &&
@@ -213,3 +178,12 @@ static int cast_record(KernelCtx *kc, const Node *n, const KTensor *in, const KT
 }
 
 const KernelFamily kfam_cast = {cast_check, cast_record, 0};
+
+OpSupport eltwise_code_support(OpId op, const char **reason) {
+    const KernelFamily *f = kernel_family(op);
+    if (f != &kfam_unary && f != &kfam_binary) {
+        if (reason) *reason = "not run by the element-wise shaders";
+        return OPSUP_NOT_APPLICABLE;
+    }
+    return (f == &kfam_unary ? unary_code(op) : binary_code(op)) ? OPSUP_HANDLED : OPSUP_MISSING;
+}

@@ -20,7 +20,9 @@
  *                         rewritten), so every size goes into the parameters, and the choice of
  *                         shaders, bindings and dispatch count should depend on sizes only where
  *                         it must (a different choice means a new recording).
- *  3. One line per op in runtime/kernels.def: `KERNEL(OP_ID, FAMILY)`.
+ *  3. One line per op in runtime/kernels.def: `KERNEL(OP_ID, FAMILY)` (or, for an op the runtime
+ *     cannot run, `KERNEL_UNSUPPORTED(OP_ID, "reason")`; tests/core/test_op_coverage.c requires one
+ *     of the two for every op of ops.def).
  *
  * Tensors are dense, row-major, at a byte offset inside a VkBuffer (KTensor).  Reshape/identity
  * are views (KF_VIEW families record nothing).  Barriers are inserted by kc_dispatch from the

@@ -5,7 +5,9 @@
 #include "kernel.h"
 
 #define KERNEL(ID, FAMILY) extern const KernelFamily kfam_##FAMILY;
+#define KERNEL_UNSUPPORTED(ID, REASON)
 #include "kernels.def"
 #undef KERNEL
+#undef KERNEL_UNSUPPORTED
 
 #endif

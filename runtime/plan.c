@@ -88,7 +88,10 @@ int plan_model(WnrtModel *m) {
         int n_ins = plan_node_inputs(m, n, &ins);
         DType dt = n->n_inputs > 0 && n->inputs[0] ? n->inputs[0]->dtype : DT_INVALID;
         if (!f) {
-            diag_error("no kernel for op %s (dtype %s) at node %s", op_name(n->op), dtype_name(dt), node_display_name(n));
+            const char *why = NULL;
+            kernel_support(n->op, &why);
+            diag_error("no kernel for op %s (dtype %s) at node %s%s%s", op_name(n->op), dtype_name(dt),
+                       node_display_name(n), why ? ": " : "", why ? why : "");
             goto done;
         }
         m->fam[i] = f;

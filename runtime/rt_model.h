@@ -5,6 +5,7 @@
 #define WEBNNC_RT_MODEL_H
 
 #include "kernel.h"
+#include "op_support.h"
 #include "replay.h"
 #include "vk_memory.h"
 
@@ -117,6 +118,11 @@ static inline int plan_node_inputs(const WnrtModel *m, const Node *n, const Valu
     return n->n_inputs;
 }
 const KernelFamily *kernel_family(OpId op);
+/* Whether kernels.def has a kernel for op, marks it unsupported (*reason) or misses it. */
+OpSupport kernel_support(OpId op, const char **reason);
+/* k_eltwise.c: whether an op of the unary/binary kernel families has its shader op code
+ * (OPSUP_NOT_APPLICABLE for ops of other families). */
+OpSupport eltwise_code_support(OpId op, const char **reason);
 /* record.c */
 int record_commands(WnrtModel *m, Recording *r);
 /* The dispatches of a run with these shapes, without a command buffer (replay.h). */

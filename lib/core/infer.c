@@ -1,65 +1,24 @@
 /* infer.c - shape inference entry point: checks what every op shares (operand count and
  * presence against the op's input slots, option types against its schema, required options),
- * dispatches to the op's rule by OpId, then validates the outputs (dims > 0, dims and element
- * counts < 2^31).  The per-op rules live in infer_*.c. */
+ * dispatches to the op's rule, then validates the outputs (dims > 0, dims and element counts
+ * < 2^31).  The rule is the op's entry in the table of its ops.def family (infer_FAMILY_rules in
+ * infer_FAMILY.c); infer_support() answers the op coverage test. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "checked.h"
 #include "infer_internal.h"
+#include "op_support.h"
 
-/* Rules for ops that are not handled by a family flag (OPF_ELTWISE_*, OPF_COMPARE, ...). */
-static const InferFn rules[OP_COUNT] = {
-    [OP_PRELU] = infer_prelu,
-    [OP_SOFTMAX] = infer_softmax,
-    [OP_CAST] = infer_cast,
-    [OP_DEQUANTIZE_LINEAR] = infer_quantize,
-    [OP_QUANTIZE_LINEAR] = infer_quantize,
-    [OP_WHERE] = infer_where,
-    [OP_ARG_MAX] = infer_arg_minmax,
-    [OP_ARG_MIN] = infer_arg_minmax,
-    [OP_CUMULATIVE_SUM] = infer_cumulative_sum,
-    [OP_MATMUL] = infer_matmul,
-    [OP_GEMM] = infer_gemm,
-    [OP_BATCH_NORMALIZATION] = infer_batch_norm,
-    [OP_INSTANCE_NORMALIZATION] = infer_instance_norm,
-    [OP_LAYER_NORMALIZATION] = infer_layer_norm,
-    [OP_CONCAT] = infer_concat,
-    [OP_EXPAND] = infer_expand,
-    [OP_PAD] = infer_pad,
-    [OP_RESHAPE] = infer_reshape,
-    [OP_REVERSE] = infer_reverse,
-    [OP_SLICE] = infer_slice,
-    [OP_SPLIT] = infer_split,
-    [OP_TILE] = infer_tile,
-    [OP_TRANSPOSE] = infer_transpose,
-    [OP_TRIANGULAR] = infer_triangular,
-    [OP_GATHER] = infer_gather,
-    [OP_GATHER_ELEMENTS] = infer_gather_elements,
-    [OP_GATHER_ND] = infer_gather_nd,
-    [OP_SCATTER_ELEMENTS] = infer_scatter_elements,
-    [OP_SCATTER_ND] = infer_scatter_nd,
-    [OP_CONV2D] = infer_conv2d,
-    [OP_CONV_TRANSPOSE2D] = infer_conv_transpose2d,
-    [OP_RESAMPLE2D] = infer_resample2d,
-    [OP_GRU] = infer_rnn,
-    [OP_GRU_CELL] = infer_rnn,
-    [OP_LSTM] = infer_rnn,
-    [OP_LSTM_CELL] = infer_rnn,
-    [OP_GROUP_QUERY_ATTENTION] = infer_gqa,
+/* The rule tables of the op families, indexed by ops.def's FAMILY column. */
+static const InferRule *const family_rules[OPFAM_COUNT] = {
+#define FAMILY(NAME) [OPFAM_##NAME] = infer_##NAME##_rules,
+#include "op_families.def"
+#undef FAMILY
 };
 
-static InferFn rule_for(const OpInfo *info) {
-    if (rules[info->id]) return rules[info->id];
-    if (info->flags & OPF_EXT) return infer_ext_rule(info->id);
-    unsigned f = info->flags;
-    if (f & (OPF_ELTWISE_UNARY | OPF_ELTWISE_BINARY | OPF_COMPARE | OPF_LOGICAL))
-        return info->n_inputs == 1 ? infer_unary : infer_binary;
-    if (f & OPF_REDUCE) return infer_reduce;
-    if (f & OPF_POOL) return infer_pool2d;
-    return NULL;
-}
+DEFINE_OP_SUPPORT(infer_support, family_rules)
 
 static bool check_operands(const Graph *g, const Node *n, const OpInfo *info) {
     if (n->n_inputs < 0 || (n->n_inputs > 0 && !n->inputs)) {
@@ -193,9 +152,11 @@ int infer_node(Graph *g, const Node *n, TensorDesc *out, int max_out) {
         else diag_error("shape inference called without a node");
         return -1;
     }
-    InferFn rule = rule_for(info);
+    const InferRule *entry = &family_rules[info->family][info->id];
+    InferFn rule = entry->fn;
     if (!rule) {
-        diag_node_error(n, "no shape inference rule for op '%s'", info->name);
+        if (entry->unsupported) diag_node_error(n, "op '%s' has no shape inference: %s", info->name, entry->unsupported);
+        else diag_node_error(n, "no shape inference rule for op '%s'", info->name);
         return -1;
     }
     if (max_out < 1) {

@@ -1,6 +1,7 @@
 /* infer_conv.c - shape inference for the spatial ops on 4-D tensors: conv2d, convTranspose2d,
  * the 2-D pools (average, l2, max) and resample2d, with the WebNN input/filter layouts and the
- * spec's output size formulas (padding, strides, dilations, groups, rounding, outputSizes). */
+ * spec's output size formulas (padding, strides, dilations, groups, rounding, outputSizes).
+ * Family conv of ops.def: its op-indexed table is infer_conv_rules. */
 #include <inttypes.h>
 #include <math.h>
 
@@ -104,7 +105,7 @@ static bool conv_setup(const Node *n, const Layout *filter_table, ConvSetup *c) 
     return true;
 }
 
-int infer_conv2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_conv2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     ConvSetup c;
     if (!conv_setup(n, conv_filter_layouts, &c)) return -1;
     if (c.in_channels != c.f_in * c.groups) {
@@ -124,7 +125,7 @@ int infer_conv2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_conv_transpose2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_conv_transpose2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     ConvSetup c;
     int64_t opad[2], sizes[2];
     if (!conv_setup(n, convt_filter_layouts, &c) || !infer_read_ints(n, "outputPadding", 2, 0, 0, opad)) return -1;
@@ -160,7 +161,7 @@ int infer_conv_transpose2d(Graph *g, const Node *n, TensorDesc *out, int max_out
     return 1;
 }
 
-int infer_pool2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_pool2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     static const char *const roundings[] = {"floor", "ceil", NULL};
     const Value *x = infer_in(n, 0);
     const Layout *l;
@@ -194,7 +195,7 @@ int infer_pool2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_resample2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_resample2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     static const char *const modes[] = {"nearest-neighbor", "linear", NULL};
     const Value *x = infer_in(n, 0);
     int64_t axes[2], sizes[2];
@@ -239,3 +240,12 @@ int infer_resample2d(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     }
     return 1;
 }
+
+const InferRule infer_conv_rules[OP_COUNT] = {
+    [OP_CONV2D] = {infer_conv2d},
+    [OP_CONV_TRANSPOSE2D] = {infer_conv_transpose2d},
+    [OP_AVERAGE_POOL2D] = {infer_pool2d},
+    [OP_L2_POOL2D] = {infer_pool2d},
+    [OP_MAX_POOL2D] = {infer_pool2d},
+    [OP_RESAMPLE2D] = {infer_resample2d},
+};

@@ -1,6 +1,6 @@
-/* infer_eltwise.c - shape inference for element-wise ops: unary and activations, binary with
- * numpy broadcasting, comparisons and logical ops (uint8 results), prelu, cast, softmax,
- * quantizeLinear/dequantizeLinear (blockwise broadcasting) and where (3-way broadcasting). */
+/* infer_eltwise.c - shape inference of the eltwise family (ops.def): unary ops and activations,
+ * binary ops with numpy broadcasting, comparisons and logical ops (uint8 results), prelu, cast
+ * and where (3-way broadcasting); infer_eltwise_rules is the family's op-indexed table. */
 #include <stdio.h>
 
 #include "infer_internal.h"
@@ -46,7 +46,7 @@ static DTypeMask unary_dtypes(OpId op) {
     }
 }
 
-int infer_unary(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_unary(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     if (!infer_check_dtype(n, 0, unary_dtypes(n->op))) return -1;
     if (n->op == OP_CLAMP) {
         const Attr *lo = node_attr(n, "minValue"), *hi = node_attr(n, "maxValue");
@@ -61,7 +61,7 @@ int infer_unary(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_binary(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_binary(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     unsigned f = op_info(n->op)->flags;
     DTypeMask allowed = (f & OPF_LOGICAL) ? DTM(U8) : DTM_WEBNN;
     if (!infer_check_dtype(n, 0, allowed) || !infer_check_same_dtype(n, 1, 0)) return -1;
@@ -71,7 +71,7 @@ int infer_binary(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_where(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_where(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     if (!infer_check_dtype(n, 0, DTM(U8)) || !infer_check_dtype(n, 1, DTM_WEBNN) ||
         !infer_check_same_dtype(n, 2, 1))
         return -1;
@@ -81,7 +81,7 @@ int infer_where(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_prelu(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_prelu(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *x = infer_in(n, 0), *slope = infer_in(n, 1);
     if (!infer_check_dtype(n, 0, DTM_SIGNED_NUM) || !infer_check_same_dtype(n, 1, 0)) return -1;
     if (!infer_unidirectional(slope->rank, slope->shape, x->rank, x->shape)) {
@@ -93,52 +93,26 @@ int infer_prelu(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_cast(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_cast(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     infer_desc_of(&out[0], infer_in(n, 0));
     out[0].dtype = node_dtype(n, "to", DT_INVALID); /* validated by the option schema */
     return 1;
 }
 
-int infer_softmax(Graph *g, const Node *n, TensorDesc *out, int max_out) {
-    const Value *x = infer_in(n, 0);
-    if (!infer_check_dtype(n, 0, DTM_FLOAT) || !infer_check_rank(n, 0, 1, WN_MAX_RANK) ||
-        !infer_check_axis(n, "axis", node_int(n, "axis", 0), x->rank))
-        return -1;
-    infer_desc_of(&out[0], x);
-    return 1;
-}
-
-/* Blockwise broadcasting of scale to input: scale's dims align with input's trailing dims and
- * each input dim is a multiple of the matching scale dim (a lower scale rank is accepted, as
- * Chromium does, with missing leading dims treated as 1). */
-static bool blockwise(const Value *scale, const Value *x) {
-    if (scale->rank > x->rank) return false;
-    for (int i = 0; i < scale->rank; i++) {
-        Dim s = scale->shape[i], d = x->shape[x->rank - scale->rank + i];
-        if (dim_equal(s, d) || (dim_is_static(s) && s.v == 1)) continue;
-        if (!dim_is_static(s) || !dim_is_static(d) || s.v <= 0 || d.v % s.v != 0) return false;
-    }
-    return true;
-}
-
-int infer_quantize(Graph *g, const Node *n, TensorDesc *out, int max_out) {
-    const Value *x = infer_in(n, 0), *scale = infer_in(n, 1), *zp = infer_in(n, 2);
-    bool dq = n->op == OP_DEQUANTIZE_LINEAR;
-    if (dq) {
-        if (!infer_check_dtype(n, 0, DTM_QUANT) || !infer_check_dtype(n, 1, DTM_FLOAT) ||
-            !infer_check_same_dtype(n, 2, 0))
-            return -1;
-    } else if (!infer_check_dtype(n, 0, DTM_FLOAT) || !infer_check_same_dtype(n, 1, 0) ||
-               !infer_check_dtype(n, 2, DTM_QUANT)) {
-        return -1;
-    }
-    if (!infer_check_shape(g, n, 2, scale->rank, scale->shape)) return -1;
-    if (!blockwise(scale, x)) {
-        infer_shapes_error(g, n, "scale shape", scale->rank, scale->shape, "is not blockwise broadcastable to input shape",
-                           x->rank, x->shape);
-        return -1;
-    }
-    infer_desc_of(&out[0], x);
-    out[0].dtype = dq ? scale->dtype : zp->dtype;
-    return 1;
-}
+/* Unary ops, activations and logicalNot take one operand; binary, comparison and logical ops two. */
+#define U(ID) [OP_##ID] = {infer_unary}
+#define B(ID) [OP_##ID] = {infer_binary}
+const InferRule infer_eltwise_rules[OP_COUNT] = {
+    B(ADD), B(SUB), B(MUL), B(DIV), B(MAX), B(MIN), B(POW),
+    B(EQUAL), B(NOT_EQUAL), B(GREATER), B(GREATER_OR_EQUAL), B(LESSER), B(LESSER_OR_EQUAL),
+    U(LOGICAL_NOT), B(LOGICAL_AND), B(LOGICAL_OR), B(LOGICAL_XOR),
+    U(ABS), U(CEIL), U(COS), U(ERF), U(EXP), U(FLOOR), U(IDENTITY), U(LOG), U(NEG), U(RECIPROCAL),
+    U(ROUND_EVEN), U(SIGN), U(SIN), U(SQRT), U(TAN), U(IS_NAN), U(IS_INFINITE),
+    U(ELU), U(GELU), U(HARD_SIGMOID), U(HARD_SWISH), U(LEAKY_RELU), U(LINEAR), U(RELU), U(SIGMOID),
+    U(SOFTPLUS), U(SOFTSIGN), U(TANH), U(CLAMP),
+    [OP_PRELU] = {infer_prelu},
+    [OP_CAST] = {infer_cast},
+    [OP_WHERE] = {infer_where},
+};
+#undef U
+#undef B

@@ -1,7 +1,8 @@
 /* infer_ext.c - shape inference for the webnnc extension ops (OPF_EXT lines of ops.def: the
  * ORT-GenAI contrib ops matmulNBits, rmsNorm, skipRmsNorm, rotaryEmbedding, gatherBlockQuantized,
  * quickGelu), and the geometry readers of ext_ops.h that the evaluator and the decomposition
- * passes share.  Semantics and operand rules: docs/extension-ops.md. */
+ * passes share.  Semantics and operand rules: docs/extension-ops.md.
+ * Family ext of ops.def: its op-indexed table is infer_ext_rules. */
 #include <inttypes.h>
 
 #include "checked.h"
@@ -315,14 +316,11 @@ static int infer_quick_gelu(Graph *g, const Node *n, TensorDesc *out, int max_ou
     return 1;
 }
 
-InferFn infer_ext_rule(OpId op) {
-    switch (op) {
-    case OP_MATMUL_NBITS: return infer_matmul_nbits;
-    case OP_RMS_NORM: return infer_rms_norm;
-    case OP_SKIP_RMS_NORM: return infer_skip_rms_norm;
-    case OP_ROTARY_EMBEDDING: return infer_rotary;
-    case OP_GATHER_BLOCK_QUANTIZED: return infer_gather_block_quantized;
-    case OP_QUICK_GELU: return infer_quick_gelu;
-    default: return infer_fused_rule(op); /* fusion-only ops: infer_fused.c */
-    }
-}
+const InferRule infer_ext_rules[OP_COUNT] = {
+    [OP_MATMUL_NBITS] = {infer_matmul_nbits},
+    [OP_RMS_NORM] = {infer_rms_norm},
+    [OP_SKIP_RMS_NORM] = {infer_skip_rms_norm},
+    [OP_ROTARY_EMBEDDING] = {infer_rotary},
+    [OP_GATHER_BLOCK_QUANTIZED] = {infer_gather_block_quantized},
+    [OP_QUICK_GELU] = {infer_quick_gelu},
+};

@@ -1,7 +1,8 @@
 /* infer_fused.c - shape inference of the fusion-only extension ops (ops.def: silu, qkvProjection,
  * gatedMlp) and fused_parts() (fused_ops.h): a normalized projection is validated by running the
  * rules of its component ops (rmsNorm/skipRmsNorm, matmulNBits or matmul) on stack nodes that point
- * at the fused node's operands. */
+ * at the fused node's operands.
+ * Family fused of ops.def: its op-indexed table is infer_fused_rules. */
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -184,11 +185,8 @@ static int infer_silu(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-InferFn infer_fused_rule(OpId op) {
-    switch (op) {
-    case OP_SILU: return infer_silu;
-    case OP_QKV_PROJECTION:
-    case OP_GATED_MLP: return infer_normed_projection;
-    default: return NULL;
-    }
-}
+const InferRule infer_fused_rules[OP_COUNT] = {
+    [OP_SILU] = {infer_silu},
+    [OP_QKV_PROJECTION] = {infer_normed_projection},
+    [OP_GATED_MLP] = {infer_normed_projection},
+};

@@ -1,5 +1,6 @@
 /* infer_gather.c - shape inference for indexed access: gather, gatherElements, gatherND,
- * scatterElements and scatterND (indices int32/uint32/int64). */
+ * scatterElements and scatterND (indices int32/uint32/int64).
+ * Family gather of ops.def: its op-indexed table is infer_gather_rules. */
 #include <inttypes.h>
 
 #include "infer_internal.h"
@@ -24,7 +25,7 @@ static bool check_indexed(const Node *n, bool has_axis, int64_t *axis) {
     return !has_axis || infer_check_axis(n, "axis", *axis, x->rank);
 }
 
-int infer_gather(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_gather(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *x = infer_in(n, 0), *idx = infer_in(n, 1);
     int64_t axis;
     if (!check_indexed(n, true, &axis) || !check_out_rank(n, x->rank - 1 + idx->rank)) return -1;
@@ -52,7 +53,7 @@ static bool check_elements_shape(Graph *g, const Node *n, int slot, int64_t axis
     return true;
 }
 
-int infer_gather_elements(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_gather_elements(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     int64_t axis;
     if (!check_indexed(n, true, &axis) || !check_elements_shape(g, n, 1, axis)) return -1;
     infer_desc_of(&out[0], infer_in(n, 1));
@@ -60,7 +61,7 @@ int infer_gather_elements(Graph *g, const Node *n, TensorDesc *out, int max_out)
     return 1;
 }
 
-int infer_scatter_elements(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_scatter_elements(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *idx = infer_in(n, 1);
     int64_t axis;
     if (!check_indexed(n, true, &axis) || !check_elements_shape(g, n, 1, axis) || !infer_check_same_dtype(n, 2, 0) ||
@@ -89,13 +90,13 @@ static bool nd_shape(Graph *g, const Node *n, TensorDesc *d) {
     return true;
 }
 
-int infer_gather_nd(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_gather_nd(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     int64_t axis;
     if (!check_indexed(n, false, &axis) || !nd_shape(g, n, &out[0])) return -1;
     return 1;
 }
 
-int infer_scatter_nd(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_scatter_nd(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     int64_t axis;
     TensorDesc upd;
     if (!check_indexed(n, false, &axis) || !nd_shape(g, n, &upd) || !infer_check_same_dtype(n, 2, 0) ||
@@ -104,3 +105,11 @@ int infer_scatter_nd(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     infer_desc_of(&out[0], infer_in(n, 0));
     return 1;
 }
+
+const InferRule infer_gather_rules[OP_COUNT] = {
+    [OP_GATHER] = {infer_gather},
+    [OP_GATHER_ELEMENTS] = {infer_gather_elements},
+    [OP_GATHER_ND] = {infer_gather_nd},
+    [OP_SCATTER_ELEMENTS] = {infer_scatter_elements},
+    [OP_SCATTER_ND] = {infer_scatter_nd},
+};

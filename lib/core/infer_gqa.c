@@ -2,7 +2,8 @@
  * gqa_geometry() (gqa.h) reads every option and operand of the op once, for inference, the CPU
  * reference and the decomposition; infer_gqa() turns it into the three outputs
  * (output [B, S, N*H], presentKey/presentValue shaped like the fixed-capacity caches; without
- * pastKey/pastValue only the output: attention over the S new keys, geo->past false). */
+ * pastKey/pastValue only the output: attention over the S new keys, geo->past false).
+ * Family gqa of ops.def: its op-indexed table is infer_gqa_rules. */
 #include <inttypes.h>
 #include <math.h>
 
@@ -206,7 +207,7 @@ int gqa_geometry(Graph *g, const Node *n, GqaGeom *geo) {
     return 0;
 }
 
-int infer_gqa(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_gqa(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     GqaGeom geo;
     if (gqa_geometry(g, n, &geo) < 0) return -1;
     if (max_out < GQA_OUTPUTS) {
@@ -219,3 +220,7 @@ int infer_gqa(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     infer_desc_of(&out[GQA_PRESENT_VALUE], infer_in(n, GQA_PAST_VALUE));
     return GQA_OUTPUTS;
 }
+
+const InferRule infer_gqa_rules[OP_COUNT] = {
+    [OP_GROUP_QUERY_ATTENTION] = {infer_gqa},
+};

@@ -1,6 +1,6 @@
 /* infer_internal.h - helpers shared by the shape inference files (infer*.c): dtype sets, operand
  * access, rank/axis/shape checks that report precise node diagnostics, and the per-family rule
- * functions that infer.c dispatches to by OpId.  Not part of the public IR API. */
+ * family rule tables that infer.c dispatches to by OpId.  Not part of the public IR API. */
 #ifndef WEBNNC_INFER_INTERNAL_H
 #define WEBNNC_INFER_INTERNAL_H
 
@@ -9,6 +9,7 @@
 
 #include "diag.h"
 #include "ir.h"
+#include "op_support.h"
 
 /* A WebNN dimension and an element count must both be < 2^31. */
 #define INFER_LIMIT ((int64_t)1 << 31)
@@ -77,54 +78,16 @@ bool infer_unidirectional(int rf, const Dim *from, int rt, const Dim *to);
  * infer_node() before these run; output dims are validated after. */
 typedef int (*InferFn)(Graph *g, const Node *n, TensorDesc *out, int max_out);
 
-/* infer_eltwise.c */
-int infer_unary(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_binary(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_prelu(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_cast(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_softmax(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_quantize(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_where(Graph *g, const Node *n, TensorDesc *out, int max_out);
-/* infer_reduce.c */
-int infer_reduce(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_arg_minmax(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_cumulative_sum(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_batch_norm(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_instance_norm(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_layer_norm(Graph *g, const Node *n, TensorDesc *out, int max_out);
-/* infer_linalg.c */
-int infer_matmul(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_gemm(Graph *g, const Node *n, TensorDesc *out, int max_out);
-/* infer_shape.c */
-int infer_reshape(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_expand(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_transpose(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_concat(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_slice(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_split(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_tile(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_pad(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_reverse(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_triangular(Graph *g, const Node *n, TensorDesc *out, int max_out);
-/* infer_gather.c */
-int infer_gather(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_gather_elements(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_gather_nd(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_scatter_elements(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_scatter_nd(Graph *g, const Node *n, TensorDesc *out, int max_out);
-/* infer_conv.c */
-int infer_conv2d(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_conv_transpose2d(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_pool2d(Graph *g, const Node *n, TensorDesc *out, int max_out);
-int infer_resample2d(Graph *g, const Node *n, TensorDesc *out, int max_out);
-/* infer_rnn.c */
-/* gru, gruCell, lstm, lstmCell */
-int infer_rnn(Graph *g, const Node *n, TensorDesc *out, int max_out);
-/* infer_gqa.c: groupQueryAttention */
-int infer_gqa(Graph *g, const Node *n, TensorDesc *out, int max_out);
-/* infer_ext.c: the rule of an extension op (OPF_EXT), NULL if it has none */
-InferFn infer_ext_rule(OpId op);
-/* infer_fused.c: the rule of a fusion-only extension op (silu, qkvProjection, gatedMlp), or NULL */
-InferFn infer_fused_rule(OpId op);
+/* An entry of a family's op-indexed rule table: the rule, or OP_UNSUPPORTED("reason")
+ * (op_support.h).  infer.c looks an op up in the table of its ops.def family only. */
+typedef struct {
+    InferFn fn;
+    const char *unsupported;
+} InferRule;
+
+/* The family tables: infer_FAMILY_rules in infer_FAMILY.c for each line of op_families.def. */
+#define FAMILY(NAME) extern const InferRule infer_##NAME##_rules[OP_COUNT];
+#include "op_families.def"
+#undef FAMILY
 
 #endif

@@ -1,5 +1,6 @@
 /* infer_linalg.c - shape inference for matmul (rank >= 2, batch dims broadcast) and gemm
- * (2-D, optional transposes, c unidirectionally broadcast to [M, N]). */
+ * (2-D, optional transposes, c unidirectionally broadcast to [M, N]).
+ * Family linalg of ops.def: its op-indexed table is infer_linalg_rules. */
 #include "infer_internal.h"
 
 /* The inner (contracted) dims of operands 0 and 1 must be equal. */
@@ -11,7 +12,7 @@ static bool inner_dims_match(Graph *g, const Node *n, Dim a, Dim b) {
     return false;
 }
 
-int infer_matmul(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_matmul(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *a = infer_in(n, 0), *b = infer_in(n, 1);
     if (!infer_check_dtype(n, 0, DTM_FLOAT) || !infer_check_same_dtype(n, 1, 0) ||
         !infer_check_rank(n, 0, 2, WN_MAX_RANK) || !infer_check_rank(n, 1, 2, WN_MAX_RANK))
@@ -28,7 +29,7 @@ int infer_matmul(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_gemm(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_gemm(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *a = infer_in(n, 0), *b = infer_in(n, 1), *c = infer_in(n, 2);
     if (!infer_check_dtype(n, 0, DTM_FLOAT) || !infer_check_same_dtype(n, 1, 0) || !infer_check_same_dtype(n, 2, 0) ||
         !infer_check_rank(n, 0, 2, 2) || !infer_check_rank(n, 1, 2, 2) || !infer_check_rank(n, 2, 0, 2))
@@ -48,3 +49,8 @@ int infer_gemm(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     }
     return 1;
 }
+
+const InferRule infer_linalg_rules[OP_COUNT] = {
+    [OP_MATMUL] = {infer_matmul},
+    [OP_GEMM] = {infer_gemm},
+};

@@ -1,5 +1,5 @@
-/* infer_reduce.c - shape inference for ops that work along axes: reductions, argMin/argMax,
- * cumulativeSum and the normalizations (batch, instance, layer). */
+/* infer_reduce.c - shape inference of the reduce family (ops.def): reductions, argMin/argMax and
+ * cumulativeSum, which work along axes; infer_reduce_rules is the family's op-indexed table. */
 #include "infer_internal.h"
 
 static DTypeMask reduce_dtypes(OpId op) {
@@ -24,7 +24,7 @@ static void reduce_shape(const Value *x, const bool *mask, bool keep, TensorDesc
     }
 }
 
-int infer_reduce(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_reduce(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *x = infer_in(n, 0);
     bool mask[WN_MAX_RANK];
     if (!infer_check_dtype(n, 0, reduce_dtypes(n->op)) || infer_read_axes(n, "axes", x->rank, true, mask, NULL) < 0)
@@ -33,7 +33,7 @@ int infer_reduce(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_arg_minmax(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_arg_minmax(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *x = infer_in(n, 0);
     int64_t axis = node_int(n, "axis", 0);
     if (!infer_check_dtype(n, 0, DTM_WEBNN) || !infer_check_rank(n, 0, 1, WN_MAX_RANK) ||
@@ -51,7 +51,7 @@ int infer_arg_minmax(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_cumulative_sum(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_cumulative_sum(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *x = infer_in(n, 0);
     if (!infer_check_dtype(n, 0, DTM_WIDE_NUM) || !infer_check_rank(n, 0, 1, WN_MAX_RANK) ||
         !infer_check_axis(n, "axis", node_int(n, "axis", 0), x->rank))
@@ -60,46 +60,12 @@ int infer_cumulative_sum(Graph *g, const Node *n, TensorDesc *out, int max_out) 
     return 1;
 }
 
-int infer_batch_norm(Graph *g, const Node *n, TensorDesc *out, int max_out) {
-    const Value *x = infer_in(n, 0);
-    int64_t axis = node_int(n, "axis", 1);
-    if (!infer_check_dtype(n, 0, DTM_FLOAT) || !infer_check_rank(n, 0, 1, WN_MAX_RANK) ||
-        !infer_check_axis(n, "axis", axis, x->rank))
-        return -1;
-    for (int slot = 1; slot <= 4; slot++)
-        if (!infer_check_vector(g, n, slot, x->shape[axis], 0)) return -1;
-    infer_desc_of(&out[0], x);
-    return 1;
-}
-
-int infer_instance_norm(Graph *g, const Node *n, TensorDesc *out, int max_out) {
-    static const char *const layouts[] = {"nchw", "nhwc", NULL};
-    const Value *x = infer_in(n, 0);
-    int layout = infer_read_enum(n, "layout", layouts);
-    if (layout < 0 || !infer_check_dtype(n, 0, DTM_FLOAT) || !infer_check_rank(n, 0, 4, 4)) return -1;
-    Dim channels = x->shape[layout == 0 ? 1 : 3];
-    for (int slot = 1; slot <= 2; slot++)
-        if (!infer_check_vector(g, n, slot, channels, 0)) return -1;
-    infer_desc_of(&out[0], x);
-    return 1;
-}
-
-int infer_layer_norm(Graph *g, const Node *n, TensorDesc *out, int max_out) {
-    const Value *x = infer_in(n, 0);
-    bool mask[WN_MAX_RANK];
-    int order[WN_MAX_RANK];
-    if (!infer_check_dtype(n, 0, DTM_FLOAT)) return -1;
-    int count = infer_read_axes(n, "axes", x->rank, false, mask, order);
-    if (count < 0) return -1;
-    if (!node_attr(n, "axes")) { /* default: every axis but the first */
-        count = 0;
-        for (int i = 1; i < x->rank; i++) order[count++] = i;
-    }
-    /* scale and bias have the input's dims at `axes`, in that order. */
-    Dim want[WN_MAX_RANK];
-    for (int i = 0; i < count; i++) want[i] = x->shape[order[i]];
-    for (int slot = 1; slot <= 2; slot++)
-        if (!infer_check_same_dtype(n, slot, 0) || !infer_check_shape(g, n, slot, count, want)) return -1;
-    infer_desc_of(&out[0], x);
-    return 1;
-}
+#define R(ID) [OP_##ID] = {infer_reduce}
+const InferRule infer_reduce_rules[OP_COUNT] = {
+    R(REDUCE_L1), R(REDUCE_L2), R(REDUCE_LOG_SUM), R(REDUCE_LOG_SUM_EXP), R(REDUCE_MAX),
+    R(REDUCE_MEAN), R(REDUCE_MIN), R(REDUCE_PRODUCT), R(REDUCE_SUM), R(REDUCE_SUM_SQUARE),
+    [OP_ARG_MAX] = {infer_arg_minmax},
+    [OP_ARG_MIN] = {infer_arg_minmax},
+    [OP_CUMULATIVE_SUM] = {infer_cumulative_sum},
+};
+#undef R

@@ -1,6 +1,7 @@
 /* infer_rnn.c - shape inference for the recurrent ops gru, gruCell, lstm and lstmCell: operand
  * shapes from gate count, hiddenSize and direction, activations, and output counts/shapes
- * (returnSequence adds [steps, numDirections, batch, hiddenSize]). */
+ * (returnSequence adds [steps, numDirections, batch, hiddenSize]).
+ * Family rnn of ops.def: its op-indexed table is infer_rnn_rules. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -58,7 +59,7 @@ static bool expect(Graph *g, const Node *n, int slot, const RnnSpec *s, int dirs
     return slot < 0 || (infer_check_same_dtype(n, slot, 0) && infer_check_shape(g, n, slot, r, want));
 }
 
-int infer_rnn(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_rnn(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     static const char *const directions[] = {"forward", "backward", "both", NULL};
     const RnnSpec *s = rnn_spec(n->op);
     const Value *x = infer_in(n, 0);
@@ -114,3 +115,10 @@ int infer_rnn(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     }
     return count;
 }
+
+const InferRule infer_rnn_rules[OP_COUNT] = {
+    [OP_GRU] = {infer_rnn},
+    [OP_GRU_CELL] = {infer_rnn},
+    [OP_LSTM] = {infer_rnn},
+    [OP_LSTM_CELL] = {infer_rnn},
+};

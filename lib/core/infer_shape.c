@@ -1,5 +1,6 @@
 /* infer_shape.c - shape inference for data movement ops that rearrange or resize a tensor:
- * reshape, expand, transpose, concat, slice, split, tile, pad, reverse, triangular. */
+ * reshape, expand, transpose, concat, slice, split, tile, pad, reverse, triangular.
+ * Family shape of ops.def: its op-indexed table is infer_shape_rules. */
 #include <inttypes.h>
 
 #include "checked.h"
@@ -50,7 +51,7 @@ static int shape_out(TensorDesc *d, DType dtype, int rank, const Dim *shape) {
     return 1;
 }
 
-int infer_reshape(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_reshape(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *x = infer_in(n, 0);
     const Dim *shape;
     int rank = read_dims(g, n, "newShape", &shape);
@@ -71,7 +72,7 @@ int infer_reshape(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return shape_out(&out[0], x->dtype, rank, shape);
 }
 
-int infer_expand(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_expand(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *x = infer_in(n, 0);
     const Dim *shape;
     int rank = read_dims(g, n, "newShape", &shape);
@@ -83,7 +84,7 @@ int infer_expand(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return shape_out(&out[0], x->dtype, rank, shape);
 }
 
-int infer_transpose(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_transpose(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *x = infer_in(n, 0);
     const int64_t *perm;
     int count = node_ints(n, "permutation", &perm);
@@ -112,7 +113,7 @@ int infer_transpose(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_concat(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_concat(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *first = infer_in(n, 0);
     int64_t axis = node_int(n, "axis", 0);
     if (!infer_check_dtype(n, 0, DTM_ALL) || !infer_check_rank(n, 0, 1, WN_MAX_RANK) ||
@@ -135,7 +136,7 @@ int infer_concat(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_slice(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_slice(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *x = infer_in(n, 0);
     const Dim *sizes;
     int64_t starts[WN_MAX_RANK], strides[WN_MAX_RANK];
@@ -172,7 +173,7 @@ int infer_slice(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_split(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_split(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *x = infer_in(n, 0);
     int64_t axis = node_int(n, "axis", 0);
     if (!infer_check_dtype(n, 0, DTM_ALL) || !infer_check_rank(n, 0, 1, WN_MAX_RANK) ||
@@ -213,7 +214,7 @@ int infer_split(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return (int)parts;
 }
 
-int infer_tile(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_tile(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *x = infer_in(n, 0);
     int64_t reps[WN_MAX_RANK];
     if (!infer_check_dtype(n, 0, DTM_WEBNN) || !infer_read_ints(n, "repetitions", x->rank, 1, 1, reps)) return -1;
@@ -222,7 +223,7 @@ int infer_tile(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_pad(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_pad(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     static const char *const modes[] = {"constant", "edge", "reflection", NULL};
     const Value *x = infer_in(n, 0);
     int64_t beg[WN_MAX_RANK], end[WN_MAX_RANK];
@@ -242,7 +243,7 @@ int infer_pad(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_reverse(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_reverse(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     const Value *x = infer_in(n, 0);
     bool mask[WN_MAX_RANK];
     if (!infer_check_dtype(n, 0, DTM_WEBNN) || infer_read_axes(n, "axes", x->rank, true, mask, NULL) < 0) return -1;
@@ -250,8 +251,21 @@ int infer_reverse(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     return 1;
 }
 
-int infer_triangular(Graph *g, const Node *n, TensorDesc *out, int max_out) {
+static int infer_triangular(Graph *g, const Node *n, TensorDesc *out, int max_out) {
     if (!infer_check_dtype(n, 0, DTM_WEBNN) || !infer_check_rank(n, 0, 2, WN_MAX_RANK)) return -1;
     infer_desc_of(&out[0], infer_in(n, 0));
     return 1;
 }
+
+const InferRule infer_shape_rules[OP_COUNT] = {
+    [OP_CONCAT] = {infer_concat},
+    [OP_EXPAND] = {infer_expand},
+    [OP_PAD] = {infer_pad},
+    [OP_RESHAPE] = {infer_reshape},
+    [OP_REVERSE] = {infer_reverse},
+    [OP_SLICE] = {infer_slice},
+    [OP_SPLIT] = {infer_split},
+    [OP_TILE] = {infer_tile},
+    [OP_TRANSPOSE] = {infer_transpose},
+    [OP_TRIANGULAR] = {infer_triangular},
+};

@@ -49,11 +49,19 @@ uint64_t dtype_storage_bytes(DType dt, uint64_t n);
 /* Op table                                                                                   */
 
 typedef enum {
-#define OP(ID, NAME, INPUTS, OPTIONS, FLAGS) OP_##ID,
+#define OP(ID, FAMILY, NAME, INPUTS, OPTIONS, FLAGS) OP_##ID,
 #include "ops.def"
 #undef OP
     OP_COUNT
 } OpId;
+
+/* Op families (op_families.def): the FAMILY column of ops.def. */
+typedef enum {
+#define FAMILY(NAME) OPFAM_##NAME,
+#include "op_families.def"
+#undef FAMILY
+    OPFAM_COUNT
+} OpFamily;
 
 enum {
     OPF_SPEC = 1 << 0,
@@ -97,6 +105,7 @@ typedef struct {
 typedef struct {
     OpId id;
     const char *name; /* WebNN method name, e.g. "layerNormalization" */
+    OpFamily family;  /* ops.def FAMILY column */
     unsigned flags;
     int n_inputs;
     OpInputSlot inputs[WN_MAX_INPUT_SLOTS];
@@ -107,6 +116,7 @@ typedef struct {
 const OpInfo *op_info(OpId op);
 const char *op_name(OpId op);
 int op_from_name(const char *name); /* OpId, or -1 if not in the table */
+const char *op_family_name(OpFamily family); /* "eltwise", ...; "?" when out of range */
 /* Index of option `key` in the op's schema, or -1. */
 int op_option_index(const OpInfo *info, const char *key);
 /* Minimum number of operands (required slots); variadic ops return 1. */

@@ -6,11 +6,18 @@
 
 static const struct {
     const char *name, *inputs, *options;
+    OpFamily family;
     unsigned flags;
 } raw_ops[OP_COUNT] = {
-#define OP(ID, NAME, INPUTS, OPTIONS, FLAGS) [OP_##ID] = {NAME, INPUTS, OPTIONS, FLAGS},
+#define OP(ID, FAMILY, NAME, INPUTS, OPTIONS, FLAGS) [OP_##ID] = {NAME, INPUTS, OPTIONS, OPFAM_##FAMILY, FLAGS},
 #include "ops.def"
 #undef OP
+};
+
+static const char *const family_names[OPFAM_COUNT] = {
+#define FAMILY(NAME) [OPFAM_##NAME] = #NAME,
+#include "op_families.def"
+#undef FAMILY
 };
 
 static OpInfo infos[OP_COUNT];
@@ -37,6 +44,7 @@ static void parse_all(void) {
         OpInfo *info = &infos[op];
         info->id = (OpId)op;
         info->name = raw_ops[op].name;
+        info->family = raw_ops[op].family;
         info->flags = raw_ops[op].flags;
         const char *p = raw_ops[op].inputs;
         char *tok;
@@ -72,6 +80,10 @@ const OpInfo *op_info(OpId op) {
 }
 
 const char *op_name(OpId op) { return ((int)op >= 0 && op < OP_COUNT) ? raw_ops[op].name : "?"; }
+
+const char *op_family_name(OpFamily family) {
+    return ((int)family >= 0 && family < OPFAM_COUNT) ? family_names[family] : "?";
+}
 
 int op_from_name(const char *name) {
     for (int op = 0; op < OP_COUNT; op++)

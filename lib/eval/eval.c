@@ -1,11 +1,13 @@
 /* eval.c - the CPU reference evaluator's entry points: eval_node() checks the operands, allocates
- * the outputs from their inferred static shapes and dispatches to the op family (eval_*.c);
- * fold_node() turns a node with constant operands into constants (constant folding). */
+ * the outputs from their inferred static shapes and calls the op's evaluator, its entry in the
+ * table of its ops.def family (eval_FAMILY_ops in eval_FAMILY.c; eval_support() answers the op
+ * coverage test); fold_node() turns a node with constant operands into constants (constant folding). */
 #include <string.h>
 
 #include "diag.h"
 #include "eval.h"
 #include "eval_internal.h"
+#include "op_support.h"
 
 /* Folding limit: results up to this size are always folded (shape arithmetic, small masks and
  * tables); larger ones only when they are no bigger than the largest constant operand, so folding
@@ -18,43 +20,14 @@ double *eval_scratch(Graph *g, int64_t count) {
     return graph_alloc(g, sizeof(double) * (size_t)(count > 0 ? count : 1));
 }
 
-/* The family evaluator of an op. */
-static EvalFn family_of(OpId op) {
-    const OpInfo *info = op_info(op);
-    if (info->flags & (OPF_ELTWISE_UNARY | OPF_ELTWISE_BINARY | OPF_COMPARE | OPF_LOGICAL))
-        return eval_eltwise;
-    if (info->flags & OPF_REDUCE) return eval_reduce;
-    if (info->flags & OPF_POOL) return eval_conv;
-    if (op == OP_GROUP_QUERY_ATTENTION) return eval_gqa;
-    if (info->flags & OPF_EXT) return eval_ext;
-    switch (op) {
-    case OP_PRELU:
-    case OP_WHERE: return eval_eltwise;
-    case OP_ARG_MAX:
-    case OP_ARG_MIN: return eval_reduce;
-    case OP_DEQUANTIZE_LINEAR:
-    case OP_QUANTIZE_LINEAR: return eval_quant;
-    case OP_MATMUL:
-    case OP_GEMM:
-    case OP_SOFTMAX:
-    case OP_BATCH_NORMALIZATION:
-    case OP_INSTANCE_NORMALIZATION:
-    case OP_LAYER_NORMALIZATION: return eval_nn;
-    case OP_CONV2D:
-    case OP_CONV_TRANSPOSE2D:
-    case OP_RESAMPLE2D: return eval_conv;
-    case OP_GRU:
-    case OP_GRU_CELL:
-    case OP_LSTM:
-    case OP_LSTM_CELL: return eval_rnn;
-    case OP_GATHER:
-    case OP_GATHER_ELEMENTS:
-    case OP_GATHER_ND:
-    case OP_SCATTER_ELEMENTS:
-    case OP_SCATTER_ND: return eval_gather;
-    default: return eval_shape;
-    }
-}
+/* The evaluator tables of the op families, indexed by ops.def's FAMILY column. */
+static const EvalOp *const family_ops[OPFAM_COUNT] = {
+#define FAMILY(NAME) [OPFAM_##NAME] = eval_##NAME##_ops,
+#include "op_families.def"
+#undef FAMILY
+};
+
+DEFINE_OP_SUPPORT(eval_support, family_ops)
 
 /* Checks that an output value has a static shape that fits in memory; fills t (without data). */
 static int output_desc(const Node *n, const Value *v, Ten *t) {
@@ -77,6 +50,8 @@ static int output_desc(const Node *n, const Value *v, Ten *t) {
 
 int eval_node(Graph *g, const Node *n, const void **out_data, uint64_t *out_nbytes) {
     if ((int)n->op < 0 || n->op >= OP_COUNT || n->n_inputs < 0 || n->n_outputs <= 0) return 1;
+    EvalFn fn = family_ops[op_info(n->op)->family][n->op].fn;
+    if (!fn) return 1; /* marked not evaluable (op_support.h) */
     Ten *in = graph_alloc(g, sizeof *in * (size_t)(n->n_inputs ? n->n_inputs : 1));
     for (int i = 0; i < n->n_inputs; i++) {
         if (!n->inputs[i]) continue; /* absent optional: data stays NULL */
@@ -94,7 +69,7 @@ int eval_node(Graph *g, const Node *n, const void **out_data, uint64_t *out_nbyt
         out_data[i] = out[i].data;
         out_nbytes[i] = bytes;
     }
-    return family_of(n->op)(g, n, in, out);
+    return fn(g, n, in, out);
 }
 
 int fold_node(Graph *g, Node *n) {

@@ -1,6 +1,7 @@
 /* eval_conv.c - conv2d, convTranspose2d, the 2-D pools and resample2d for the CPU evaluator.
  * Layouts are handled by mapping logical coordinates (n,c,h,w for activations; o,i,h,w for
- * filters) to the physical dimension order named by the layout string. */
+ * filters) to the physical dimension order named by the layout string.
+ * Family conv of ops.def: its op-indexed table is eval_conv_ops. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,19 +219,34 @@ static int resample2d(const Node *n, const Ten *x, Ten *o) {
     return 0;
 }
 
-int eval_conv(Graph *g, const Node *n, const Ten *in, Ten *out) {
-    (void)g;
-    if (n->n_inputs < 1 || n->n_outputs != 1 || !in[0].data || in[0].dt != out[0].dt) return 1;
-    switch (n->op) {
-    case OP_CONV2D:
-    case OP_CONV_TRANSPOSE2D:
-        if (n->n_inputs < 2 || !in[1].data || !dtype_is_float(in[0].dt)) return 1;
-        return conv2d(n, &in[0], &in[1], n->n_inputs > 2 && in[2].data ? &in[2] : NULL, &out[0],
-                      n->op == OP_CONV_TRANSPOSE2D);
-    case OP_AVERAGE_POOL2D:
-    case OP_L2_POOL2D:
-    case OP_MAX_POOL2D: return pool2d(n, &in[0], &out[0]);
-    case OP_RESAMPLE2D: return resample2d(n, &in[0], &out[0]);
-    default: return 1;
-    }
+/* Operand 0 is present and the single output has its dtype (every op of the family needs it). */
+static bool spatial_operand(const Node *n, const Ten *in, const Ten *out) {
+    return n->n_inputs >= 1 && n->n_outputs == 1 && in[0].data && in[0].dt == out[0].dt;
 }
+
+/* conv2d and convTranspose2d (float, with a constant filter). */
+static int eval_conv2d(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    (void)g;
+    if (!spatial_operand(n, in, out) || n->n_inputs < 2 || !in[1].data || !dtype_is_float(in[0].dt)) return 1;
+    return conv2d(n, &in[0], &in[1], n->n_inputs > 2 && in[2].data ? &in[2] : NULL, &out[0],
+                  n->op == OP_CONV_TRANSPOSE2D);
+}
+
+static int eval_pool2d(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    (void)g;
+    return spatial_operand(n, in, out) ? pool2d(n, &in[0], &out[0]) : 1;
+}
+
+static int eval_resample2d(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    (void)g;
+    return spatial_operand(n, in, out) ? resample2d(n, &in[0], &out[0]) : 1;
+}
+
+const EvalOp eval_conv_ops[OP_COUNT] = {
+    [OP_CONV2D] = {eval_conv2d},
+    [OP_CONV_TRANSPOSE2D] = {eval_conv2d},
+    [OP_AVERAGE_POOL2D] = {eval_pool2d},
+    [OP_L2_POOL2D] = {eval_pool2d},
+    [OP_MAX_POOL2D] = {eval_pool2d},
+    [OP_RESAMPLE2D] = {eval_resample2d},
+};

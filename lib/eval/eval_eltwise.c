@@ -1,7 +1,8 @@
 /* eval_eltwise.c - element-wise ops for the CPU evaluator: unary math and activations, clamp,
- * binary arithmetic, comparisons and logical ops (numpy broadcasting), prelu and where.
+ * binary arithmetic, comparisons and logical ops (numpy broadcasting), prelu, where and cast.
  * Floats are computed in double and rounded to the output dtype; integers are computed in int64
- * with wrap-around (uint64 compared and divided as unsigned); integer div truncates toward zero. */
+ * with wrap-around (uint64 compared and divided as unsigned); integer div truncates toward zero.
+ * Family eltwise of ops.def: its op-indexed table is eval_eltwise_ops. */
 #include <math.h>
 
 #include "clamp_bounds.h"
@@ -226,7 +227,8 @@ static bool broadcasts_to(const Ten *t, const Ten *o) {
     return true;
 }
 
-int eval_eltwise(Graph *g, const Node *n, const Ten *in, Ten *out) {
+/* Unary, binary, comparison and logical ops, activations, prelu and where. */
+static int eval_eltwise(Graph *g, const Node *n, const Ten *in, Ten *out) {
     (void)g;
     const OpInfo *info = op_info(n->op);
     int want = n->op == OP_WHERE ? 3 : (info->flags & OPF_ELTWISE_UNARY) || n->op == OP_LOGICAL_NOT ? 1 : 2;
@@ -250,3 +252,30 @@ int eval_eltwise(Graph *g, const Node *n, const Ten *in, Ten *out) {
     if (in[0].dt != in[1].dt) return 1;
     return eval_binary(n, &in[0], &in[1], &out[0]);
 }
+
+static int eval_cast(const Ten *x, Ten *o) {
+    for (int64_t i = 0; i < o->count; i++) {
+        if (dtype_is_float(x->dt)) ten_setf(o, i, ten_getf(x, i));
+        else if (ten_is_unsigned64(x) && dtype_is_float(o->dt)) ten_setf(o, i, ten_getf(x, i));
+        else ten_seti(o, i, ten_geti(x, i));
+    }
+    return 0;
+}
+
+static int eval_cast_op(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    (void)g;
+    return n->n_inputs >= 1 && in[0].data ? eval_cast(&in[0], &out[0]) : 1;
+}
+
+#define E(ID) [OP_##ID] = {eval_eltwise}
+const EvalOp eval_eltwise_ops[OP_COUNT] = {
+    E(ADD), E(SUB), E(MUL), E(DIV), E(MAX), E(MIN), E(POW),
+    E(EQUAL), E(NOT_EQUAL), E(GREATER), E(GREATER_OR_EQUAL), E(LESSER), E(LESSER_OR_EQUAL),
+    E(LOGICAL_NOT), E(LOGICAL_AND), E(LOGICAL_OR), E(LOGICAL_XOR),
+    E(ABS), E(CEIL), E(COS), E(ERF), E(EXP), E(FLOOR), E(IDENTITY), E(LOG), E(NEG), E(RECIPROCAL),
+    E(ROUND_EVEN), E(SIGN), E(SIN), E(SQRT), E(TAN), E(IS_NAN), E(IS_INFINITE),
+    E(ELU), E(GELU), E(HARD_SIGMOID), E(HARD_SWISH), E(LEAKY_RELU), E(LINEAR), E(RELU), E(SIGMOID),
+    E(SOFTPLUS), E(SOFTSIGN), E(TANH), E(CLAMP), E(PRELU), E(WHERE),
+    [OP_CAST] = {eval_cast_op},
+};
+#undef E

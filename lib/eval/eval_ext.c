@@ -3,7 +3,8 @@
  * rmsNorm, skipRmsNorm (sum, normalized unrounded), rotaryEmbedding (half-split or interleaved,
  * partial rotary, position offset form), gatherBlockQuantized (out-of-range index -> zeros, as ORT)
  * and quickGelu.  Computes in double and rounds once to the output dtype.  This is the oracle the
- * decomposition tests compare the spec-op graphs of passes/decompose_*.c against. */
+ * decomposition tests compare the spec-op graphs of passes/decompose_*.c against.
+ * Family ext of ops.def: its op-indexed table is eval_ext_ops. */
 #include <math.h>
 
 #include "diag.h"
@@ -165,14 +166,11 @@ static int eval_quick_gelu(Graph *g, const Node *n, const Ten *in, Ten *out) {
     return 0;
 }
 
-int eval_ext(Graph *g, const Node *n, const Ten *in, Ten *out) {
-    switch (n->op) {
-    case OP_MATMUL_NBITS: return eval_matmul_nbits(g, n, in, out);
-    case OP_RMS_NORM: return eval_rms_norm(g, n, in, out);
-    case OP_SKIP_RMS_NORM: return eval_skip_rms_norm(g, n, in, out);
-    case OP_ROTARY_EMBEDDING: return eval_rotary(g, n, in, out);
-    case OP_GATHER_BLOCK_QUANTIZED: return eval_gather_block_quantized(g, n, in, out);
-    case OP_QUICK_GELU: return eval_quick_gelu(g, n, in, out);
-    default: return eval_fused(g, n, in, out); /* fusion-only ops: eval_fused.c */
-    }
-}
+const EvalOp eval_ext_ops[OP_COUNT] = {
+    [OP_MATMUL_NBITS] = {eval_matmul_nbits},
+    [OP_RMS_NORM] = {eval_rms_norm},
+    [OP_SKIP_RMS_NORM] = {eval_skip_rms_norm},
+    [OP_ROTARY_EMBEDDING] = {eval_rotary},
+    [OP_GATHER_BLOCK_QUANTIZED] = {eval_gather_block_quantized},
+    [OP_QUICK_GELU] = {eval_quick_gelu},
+};

@@ -2,9 +2,10 @@
  * qkvProjection, gatedMlp).  silu is x * sigmoid(x) in double.  The normalized projections are
  * evaluated as the composition that defines them (fused_ops.h): the component nodes built by
  * fused_parts() - rmsNorm/skipRmsNorm, then matmulNBits or matmul (+ bias) - are evaluated with the
- * components' own references (eval_ext.c, eval_nn.c), each result rounded to the input dtype, then
+ * components' own references (eval_ext.c, eval_linalg.c), each result rounded to the input dtype, then
  * split along the last axis (qkvProjection) or combined as act(gate) * up (gatedMlp, act its
- * `activation`: silu, erf gelu or tanh gelu). */
+ * `activation`: silu, erf gelu or tanh gelu).
+ * Family fused of ops.def: its op-indexed table is eval_fused_ops. */
 #include <math.h>
 #include <string.h>
 
@@ -72,7 +73,8 @@ static int eval_normed_projection(Graph *g, const Node *n, Ten *out) {
     return 0;
 }
 
-static int eval_silu(const Ten *in, Ten *out) {
+static int eval_silu(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    (void)g, (void)n;
     for (int64_t i = 0; i < in[0].count; i++) {
         double x = ten_getf(&in[0], i);
         ten_setf(&out[0], i, x / (1.0 + exp(-x)));
@@ -80,11 +82,13 @@ static int eval_silu(const Ten *in, Ten *out) {
     return 0;
 }
 
-int eval_fused(Graph *g, const Node *n, const Ten *in, Ten *out) {
-    switch (n->op) {
-    case OP_SILU: return eval_silu(in, out);
-    case OP_QKV_PROJECTION:
-    case OP_GATED_MLP: return eval_normed_projection(g, n, out);
-    default: return 1;
-    }
+static int eval_projection(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    (void)in; /* the component nodes read the fused node's operands */
+    return eval_normed_projection(g, n, out);
 }
+
+const EvalOp eval_fused_ops[OP_COUNT] = {
+    [OP_SILU] = {eval_silu},
+    [OP_QKV_PROJECTION] = {eval_projection},
+    [OP_GATED_MLP] = {eval_projection},
+};

@@ -1,6 +1,7 @@
 /* eval_gather.c - gather, gatherElements, gatherND, scatterElements and scatterND for the CPU
  * evaluator.  Indices follow WebNN: negative values count from the end and out-of-range values
- * are clamped into [0, size-1] (WPT's "out-of-bound" gather cases expect clamping). */
+ * are clamped into [0, size-1] (WPT's "out-of-bound" gather cases expect clamping).
+ * Family gather of ops.def: its op-indexed table is eval_gather_ops. */
 #include <string.h>
 
 #include "diag.h"
@@ -90,20 +91,42 @@ static int nd(const Node *n, const Ten *x, const Ten *idx, const Ten *upd, Ten *
     return 0;
 }
 
-int eval_gather(Graph *g, const Node *n, const Ten *in, Ten *out) {
-    (void)g;
+/* 0 when the operands (input, indices, and updates for scatter) are present with integer indices
+ * and the output has the input's dtype; 1 (not handled) otherwise; -1 with a diagnostic. */
+static int index_operands(const Node *n, const Ten *in, const Ten *out) {
     bool scatter = n->op == OP_SCATTER_ELEMENTS || n->op == OP_SCATTER_ND;
     if (n->n_inputs != (scatter ? 3 : 2) || n->n_outputs != 1) return 1;
     for (int i = 0; i < n->n_inputs; i++)
         if (!in[i].data) return 1;
     if (dtype_is_float(in[1].dt) || in[0].dt != out[0].dt) return 1;
     if (scatter && out[0].count != in[0].count) return eval_fail(n, "output must match the input");
-    switch (n->op) {
-    case OP_GATHER: return gather(n, &in[0], &in[1], &out[0]);
-    case OP_GATHER_ELEMENTS: return elements(n, &in[0], &in[1], NULL, &out[0]);
-    case OP_GATHER_ND: return nd(n, &in[0], &in[1], NULL, &out[0]);
-    case OP_SCATTER_ELEMENTS: return elements(n, &in[0], &in[1], &in[2], &out[0]);
-    case OP_SCATTER_ND: return nd(n, &in[0], &in[1], &in[2], &out[0]);
-    default: return 1;
-    }
+    return 0;
 }
+
+static int eval_gather_op(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    (void)g;
+    int rc = index_operands(n, in, out);
+    return rc ? rc : gather(n, &in[0], &in[1], &out[0]);
+}
+
+/* gatherElements and scatterElements (updates: operand 2 of scatter). */
+static int eval_elements(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    (void)g;
+    int rc = index_operands(n, in, out);
+    return rc ? rc : elements(n, &in[0], &in[1], n->op == OP_SCATTER_ELEMENTS ? &in[2] : NULL, &out[0]);
+}
+
+/* gatherND and scatterND. */
+static int eval_nd(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    (void)g;
+    int rc = index_operands(n, in, out);
+    return rc ? rc : nd(n, &in[0], &in[1], n->op == OP_SCATTER_ND ? &in[2] : NULL, &out[0]);
+}
+
+const EvalOp eval_gather_ops[OP_COUNT] = {
+    [OP_GATHER] = {eval_gather_op},
+    [OP_GATHER_ELEMENTS] = {eval_elements},
+    [OP_GATHER_ND] = {eval_nd},
+    [OP_SCATTER_ELEMENTS] = {eval_elements},
+    [OP_SCATTER_ND] = {eval_nd},
+};

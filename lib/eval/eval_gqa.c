@@ -11,7 +11,8 @@
  * scale * q.k, softcap c * tanh(s / c), + attentionBias, softmax (with an extra exp(sink) term in
  * the denominator for smoothSoftmax (sink 0) or headSink); output = P . V.
  * Without pastKey/pastValue: total = S, past = 0 for every batch, and the keys are the S new K/V
- * rows (held in a double scratch [kvN, S, H] per batch instead of the presents). */
+ * rows (held in a double scratch [kvN, S, H] per batch instead of the presents).
+ * Family gqa of ops.def: its op-indexed table is eval_gqa_ops. */
 #include <math.h>
 #include <string.h>
 
@@ -157,7 +158,7 @@ static void attend(const Gqa *x, int64_t b, int64_t s, int64_t head, int64_t p) 
     }
 }
 
-int eval_gqa(Graph *g, const Node *n, const Ten *in, Ten *out) {
+static int eval_gqa(Graph *g, const Node *n, const Ten *in, Ten *out) {
     GqaGeom geo;
     if (gqa_geometry(g, n, &geo) < 0) return -1;
     if (geo.past && geo.capacity <= 0) return 1; /* symbolic cache capacity: not evaluable */
@@ -193,3 +194,7 @@ int eval_gqa(Graph *g, const Node *n, const Ten *in, Ten *out) {
     }
     return 0;
 }
+
+const EvalOp eval_gqa_ops[OP_COUNT] = {
+    [OP_GROUP_QUERY_ATTENTION] = {eval_gqa},
+};

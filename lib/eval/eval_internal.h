@@ -1,8 +1,8 @@
 /* eval_internal.h - shared plumbing of the CPU reference evaluator: a static tensor view (Ten),
  * element access in any dtype with the WebNN cast rules, index arithmetic (strides, numpy
- * broadcasting) and the per-family entry points called by the dispatcher in eval.c.
+ * broadcasting) and the per-family op tables the dispatcher in eval.c looks ops up in.
  *
- * Every family function has the signature of EvalFn: it reads n's constant operands, fills one
+ * Every evaluator has the signature of EvalFn: it reads n's constant operands, fills one
  * Ten per output (allocated by the dispatcher from the output Values' static shapes) and returns
  * 0, 1 when it does not handle this op/dtype combination, or -1 with a diagnostic. */
 #ifndef WEBNNC_EVAL_INTERNAL_H
@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ir.h"
+#include "op_support.h"
 
 /* A static tensor: dtype, shape, element count and its bytes in IR layout. */
 typedef struct {
@@ -64,22 +65,35 @@ int attr_ints(const Node *n, const char *key, int64_t *out, int max);
  * diagnostic when out of range. */
 int attr_axis(const Node *n, const char *key, int64_t def, int rank);
 
-/* ---- family entry points ---------------------------------------------------------------- */
+/* ---- per-op evaluators --------------------------------------------------------------- */
 typedef int (*EvalFn)(Graph *g, const Node *n, const Ten *in, Ten *out);
 
-int eval_eltwise(Graph *g, const Node *n, const Ten *in, Ten *out);  /* unary, binary, compare,
-                                                                          logical, clamp, prelu, where */
-int eval_reduce(Graph *g, const Node *n, const Ten *in, Ten *out);   /* reduce*, argMin/Max */
-int eval_shape(Graph *g, const Node *n, const Ten *in, Ten *out);    /* data movement, cast,
-                                                                          triangular, cumulativeSum */
-int eval_gather(Graph *g, const Node *n, const Ten *in, Ten *out);   /* gather*, scatter* */
-int eval_nn(Graph *g, const Node *n, const Ten *in, Ten *out);       /* matmul gemm softmax norms */
-int eval_conv(Graph *g, const Node *n, const Ten *in, Ten *out);     /* conv, pools, resample */
-int eval_rnn(Graph *g, const Node *n, const Ten *in, Ten *out);      /* gru(Cell), lstm(Cell) */
-int eval_quant(Graph *g, const Node *n, const Ten *in, Ten *out);    /* (de)quantizeLinear */
-int eval_gqa(Graph *g, const Node *n, const Ten *in, Ten *out);      /* groupQueryAttention */
-int eval_ext(Graph *g, const Node *n, const Ten *in, Ten *out);      /* extension ops (ORT contrib) */
-int eval_fused(Graph *g, const Node *n, const Ten *in, Ten *out);    /* fusion-only ext ops */
+/* An entry of a family's op-indexed table: the evaluator, or OP_UNSUPPORTED("reason")
+ * (op_support.h).  eval.c looks an op up in the table of its ops.def family only. */
+typedef struct {
+    EvalFn fn;
+    const char *unsupported;
+} EvalOp;
+
+/* The family tables: eval_FAMILY_ops in eval_FAMILY.c for each line of op_families.def. */
+#define FAMILY(NAME) extern const EvalOp eval_##NAME##_ops[OP_COUNT];
+#include "op_families.def"
+#undef FAMILY
+
+/* Operand i when present with data, else NULL. */
+static inline const Ten *eval_opt_in(const Node *n, const Ten *in, int i) {
+    return n->n_inputs > i && in[i].data ? &in[i] : NULL;
+}
+/* Operand 0 is present and float, and the op has one output. */
+static inline bool eval_float_operand(const Node *n, const Ten *in) {
+    return n->n_inputs >= 1 && n->n_outputs == 1 && in[0].data && dtype_is_float(in[0].dt);
+}
+/* Operand 0 is present, and the op has one output of operand 0's dtype. */
+static inline bool eval_same_type_operand(const Node *n, const Ten *in, const Ten *out) {
+    return n->n_inputs >= 1 && n->n_outputs == 1 && in[0].data && in[0].dt == out[0].dt;
+}
+/* Same rank and dims. */
+bool ten_same_shape(const Ten *a, const Ten *b);
 
 /* A unary element-wise op or activation applied to one value; options (alpha, ...) are read
  * from n's attributes, so an unrelated node yields the op's defaults. */

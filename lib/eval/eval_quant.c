@@ -1,6 +1,7 @@
 /* eval_quant.c - dequantizeLinear and quantizeLinear for the CPU evaluator, with WebNN's blockwise
  * broadcasting of scale/zeroPoint: each input dimension is a multiple of the matching (right
- * aligned) scale dimension and every block of input elements shares one scale. */
+ * aligned) scale dimension and every block of input elements shares one scale.
+ * Family quant of ops.def: its op-indexed table is eval_quant_ops. */
 #include <math.h>
 
 #include "diag.h"
@@ -40,7 +41,7 @@ static void int_range(DType dt, double *lo, double *hi) {
     }
 }
 
-int eval_quant(Graph *g, const Node *n, const Ten *in, Ten *out) {
+static int eval_quant(Graph *g, const Node *n, const Ten *in, Ten *out) {
     (void)g;
     if (n->n_inputs < 2 || n->n_outputs != 1 || !in[0].data || !in[1].data) return 1;
     const Ten *x = &in[0], *scale = &in[1], *zp = n->n_inputs > 2 && in[2].data ? &in[2] : NULL;
@@ -69,3 +70,8 @@ int eval_quant(Graph *g, const Node *n, const Ten *in, Ten *out) {
     }
     return 0;
 }
+
+const EvalOp eval_quant_ops[OP_COUNT] = {
+    [OP_DEQUANTIZE_LINEAR] = {eval_quant},
+    [OP_QUANTIZE_LINEAR] = {eval_quant},
+};

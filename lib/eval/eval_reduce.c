@@ -1,6 +1,7 @@
-/* eval_reduce.c - reductions (reduceL1 ... reduceSumSquare) and argMin/argMax for the CPU
- * evaluator.  Floats accumulate in double; integer sums/products/min/max in int64 with wrap-around.
- * argMin/argMax return the first index of the extreme value. */
+/* eval_reduce.c - reductions (reduceL1 ... reduceSumSquare), argMin/argMax and cumulativeSum
+ * for the CPU evaluator.  Floats accumulate in double; integer sums/products/min/max in int64
+ * with wrap-around.  argMin/argMax return the first index of the extreme value.
+ * Family reduce of ops.def: its op-indexed table is eval_reduce_ops. */
 #include <math.h>
 
 #include "diag.h"
@@ -157,8 +158,53 @@ static int arg_min_max(const Node *n, const Ten *x, Ten *o) {
     return 0;
 }
 
-int eval_reduce(Graph *g, const Node *n, const Ten *in, Ten *out) {
+/* reduce* and argMin/argMax. */
+static int eval_reduce(Graph *g, const Node *n, const Ten *in, Ten *out) {
     if (n->n_inputs != 1 || n->n_outputs != 1 || !in[0].data) return 1;
     if (n->op == OP_ARG_MAX || n->op == OP_ARG_MIN) return arg_min_max(n, &in[0], &out[0]);
     return reduce(g, n, &in[0], &out[0]);
 }
+
+static int eval_cumsum(Graph *g, const Node *n, const Ten *x, Ten *o) {
+    int axis = attr_axis(n, "axis", 0, x->rank);
+    if (axis < 0) return -1;
+    bool excl = node_bool(n, "exclusive", false), rev = node_bool(n, "reversed", false);
+    int64_t len = x->shape[axis], stride = 1;
+    for (int d = axis + 1; d < x->rank; d++) stride *= x->shape[d];
+    bool is_float = dtype_is_float(x->dt);
+    (void)g;
+    for (int64_t k = 0; k < x->count / len; k++) {
+        int64_t base = (k / stride) * stride * len + k % stride;
+        double accf = 0;
+        uint64_t acci = 0;
+        for (int64_t j = 0; j < len; j++) {
+            int64_t idx = base + (rev ? len - 1 - j : j) * stride;
+            if (is_float) {
+                double v = ten_getf(x, idx);
+                if (!excl) accf += v;
+                ten_setf(o, idx, accf);
+                if (excl) accf += v;
+            } else {
+                uint64_t v = (uint64_t)ten_geti(x, idx);
+                if (!excl) acci += v;
+                ten_seti(o, idx, (int64_t)acci);
+                if (excl) acci += v;
+            }
+        }
+    }
+    return 0;
+}
+
+static int eval_cumsum_op(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    if (!eval_same_type_operand(n, in, out)) return 1;
+    return ten_same_shape(&in[0], &out[0]) ? eval_cumsum(g, n, &in[0], &out[0]) : eval_fail(n, "shape mismatch");
+}
+
+#define R(ID) [OP_##ID] = {eval_reduce}
+const EvalOp eval_reduce_ops[OP_COUNT] = {
+    R(REDUCE_L1), R(REDUCE_L2), R(REDUCE_LOG_SUM), R(REDUCE_LOG_SUM_EXP), R(REDUCE_MAX),
+    R(REDUCE_MEAN), R(REDUCE_MIN), R(REDUCE_PRODUCT), R(REDUCE_SUM), R(REDUCE_SUM_SQUARE),
+    R(ARG_MAX), R(ARG_MIN),
+    [OP_CUMULATIVE_SUM] = {eval_cumsum_op},
+};
+#undef R

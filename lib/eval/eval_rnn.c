@@ -1,7 +1,8 @@
 /* eval_rnn.c - gru, gruCell, lstm and lstmCell for the CPU evaluator, following the WebNN
  * definitions: gate order from `layout` (gru "zrn"/"rzn", lstm "iofg"/"ifgo"), optional biases,
  * resetAfter, lstm peepholes (i, o, f), directions forward/backward/both and activations by name.
- * Everything is computed in double; only the outputs are rounded. */
+ * Everything is computed in double; only the outputs are rounded.
+ * Family rnn of ops.def: its op-indexed table is eval_rnn_ops. */
 #include <string.h>
 
 #include "diag.h"
@@ -170,13 +171,30 @@ static int run(Graph *g, const Node *n, const Ten *in, Ten *out, bool is_lstm, b
     return 0;
 }
 
-int eval_rnn(Graph *g, const Node *n, const Ten *in, Ten *out) {
-    if (n->n_inputs < 3 || !in[0].data || !in[1].data || !in[2].data || !dtype_is_float(in[0].dt)) return 1;
-    switch (n->op) {
-    case OP_GRU: return run(g, n, in, out, false, false);
-    case OP_GRU_CELL: return n->n_inputs >= 4 && in[3].data ? run(g, n, in, out, false, true) : 1;
-    case OP_LSTM: return run(g, n, in, out, true, false);
-    case OP_LSTM_CELL: return n->n_inputs >= 5 && in[3].data && in[4].data ? run(g, n, in, out, true, true) : 1;
-    default: return 1;
-    }
+/* input, weight and recurrentWeight are present and float (every recurrent op needs them). */
+static bool rnn_operands(const Node *n, const Ten *in) {
+    return n->n_inputs >= 3 && in[0].data && in[1].data && in[2].data && dtype_is_float(in[0].dt);
 }
+
+static int eval_gru(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    return rnn_operands(n, in) ? run(g, n, in, out, false, false) : 1;
+}
+
+static int eval_gru_cell(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    return rnn_operands(n, in) && n->n_inputs >= 4 && in[3].data ? run(g, n, in, out, false, true) : 1;
+}
+
+static int eval_lstm(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    return rnn_operands(n, in) ? run(g, n, in, out, true, false) : 1;
+}
+
+static int eval_lstm_cell(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    return rnn_operands(n, in) && n->n_inputs >= 5 && in[3].data && in[4].data ? run(g, n, in, out, true, true) : 1;
+}
+
+const EvalOp eval_rnn_ops[OP_COUNT] = {
+    [OP_GRU] = {eval_gru},
+    [OP_GRU_CELL] = {eval_gru_cell},
+    [OP_LSTM] = {eval_lstm},
+    [OP_LSTM_CELL] = {eval_lstm_cell},
+};

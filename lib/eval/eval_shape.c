@@ -1,26 +1,11 @@
 /* eval_shape.c - data movement for the CPU evaluator: reshape, expand, slice, split, concat,
- * transpose, tile, pad, reverse, triangular, cumulativeSum and cast.  Output shapes come from
- * shape inference; every index computed from options is checked against the operand shape. */
+ * transpose, tile, pad, reverse and triangular.  Output shapes come from shape inference; every
+ * index computed from options is checked against the operand shape.
+ * Family shape of ops.def: its op-indexed table is eval_shape_ops. */
 #include <string.h>
 
 #include "diag.h"
 #include "eval_internal.h"
-
-static bool same_shape(const Ten *a, const Ten *b) {
-    if (a->rank != b->rank) return false;
-    for (int d = 0; d < a->rank; d++)
-        if (a->shape[d] != b->shape[d]) return false;
-    return true;
-}
-
-static int eval_cast(const Ten *x, Ten *o) {
-    for (int64_t i = 0; i < o->count; i++) {
-        if (dtype_is_float(x->dt)) ten_setf(o, i, ten_getf(x, i));
-        else if (ten_is_unsigned64(x) && dtype_is_float(o->dt)) ten_setf(o, i, ten_getf(x, i));
-        else ten_seti(o, i, ten_geti(x, i));
-    }
-    return 0;
-}
 
 static int eval_expand(const Ten *x, Ten *o) {
     int64_t s[WN_MAX_RANK], c[WN_MAX_RANK];
@@ -210,69 +195,80 @@ static int eval_triangular(const Node *n, const Ten *x, Ten *o) {
     return 0;
 }
 
-static int eval_cumsum(Graph *g, const Node *n, const Ten *x, Ten *o) {
-    int axis = attr_axis(n, "axis", 0, x->rank);
-    if (axis < 0) return -1;
-    bool excl = node_bool(n, "exclusive", false), rev = node_bool(n, "reversed", false);
-    int64_t len = x->shape[axis], stride = 1;
-    for (int d = axis + 1; d < x->rank; d++) stride *= x->shape[d];
-    bool is_float = dtype_is_float(x->dt);
+static int eval_split_op(Graph *g, const Node *n, const Ten *in, Ten *out) {
     (void)g;
-    for (int64_t k = 0; k < x->count / len; k++) {
-        int64_t base = (k / stride) * stride * len + k % stride;
-        double accf = 0;
-        uint64_t acci = 0;
-        for (int64_t j = 0; j < len; j++) {
-            int64_t idx = base + (rev ? len - 1 - j : j) * stride;
-            if (is_float) {
-                double v = ten_getf(x, idx);
-                if (!excl) accf += v;
-                ten_setf(o, idx, accf);
-                if (excl) accf += v;
-            } else {
-                uint64_t v = (uint64_t)ten_geti(x, idx);
-                if (!excl) acci += v;
-                ten_seti(o, idx, (int64_t)acci);
-                if (excl) acci += v;
-            }
-        }
-    }
+    return n->n_inputs >= 1 && in[0].data ? eval_split(n, &in[0], out) : 1;
+}
+
+static int eval_concat_op(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    (void)g;
+    return n->n_inputs >= 1 && in[0].data ? eval_concat(n, in, &out[0]) : 1;
+}
+
+static int eval_reshape(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    (void)g;
+    if (!eval_same_type_operand(n, in, out)) return 1;
+    if (out[0].count != in[0].count) return eval_fail(n, "reshape changes the element count");
+    memcpy(out[0].data, in[0].data, (size_t)dtype_storage_bytes(in[0].dt, (uint64_t)in[0].count));
     return 0;
 }
 
-int eval_shape(Graph *g, const Node *n, const Ten *in, Ten *out) {
-    if (n->n_inputs < 1 || !in[0].data) return 1;
+static int eval_expand_op(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    (void)g;
+    if (!eval_same_type_operand(n, in, out)) return 1;
     const Ten *x = &in[0];
-    Ten *o = &out[0];
-    bool same_type = x->dt == o->dt;
-    switch (n->op) {
-    case OP_CAST: return eval_cast(x, o);
-    case OP_SPLIT: return eval_split(n, x, out);
-    case OP_CONCAT: return eval_concat(n, in, o);
-    default: break;
-    }
-    if (!same_type || n->n_outputs != 1) return 1;
-    switch (n->op) {
-    case OP_RESHAPE:
-        if (o->count != x->count) return eval_fail(n, "reshape changes the element count");
-        memcpy(o->data, x->data, (size_t)dtype_storage_bytes(x->dt, (uint64_t)x->count));
-        return 0;
-    case OP_EXPAND:
-        for (int d = 0; d < x->rank; d++)
-            if (x->rank > o->rank || (x->shape[d] != 1 && x->shape[d] != o->shape[o->rank - x->rank + d]))
-                return eval_fail(n, "input does not broadcast to newShape");
-        return eval_expand(x, o);
-    case OP_SLICE: return eval_slice(n, x, o);
-    case OP_TRANSPOSE: return x->rank == o->rank ? eval_transpose(n, x, o) : eval_fail(n, "rank mismatch");
-    case OP_TILE:
-        if (x->rank != o->rank) return eval_fail(n, "rank mismatch");
-        for (int d = 0; d < x->rank; d++)
-            if (o->shape[d] % x->shape[d]) return eval_fail(n, "output is not a whole tiling");
-        return eval_tile(x, o);
-    case OP_PAD: return eval_pad(n, x, o);
-    case OP_REVERSE: return same_shape(x, o) ? eval_reverse(n, x, o) : eval_fail(n, "shape mismatch");
-    case OP_TRIANGULAR: return same_shape(x, o) ? eval_triangular(n, x, o) : eval_fail(n, "shape mismatch");
-    case OP_CUMULATIVE_SUM: return same_shape(x, o) ? eval_cumsum(g, n, x, o) : eval_fail(n, "shape mismatch");
-    default: return 1;
-    }
+    for (int d = 0; d < x->rank; d++)
+        if (x->rank > out[0].rank || (x->shape[d] != 1 && x->shape[d] != out[0].shape[out[0].rank - x->rank + d]))
+            return eval_fail(n, "input does not broadcast to newShape");
+    return eval_expand(x, &out[0]);
 }
+
+static int eval_slice_op(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    (void)g;
+    return eval_same_type_operand(n, in, out) ? eval_slice(n, &in[0], &out[0]) : 1;
+}
+
+static int eval_transpose_op(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    (void)g;
+    if (!eval_same_type_operand(n, in, out)) return 1;
+    return in[0].rank == out[0].rank ? eval_transpose(n, &in[0], &out[0]) : eval_fail(n, "rank mismatch");
+}
+
+static int eval_tile_op(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    (void)g;
+    if (!eval_same_type_operand(n, in, out)) return 1;
+    if (in[0].rank != out[0].rank) return eval_fail(n, "rank mismatch");
+    for (int d = 0; d < in[0].rank; d++)
+        if (out[0].shape[d] % in[0].shape[d]) return eval_fail(n, "output is not a whole tiling");
+    return eval_tile(&in[0], &out[0]);
+}
+
+static int eval_pad_op(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    (void)g;
+    return eval_same_type_operand(n, in, out) ? eval_pad(n, &in[0], &out[0]) : 1;
+}
+
+static int eval_reverse_op(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    (void)g;
+    if (!eval_same_type_operand(n, in, out)) return 1;
+    return ten_same_shape(&in[0], &out[0]) ? eval_reverse(n, &in[0], &out[0]) : eval_fail(n, "shape mismatch");
+}
+
+static int eval_triangular_op(Graph *g, const Node *n, const Ten *in, Ten *out) {
+    (void)g;
+    if (!eval_same_type_operand(n, in, out)) return 1;
+    return ten_same_shape(&in[0], &out[0]) ? eval_triangular(n, &in[0], &out[0]) : eval_fail(n, "shape mismatch");
+}
+
+const EvalOp eval_shape_ops[OP_COUNT] = {
+    [OP_CONCAT] = {eval_concat_op},
+    [OP_EXPAND] = {eval_expand_op},
+    [OP_PAD] = {eval_pad_op},
+    [OP_RESHAPE] = {eval_reshape},
+    [OP_REVERSE] = {eval_reverse_op},
+    [OP_SLICE] = {eval_slice_op},
+    [OP_SPLIT] = {eval_split_op},
+    [OP_TILE] = {eval_tile_op},
+    [OP_TRANSPOSE] = {eval_transpose_op},
+    [OP_TRIANGULAR] = {eval_triangular_op},
+};

@@ -292,3 +292,10 @@ int attr_axis(const Node *n, const char *key, int64_t def, int rank) {
     }
     return (int)a;
 }
+
+bool ten_same_shape(const Ten *a, const Ten *b) {
+    if (a->rank != b->rank) return false;
+    for (int d = 0; d < a->rank; d++)
+        if (a->shape[d] != b->shape[d]) return false;
+    return true;
+}
