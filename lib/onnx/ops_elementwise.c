@@ -117,6 +117,16 @@ int onnx_Mish(OnnxCtx *c) {
     return imp_result(c, v);
 }
 
+/* Swish(x) = x * sigmoid(alpha * x) (opset 24; alpha 1: SiLU), spec ops that fuse_silu recovers
+ * as silu (alpha 1) or quickGelu. */
+int onnx_Swish(OnnxCtx *c) {
+    Value *x = in_req(c, 0);
+    if (!x) return -1;
+    double alpha = onnx_attr_float(c, "alpha", 1.0);
+    Value *ax = alpha == 1.0 ? x : emit_binary(c, OP_MUL, x, const_scalar(c, x->dtype, alpha));
+    return imp_result(c, emit_binary(c, OP_MUL, x, emit_unary(c, OP_SIGMOID, ax)));
+}
+
 /* Gelu: exact -> gelu; "tanh" -> 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))). */
 int onnx_Gelu(OnnxCtx *c) {
     Value *x = in_req(c, 0);

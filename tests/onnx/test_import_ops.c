@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "pass.h"
 #include "test_import_builder.h"
 #include "test_util.h"
 #include "webnn_io.h"
@@ -468,6 +469,23 @@ START_TEST(gelu_exact_and_tanh) {
 }
 END_TEST
 
+START_TEST(swish_is_silu_or_quick_gelu) { /* opset 24 Swish: x * sigmoid(alpha x), fused back */
+    b = mb_new(24);
+    mb_input(b, "x", TF32, "4");
+    mb_node(b, "Swish", "s1", "x", "a");
+    mb_attr_f(b, mb_node(b, "Swish", "s2", "x", "q"), "alpha", 1.702f);
+    mb_output(b, "a");
+    mb_output(b, "q");
+    expect_ok();
+    ck_assert_int_eq(count_op(g, OP_SIGMOID), 2);
+    ck_assert_int_eq(count_op(g, OP_MUL), 3);
+    ck_assert_ptr_nonnull(pass_find("fuse_silu"));
+    ck_assert_int_eq(pass_find("fuse_silu")->run(g, &(PassOptions){0}), 0);
+    ck_assert_int_eq(count_op(g, OP_SILU), 1);
+    ck_assert_int_eq(count_op(g, OP_QUICK_GELU), 1);
+}
+END_TEST
+
 START_TEST(pow_exponent_cast_to_base_type) {
     b = mb_new(13);
     mb_input(b, "x", TF32, "4");
@@ -898,6 +916,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, pad_reflect_and_tile);
     tcase_add_test(tc, cast_to_bool_is_not_equal);
     tcase_add_test(tc, gelu_exact_and_tanh);
+    tcase_add_test(tc, swish_is_silu_or_quick_gelu);
     tcase_add_test(tc, pow_exponent_cast_to_base_type);
     tcase_add_test(tc, variadic_max_and_mean);
     tcase_add_test(tc, isinf_one_sided);
