@@ -1,5 +1,6 @@
-/* cmd_ops.c - `webnnc ops [--onnx]`: the WebNN op table (ops.def) with operand slots and options,
- * or the ONNX ops the importer handles (onnx_supported_ops), one per line. */
+/* cmd_ops.c - `webnnc ops [--onnx]`: the WebNN op table (ops.def) with operand slots, options and
+ * family (the layer tables' grouping, op_families.def), or the ONNX ops the importer handles
+ * (onnx_supported_ops), one per line. */
 #include <stdio.h>
 
 #include "args.h"
@@ -29,7 +30,7 @@ static const char *attr_type_name(AttrType t) {
     return "?";
 }
 
-/* "layerNormalization(input, scale?, bias?) {axes: int[], epsilon: float}  [spec]" */
+/* "layerNormalization(input, scale?, bias?) {axes: int[], epsilon: float}  [spec] norm" */
 static void print_op(const OpInfo *info) {
     printf("%s(", info->name);
     for (int i = 0; i < info->n_inputs; i++) {
@@ -41,10 +42,12 @@ static void print_op(const OpInfo *info) {
         const OpOptionSlot *o = &info->options[i];
         printf("%s%s: %s%s", i ? ", " : " {", o->key, attr_type_name(o->type), o->required ? " (required)" : "");
     }
-    printf("%s  [%s]\n", info->n_options ? "}" : "", (info->flags & OPF_SPEC) ? "spec" : "extension");
+    printf("%s  [%s] %s\n", info->n_options ? "}" : "", (info->flags & OPF_SPEC) ? "spec" : "extension",
+           op_family_name(info->family));
 }
 
-/* {"name", "operands": [{"name", "optional", "variadic"}], "options": [{"key", "type", "required"}], "spec"} */
+/* {"name", "operands": [{"name", "optional", "variadic"}], "options": [{"key", "type", "required"}], "spec",
+ *  "family"} */
 static void json_op(cJSON *list, const OpInfo *info) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToArray(list, o);
@@ -65,6 +68,7 @@ static void json_op(cJSON *list, const OpInfo *info) {
         cJSON_AddBoolToObject(e, "required", info->options[i].required);
     }
     cJSON_AddBoolToObject(o, "spec", (info->flags & OPF_SPEC) != 0);
+    cJSON_AddStringToObject(o, "family", op_family_name(info->family));
 }
 
 int cmd_ops(const CliCommand *self, int argc, char **argv) {
