@@ -29,7 +29,7 @@ import onnx
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_common as e2e  # noqa: E402
-from fusion_models import check_model, fmt, judge, onnx_macros, report  # noqa: E402
+from fusion_models import EVIDENCE_HEAD, check_model, evidence_cells, judge, onnx_macros, report  # noqa: E402
 
 LEFTOVER_OPS = ("softmax", "erf", "tanh", "reduceMean", "scatterElements")
 KNOWN_MISSES = {}  # the gemma tanh GELU fuses into gatedMlp activation "geluTanh" (passes/fuse_gate_act.c)
@@ -93,15 +93,8 @@ def main():
     for (name, _check) in KNOWN_MISSES:
         if name not in variants:
             failures.append(f"KNOWN_MISSES names {name}, which is not in testdata/arch/variants.json")
-    md = ["| variant | origin nodes | baseline | fully fused | recovered / origin macro-ops | left over | "
-          "max abs vs ORT set_0 unfused / fused | set_1 unfused / fused |", "|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        f, o = r["fused"] or {}, r["origin"] or {}
-        macros = ", ".join(f"{k} {f.get(k, '-')}/{o[k]}" for k in o if o[k])
-        base = r["ladder"][1][1] if r["ladder"] else "-"
-        md.append(f"| {r['model']} | {r['onnx_nodes']} | {base} | {r['fused_nodes']} | {macros} | "
-                  f"{r.get('leftover') or '-'} | {fmt(r['runs'].get('0'))} / {fmt(r['runs'].get('0f'))} | "
-                  f"{fmt(r['runs'].get('1'))} / {fmt(r['runs'].get('1f'))} |")
+    md = ["| variant | " + EVIDENCE_HEAD.format("origin"), "|---|---|---|---|---|---|---|---|"]
+    md += [f"| {r['model']} | {evidence_cells(r, r['origin'] or {})}" for r in rows]
     return report("arch_models", rows, md, failures, "variants")
 
 

@@ -179,6 +179,20 @@ def judge(name, checks, known_misses, failures):
             print(f"known miss: {name}: {check} ({known}): {detail}")
 
 
+EVIDENCE_HEAD = ("origin nodes | baseline | fully fused | recovered / {} macro-ops | left over | "
+                 "max abs vs ORT set_0 unfused / fused | set_1 unfused / fused |")
+
+
+def evidence_cells(r, want):
+    """The evidence columns of one row (EVIDENCE_HEAD): node counts, recovered/wanted macro-ops,
+    leftovers, parity of both test sets unfused / fused."""
+    f = r["fused"] or {}
+    macros = ", ".join(f"{k} {f.get(k, '-')}/{want[k]}" for k in want if want[k])
+    base = r["ladder"][1][1] if r["ladder"] else "-"
+    return (f"{r['onnx_nodes']} | {base} | {r['fused_nodes']} | {macros} | {r.get('leftover') or '-'} | "
+            f"{fmt(r['runs'].get('0'))} / {fmt(r['runs'].get('0f'))} | {fmt(r['runs'].get('1'))} / {fmt(r['runs'].get('1f'))} |")
+
+
 def report(stem, rows, md, failures, what):
     """Writes STEM.json / STEM.md into the build folder, prints the table and failures; exit code."""
     with open(os.path.join(e2e.build_root(), stem + ".json"), "w") as fh:

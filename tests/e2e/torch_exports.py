@@ -21,7 +21,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_common as e2e  # noqa: E402
 from arch_models import leftovers  # noqa: E402
-from fusion_models import check_model, fmt, judge, report  # noqa: E402
+from fusion_models import EVIDENCE_HEAD, check_model, evidence_cells, judge, report  # noqa: E402
 
 DIMS = ["--dim", "sequence_length=64"]
 KNOWN_MISSES = {}
@@ -58,17 +58,12 @@ def main():
         rows.append(row)
         judge(name, checks, KNOWN_MISSES, failures)
         print(f"{name:24s} ladder {' '.join(str(n) for _, n in row['ladder'] or [])} fused {row['fused']}", flush=True)
-    md = ["| export | forms | origin nodes | baseline | fully fused | recovered / expected macro-ops | left over | "
-          "max abs vs ORT set_0 unfused / fused | set_1 unfused / fused |", "|---|---|---|---|---|---|---|---|---|"]
+    md = ["| export | forms | " + EVIDENCE_HEAD.format("expected"), "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        f, w, fm = r["fused"] or {}, r["expected"], r["forms"]
+        fm = r["forms"]
         forms = f"{fm['attention']}, {fm['repeat'] or 'sdpa enable_gqa'}, {'q/k norm, ' if fm['qk_norm'] else ''}" \
                 f"positions {fm['positions']}, silu {fm['silu']}"
-        macros = ", ".join(f"{k} {f.get(k, '-')}/{w[k]}" for k in w if w[k])
-        base = r["ladder"][1][1] if r["ladder"] else "-"
-        md.append(f"| {r['model'].replace('-torch-dynamo', '')} | {forms} | {r['onnx_nodes']} | {base} | {r['fused_nodes']} | "
-                  f"{macros} | {r.get('leftover') or '-'} | {fmt(r['runs'].get('0'))} / {fmt(r['runs'].get('0f'))} | "
-                  f"{fmt(r['runs'].get('1'))} / {fmt(r['runs'].get('1f'))} |")
+        md.append(f"| {r['model'].replace('-torch-dynamo', '')} | {forms} | {evidence_cells(r, r['expected'])}")
     return report("torch_exports", rows, md, failures, "exports")
 
 
