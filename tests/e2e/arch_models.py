@@ -69,6 +69,15 @@ def leftovers(model, fused_dir):
     return {k: v for k, v in c.items() if v > 0}
 
 
+def check_with_leftovers(dims, model, name, out_root, want):
+    """check_model plus the leftover check on the fused graph (out_root/NAME-fused)."""
+    row, checks = check_model(dims, model, name, out_root, want)
+    if row["fused"] is not None:
+        row["leftover"] = leftovers(model, os.path.join(out_root, name + "-fused"))
+        checks["leftover"] = (not row["leftover"], f"decomposed macro-ops left: {row['leftover']}")
+    return row, checks
+
+
 def main():
     e2e.webnnc()
     if e2e.use_working_vulkan_device() is None:
@@ -83,10 +92,7 @@ def main():
         if err:
             failures.append(f"{name}: {err}")
             continue
-        row, checks = check_model(spec.get("dims", []), model, name, out_root, onnx_macros(model)[1])
-        if row["fused"] is not None:
-            row["leftover"] = leftovers(model, os.path.join(out_root, name + "-fused"))
-            checks["leftover"] = (not row["leftover"], f"decomposed macro-ops left: {row['leftover']}")
+        row, checks = check_with_leftovers(spec.get("dims", []), model, name, out_root, onnx_macros(model)[1])
         rows.append(row)
         judge(name, checks, KNOWN_MISSES, failures)
         print(f"{name:20s} ladder {' '.join(str(n) for _, n in row['ladder'] or [])} fused {row['fused']}", flush=True)

@@ -20,8 +20,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_common as e2e  # noqa: E402
-from arch_models import leftovers  # noqa: E402
-from fusion_models import EVIDENCE_HEAD, check_model, evidence_cells, judge, report  # noqa: E402
+from arch_models import check_with_leftovers  # noqa: E402
+from fusion_models import EVIDENCE_HEAD, evidence_cells, judge, report  # noqa: E402
 
 DIMS = ["--dim", "sequence_length=64"]
 KNOWN_MISSES = {}
@@ -50,11 +50,8 @@ def main():
         model = os.path.join(root, name)
         info = json.load(open(os.path.join(model, "export.json")))
         want = expected(info["forms"], info["size"]["layers"])
-        row, checks = check_model(DIMS, model, name + "-torch-dynamo", out_root, want)
+        row, checks = check_with_leftovers(DIMS, model, name + "-torch-dynamo", out_root, want)
         row["forms"], row["expected"] = info["forms"], want
-        if row["fused"] is not None:
-            row["leftover"] = leftovers(model, os.path.join(out_root, name + "-torch-dynamo-fused"))
-            checks["leftover"] = (not row["leftover"], f"decomposed macro-ops left: {row['leftover']}")
         rows.append(row)
         judge(name, checks, KNOWN_MISSES, failures)
         print(f"{name:24s} ladder {' '.join(str(n) for _, n in row['ladder'] or [])} fused {row['fused']}", flush=True)
