@@ -25,7 +25,17 @@ typedef struct {
     uint32_t base_a, base_w, base_s, base_z, base_bias, base_y;
 } NbitsPush;
 
-enum { SPEC_WG, SPEC_BITS, SPEC_ZP, SPEC_BIAS, SPEC_ROWS, SPEC_MT, SPEC_SG, SPEC_SLOTS, SPEC_COUNT };
+enum { SPEC_WG, SPEC_BITS, SPEC_ZP, SPEC_BIAS, SPEC_ROWS, SPEC_MT, SPEC_SG, SPEC_SLOTS, SPEC_TILE_BN, SPEC_COUNT };
+
+/* Output columns of a portable GEMM tile (shaders/nbits_tile.glsl): 64, or 32 when the 64 x 64
+ * tiles of this product are fewer than NB_NARROW_TILES (a narrow weight over a long K, like
+ * down_proj: more, thinner workgroups keep more cores busy).  WEBNNC_NBITS_TILE_BN=32|64 forces it. */
+#define NB_NARROW_TILES 256
+static uint32_t tile_bn(uint64_t rows, uint64_t M) {
+    const char *e = getenv("WEBNNC_NBITS_TILE_BN");
+    if (e && (!strcmp(e, "32") || !strcmp(e, "64"))) return (uint32_t)atoi(e);
+    return ((rows + NB_TILE - 1) / NB_TILE) * ((M + NB_TILE - 1) / NB_TILE) < NB_NARROW_TILES ? 32 : 64;
+}
 
 int ext_nbits_check(KernelCtx *kc, const Node *n, DType act, const Value *zp) {
     if (act != DT_F32 && act != DT_F16) return ext_no_kernel(n, act);
@@ -114,7 +124,7 @@ int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const K
     uint32_t wg = matvec ? ext_wg(kc) : coop ? 128 : 256, rows = 4, sg = ext_sg_reduce(kc);
     if (!matvec && d->max_workgroup_invocations < 256) return ext_no_kernel(n, a->dtype);
     uint32_t slots = sg ? (wg + 3) / 4 : wg;
-    uint32_t spec[SPEC_COUNT] = {wg, (uint32_t)geo->bits, zp ? (zp_u8 ? 1u : 2u) : 0u, bias != NULL, rows, NB_MT, sg, slots};
+    uint32_t spec[SPEC_COUNT] = {wg, (uint32_t)geo->bits, zp ? (zp_u8 ? 1u : 2u) : 0u, bias != NULL, rows, NB_MT, sg, slots, 64};
 
     /* Weight rows per dispatch: the packed rows must fit one binding. */
     uint64_t max_rows = (kc_max_binding_elems(kc, DT_U8) - 256) / row_bytes;
@@ -148,7 +158,9 @@ int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const K
             }
             rc = kc_dispatch(kc, n, sh, spec, SPEC_COUNT, &pc, sizeof pc, bd, 6, (uint32_t)gx, (uint32_t)gy, (uint32_t)gz);
         } else {
-            uint64_t gx = (pc.rows + NB_TILE - 1) / NB_TILE, gy = (M + NB_TILE - 1) / NB_TILE;
+            uint32_t bn = coop ? NB_TILE : tile_bn(pc.rows, M);
+            spec[SPEC_TILE_BN] = bn;
+            uint64_t gx = (pc.rows + bn - 1) / bn, gy = (M + NB_TILE - 1) / NB_TILE;
             if (gx > d->max_workgroup_count[0] || gy > d->max_workgroup_count[1]) {
                 diag_node_error(n, "matmulNBits needs too many workgroups");
                 return -1;

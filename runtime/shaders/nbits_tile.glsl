@@ -5,8 +5,9 @@
 // includer defines: plain or normalized activations) and the weight tile(s), dequantized
 // ((q - z) * s) straight from the packed layout one 32-bit word per invocation, are staged in
 // shared memory, so every weight word is read once per tile and never expanded in device memory.
-//  - portable path (TILE_COOP false): 256 invocations (16 x 16), each 4 x 4 outputs, f32 tiles
-//    and f32 accumulation.
+//  - portable path (TILE_COOP false): 256 invocations (16 x 16), each 4 x (TILE_BN / 16) outputs,
+//    f32 tiles and f32 accumulation.  TILE_BN is specialization constant 8: 64, or 32 for narrow
+//    weights whose 64-wide tiles would leave the device's cores idle (more, thinner workgroups).
 //  - NV cooperative matrices (TILE_COOP true, GL_NV_cooperative_matrix, subgroups of 32): 128
 //    invocations = 4 subgroups, each 32 x 32 outputs as 2 x 2 16x16x16 float16 products with f32
 //    accumulators; tiles staged as float16; the accumulators go through shared memory so that
@@ -23,7 +24,11 @@
 // Weights: row wrow0 + c of the word binding is output column c (its scales / zero points: row
 // srow0 + c); gated: the up rows follow at + up_off.
 #define TILE_BM 64u
+#if TILE_COOP
 #define TILE_BN 64u
+#else
+layout(constant_id = 8) const uint TILE_BN = 64u; // 64 or 32 (k_ext_nbits.c)
+#endif
 #define TILE_BK 32u
 
 #if TILE_COOP
@@ -138,8 +143,9 @@ void nbits_tile(uint m0, uint wrow0, uint srow0, uint ncols, uint up_off) {
     }
 }
 #else
-// The tile (m0, wrow0) of K on the portable path (256 invocations, 4 x 4 outputs each).
+// The tile (m0, wrow0) of K on the portable path (256 invocations, 4 x TN outputs each).
 void nbits_tile(uint m0, uint wrow0, uint srow0, uint ncols, uint up_off) {
+    const uint TN = TILE_BN / 16u; // output columns per invocation (4 or 2)
     uint tid = gl_LocalInvocationID.x, tx = tid % 16u, ty = tid / 16u;
     float acc[4][4], accu[4][4];
     for (uint i = 0u; i < 4u; i++)
@@ -150,7 +156,7 @@ void nbits_tile(uint m0, uint wrow0, uint srow0, uint ncols, uint up_off) {
         for (uint kk = 0u; kk < TILE_BK; kk++) {
             float av[4], bv[4], uv[4];
             for (uint i = 0u; i < 4u; i++) av[i] = As[(ty * 4u + i) * TILE_LD + kk];
-            for (uint j = 0u; j < 4u; j++) {
+            for (uint j = 0u; j < TN; j++) {
                 bv[j] = Bs[(tx + 16u * j) * TILE_LD + kk];
 #if TILE_HAS_UP
                 uv[j] = Bu[(tx + 16u * j) * TILE_LD + kk];
@@ -159,7 +165,7 @@ void nbits_tile(uint m0, uint wrow0, uint srow0, uint ncols, uint up_off) {
 #endif
             }
             for (uint i = 0u; i < 4u; i++)
-                for (uint j = 0u; j < 4u; j++) {
+                for (uint j = 0u; j < TN; j++) {
                     acc[i][j] = fma(av[i], bv[j], acc[i][j]);
                     if (TILE_UP) accu[i][j] = fma(av[i], uv[j], accu[i][j]);
                 }
@@ -169,7 +175,7 @@ void nbits_tile(uint m0, uint wrow0, uint srow0, uint ncols, uint up_off) {
     for (uint i = 0u; i < 4u; i++) {
         uint m = m0 + ty * 4u + i;
         if (m >= pc.M) continue;
-        for (uint j = 0u; j < 4u; j++) {
+        for (uint j = 0u; j < TN; j++) {
             uint c = tx + 16u * j;
             if (c < ncols) tile_store(m, c, acc[i][j], accu[i][j]);
         }
