@@ -218,7 +218,8 @@ const char *dim_format(const Graph *g, Dim d, char *buf, size_t len) {
         return buf;
     }
     char a[128], b[128];
-    snprintf(buf, len, "(%s%c%s)", dim_format(g, e->a, a, sizeof a), e->kind, dim_format(g, e->b, b, sizeof b));
+    int n = snprintf(buf, len, "(%s%c%s)", dim_format(g, e->a, a, sizeof a), e->kind, dim_format(g, e->b, b, sizeof b));
+    if (n >= (int)len && len > 3) memcpy(buf + len - 4, "...", 4); /* a long expression, shown cut */
     return buf;
 }
 
