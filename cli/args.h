@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "commands.h"
-#include "convert_pipeline.h"
+#include "convert.h"
 
 #define ARGS_MAX_SPECS 16
 #define ARGS_MAX_VALUES 64 /* per repeatable option, and positional arguments */

@@ -10,12 +10,11 @@
 #include <sys/stat.h>
 
 #include "args.h"
-#include "convert_pipeline.h"
+#include "convert.h"
 #include "diag.h"
-#include "impl_limits.h"
+#include "webnn.h"
 #include "report.h"
 #include "summary.h"
-#include "webnn_io.h"
 
 static const ArgSpec specs[] = {
     {"out", 'o', ARG_VALUE, "OUTDIR", "output folder (written through a temporary folder, then renamed)"},

@@ -9,8 +9,7 @@
 #include "args.h"
 #include "diag.h"
 #include "pipeline_plan.h"
-#include "graph_load.h"
-#include "input_kind.h"
+#include "convert.h"
 #include "report.h"
 
 static const ArgSpec specs[] = {

@@ -9,11 +9,8 @@
 
 #include "args.h"
 #include "diag.h"
-#include "embedded.h"
+#include "webnn.h"
 #include "input_limits.h"
-#include "outdir.h"
-#include "textbuf.h"
-#include "webnn_io.h"
 
 static const ArgSpec specs[] = {
     {"out", 'o', ARG_VALUE, "FILE", "write the module to FILE (default: standard output)"},

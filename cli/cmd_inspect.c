@@ -3,7 +3,7 @@
 
 #include "args.h"
 #include "diag.h"
-#include "input_kind.h"
+#include "convert.h"
 #include "inspect.h"
 
 static const ArgSpec specs[] = {

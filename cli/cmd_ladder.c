@@ -8,10 +8,9 @@
 #include <stdio.h>
 
 #include "args.h"
-#include "convert_pipeline.h"
+#include "convert.h"
 #include "diag.h"
 #include "pipeline_plan.h"
-#include "graph_load.h"
 
 static const ArgSpec specs[] = {
     {"json", 0, ARG_FLAG, NULL, "print {\"rows\": [{\"stage\": ..., \"nodes\": N}, ...]}"},

@@ -5,7 +5,7 @@
 
 #include "args.h"
 #include "diag.h"
-#include "onnx_import.h"
+#include "onnx.h"
 #include "report.h"
 
 static const ArgSpec specs[] = {

@@ -7,8 +7,8 @@
 
 #include "args.h"
 #include "diag.h"
-#include "validate.h"
-#include "webnn_io.h"
+#include "convert.h"
+#include "webnn.h"
 
 static const ArgSpec specs[] = {
     {"out", 'o', ARG_VALUE, "OUTDIR", "output folder (written through a temporary folder, then renamed)"},

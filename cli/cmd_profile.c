@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "args.h"
-#include "convert_pipeline.h"
+#include "convert.h"
 #include "decoder.h"
 #include "diag.h"
 #include "profile_report.h"
-#include "webnnc_profile.h"
+#include "webnnc_runtime.h"
 
 static const ArgSpec specs[] = {
     {"prompt-ids", 0, ARG_VALUE, "I,J,...", "prompt token ids (comma-separated)"},

@@ -24,14 +24,12 @@
 #include <sys/stat.h>
 
 #include "args.h"
-#include "convert_pipeline.h"
+#include "convert.h"
 #include "diag.h"
 #include "report.h"
-#include "run_inputs.h"
-#include "run_io.h"
+#include "run.h"
 #include "run_report.h"
 #include "profile_report.h"
-#include "webnnc_profile.h"
 #include "webnnc_runtime.h"
 
 static const ArgSpec specs[] = {

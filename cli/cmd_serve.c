@@ -10,7 +10,7 @@
 
 #include "args.h"
 #include "diag.h"
-#include "serve_http.h"
+#include "webnn.h"
 
 static const ArgSpec specs[] = {
     {"port", 0, ARG_VALUE, "N", "TCP port on 127.0.0.1 (default 8080; 0: any free port)"},

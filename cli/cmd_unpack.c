@@ -11,7 +11,7 @@
 
 #include "args.h"
 #include "diag.h"
-#include "webnn_io.h"
+#include "webnn.h"
 
 static const ArgSpec specs[] = {
     {"out", 'o', ARG_VALUE, "FILE", "output file (.webnn.json, or .webnn for the text form)"},

@@ -9,8 +9,8 @@
 #include "args.h"
 #include "diag.h"
 #include "report.h"
-#include "validate.h"
-#include "webnn_io.h"
+#include "convert.h"
+#include "webnn.h"
 
 static const ArgSpec specs[] = {
     {"allow-extensions", 0, ARG_FLAG, NULL, "accept webnnc extension ops (graphs from convert --fuse); the rest is checked as usual"},

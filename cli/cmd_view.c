@@ -10,8 +10,8 @@
 
 #include "args.h"
 #include "diag.h"
-#include "graph_load.h"
-#include "outdir.h"
+#include "convert.h"
+#include "webnn.h"
 #include "view_dot.h"
 #include "view_html.h"
 

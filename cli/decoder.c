@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "input_kind.h"
+#include "convert.h"
 
 int decoder_parse_ids(const CliCommand *self, const char *s, int64_t *ids, int max) {
     int n = 0;

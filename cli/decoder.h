@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "args.h"
-#include "decoder_generate.h"
+#include "run.h"
 #include "report.h"
 
 /* generate's sampling options (ArgSpec entries), parsed by decoder_loop_options */

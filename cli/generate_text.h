@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "decoder.h"
-#include "genai_config.h"
+#include "onnx.h"
 #include "text_stream.h"
 #include "tokenizer.h"
 

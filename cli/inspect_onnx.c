@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "onnx_model.h"
+#include "onnx.h"
 
 /* "ai.onnx" for the default domain. */
 static const char *domain_name(const char *domain) {

@@ -4,7 +4,7 @@
  * webnnc-specific (the extension ops it uses). */
 #include "inspect.h"
 
-#include "webnn_io.h"
+#include "webnn.h"
 
 static void add_values(cJSON *s, const char *list, const Graph *g, Value *const *values, int n) {
     char buf[128];

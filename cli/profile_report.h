@@ -7,8 +7,8 @@
 
 #include <stdio.h>
 
-#include "profile_agg.h"
-#include "textbuf.h"
+#include "webnnc_runtime.h"
+#include "webnn.h"
 
 #define PROF_MAX_PHASES 2
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "outdir.h"
+#include "webnn.h"
 #include "profile_report.h"
 
 enum { TID_HOST = 1, TID_GPU = 2 };

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "report.h"
-#include "tensor_compare.h"
+#include "run.h"
 
 static void print_head(const WnrtTensorInfo *info) {
     printf("%s [", info->name);

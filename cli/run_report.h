@@ -6,7 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include "run_tolerance.h"
-#include "tensor_file.h"
+#include "onnx.h"
 #include "webnnc_runtime.h"
 
 /* One output: name, shape, dtype and, with `want`, the comparison (max abs/rel error, cosine,

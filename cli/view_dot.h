@@ -4,7 +4,7 @@
 #define WEBNNC_CLI_VIEW_DOT_H
 
 #include "ir.h"
-#include "textbuf.h"
+#include "webnn.h"
 
 /* Appends the graph as DOT: one box per live node ("n<i>", labelled op type + id, filled with its
  * family's colour, extension ops bold), one ellipse per graph input ("in<i>") and output

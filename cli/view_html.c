@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "embedded.h"
+#include "webnn.h"
 #include "view_html.h"
 #include "view_model.h"
 

@@ -4,7 +4,7 @@
 #define WEBNNC_CLI_VIEW_HTML_H
 
 #include "ir.h"
-#include "textbuf.h"
+#include "webnn.h"
 
 /* Appends the page for g (source: the path shown as its origin).  0, or -1 + diagnostic. */
 int view_html(TextBuf *b, const Graph *g, const char *source);

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "graph_form.h"
+#include "webnn.h"
 #include "view_model.h"
 
 enum { FAM_EXT, FAM_LINALG, FAM_NORM, FAM_ELTWISE, FAM_REDUCE, FAM_SHAPE, FAM_CONVERT, FAM_OTHER, FAM_COUNT };

@@ -5,7 +5,7 @@
 #define WEBNNC_CLI_VIEW_MODEL_H
 
 #include "ir.h"
-#include "textbuf.h"
+#include "webnn.h"
 
 typedef struct {
     const char *name;   /* "matmul / conv" */

@@ -9,7 +9,7 @@
 #include "decompose.h"
 #include "checked.h"
 #include "diag.h"
-#include "eval_internal.h"
+#include "eval.h"
 
 Value *dc_in(const Dec *d, int i) { return i < d->ext->n_inputs ? d->ext->inputs[i] : NULL; }
 

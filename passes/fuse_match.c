@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "eval_internal.h"
+#include "eval.h"
 #include "fuse_match.h"
 
 /* ---- the use map ------------------------------------------------------------------------------ */

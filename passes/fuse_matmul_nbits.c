@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eval_internal.h"
+#include "eval.h"
 #include "fuse_match.h"
 #include "pass.h"
 

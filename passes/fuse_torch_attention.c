@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "eval_internal.h"
+#include "eval.h"
 #include "fuse_torch.h"
 #include "gqa.h"
 #include "pass.h"

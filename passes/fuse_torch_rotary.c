@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "eval_internal.h"
+#include "eval.h"
 #include "fuse_torch.h"
 #include "pass.h"
 

@@ -4,7 +4,7 @@
 #ifndef WEBNNC_LEGALIZE_H
 #define WEBNNC_LEGALIZE_H
 
-#include "impl_limits.h"
+#include "webnn.h"
 #include "ir.h"
 
 /* uint4 values the target does not take (constants and what data-movement ops make of them) become

@@ -13,7 +13,7 @@
 
 #include "diag.h"
 #include "legalize.h"
-#include "limits_check.h"
+#include "webnn.h"
 
 static const struct {
     DType dt;

@@ -6,7 +6,7 @@
  * values wrap, as a browser's int64 -> int32 cast does.  Other refusals are left to the final check. */
 #include "decompose.h"
 #include "legalize.h"
-#include "limits_check.h"
+#include "webnn.h"
 
 static bool has_dtype_option(const Node *n) {
     for (int i = 0; i < n->n_attrs; i++)

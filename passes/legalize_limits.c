@@ -6,7 +6,7 @@
  * (limits_check.c), so what cannot be legalized stops the conversion with one line naming the node,
  * the operand and the limit. */
 #include "legalize.h"
-#include "limits_check.h"
+#include "webnn.h"
 #include "pass.h"
 
 int pass_legalize_limits(Graph *g, const PassOptions *opt) {

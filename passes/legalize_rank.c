@@ -5,7 +5,7 @@
  * care about the shape); other refusals are left to the final check. */
 #include "decompose.h"
 #include "legalize.h"
-#include "limits_check.h"
+#include "webnn.h"
 
 static bool elementwise(OpId op) {
     unsigned f = op_info(op)->flags;

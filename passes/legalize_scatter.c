@@ -15,7 +15,7 @@
 #include "decompose.h"
 #include "diag.h"
 #include "legalize.h"
-#include "limits_check.h"
+#include "webnn.h"
 
 /* The [1,..,S,..,1] vector the indices are broadcast from, or NULL. */
 static Value *row_vector(Value *idx, const Value *upd, int axis) {

@@ -13,7 +13,7 @@
 
 #include "diag.h"
 #include "kernel.h"
-#include "outdir.h"
+#include "webnn.h"
 
 /* ---- shader table (generated) ------------------------------------------------------------ */
 #include "shader_table.h"

@@ -167,4 +167,8 @@ int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n);
 int wnrt_set_timing(WnrtModel *m, bool on);
 int wnrt_last_gpu_ns(WnrtModel *m, double *ns);
 
+/* The runtime's one public header also brings its profiling API (webnnc_profile.h, profile_agg.h). */
+#include "webnnc_profile.h"
+#include "profile_agg.h"
+
 #endif

@@ -2,7 +2,9 @@
 """floors.py - the build enforces the floors of docs/architecture.md (issue 14): every source file of
 a floor is compiled with the include folders of its own floor and of the floors below it only
 (read from the build's compile_commands.json), so no lower floor can include a higher one's
-header; and no source file of a floor includes a header that exists only in a higher floor.
+header; no source file of a floor includes a header that exists only in a higher floor; and a
+floor reaches a lower one (lib/core aside: the IR's vocabulary) only through that floor's one
+public header (PUBLIC).
 usage: floors.py BUILD_ROOT SOURCE_ROOT
 """
 import json
@@ -25,6 +27,12 @@ FLOORS = {
 }
 
 
+# the one header each floor offers the floors above it (lib/core: every header, the IR's vocabulary)
+PUBLIC = {"lib/eval": "eval.h", "lib/webnn": "webnn.h", "lib/onnx": "onnx.h", "passes": "pipeline_plan.h",
+          "lib/convert": "convert.h", "runtime": "webnnc_runtime.h", "lib/run": "run.h", "lib/tokenizer": "tokenizer.h"}
+ABOVE = ["lib/api", "cli"]  # the top floors: they see everything, through the public headers too
+
+
 def include_folders(entry, build, src):
     """The source-relative folders of the entry's -I options (build-tree twins mapped to the source)."""
     args = entry.get("arguments") or shlex.split(entry["command"])
@@ -42,6 +50,16 @@ def include_folders(entry, build, src):
     return out
 
 
+def public_header_misses(path, floor, headers):
+    """Includes of another floor's header other than its public one, as failure lines."""
+    out = []
+    for h in re.findall(r'#include "([^"]+)"', open(path).read()):
+        owner = headers.get(os.path.basename(h))
+        if owner and owner != floor and owner in PUBLIC and os.path.basename(h) != PUBLIC[owner]:
+            out.append(f"{path} ({floor}) includes {h}: {owner} offers {PUBLIC[owner]} to the floors above")
+    return out
+
+
 def main():
     build, src = os.path.realpath(sys.argv[1]), os.path.realpath(sys.argv[2])
     db = json.load(open(os.path.join(build, "compile_commands.json")))
@@ -51,6 +69,10 @@ def main():
         for f in os.listdir(os.path.join(src, floor)):
             if f.endswith((".h", ".def")):
                 headers.setdefault(f, floor)
+    for folder in list(FLOORS) + ABOVE:  # the public-header rule, on sources and headers
+        for fn in sorted(os.listdir(os.path.join(src, folder))):
+            if fn.endswith((".c", ".h")):
+                failures += public_header_misses(os.path.join(src, folder, fn), folder, headers)
     for entry in db:
         f = os.path.relpath(os.path.realpath(os.path.join(entry["directory"], entry["file"])), src)
         floor = next((fl for fl in sorted(FLOORS, key=len, reverse=True) if f.startswith(fl + "/")), None)

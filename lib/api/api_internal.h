@@ -6,7 +6,7 @@
 #include <stdbool.h>
 
 #include "ir.h"
-#include "onnx_model.h"
+#include "onnx.h"
 #include "webnnc/webnnc.h"
 
 struct webnnc_model {

@@ -7,14 +7,10 @@
 #include <string.h>
 
 #include "api_internal.h"
-#include "convert_pipeline.h"
+#include "convert.h"
 #include "diag.h"
 #include "pipeline_plan.h"
-#include "impl_limits.h"
-#include "input_kind.h"
-#include "pass.h"
-#include "validate.h"
-#include "webnn_io.h"
+#include "webnn.h"
 
 #ifndef WEBNNC_VERSION
 #define WEBNNC_VERSION "unknown"

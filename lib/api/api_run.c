@@ -6,10 +6,8 @@
 #include <string.h>
 
 #include "api_internal.h"
-#include "decoder_generate.h"
+#include "run.h"
 #include "diag.h"
-#include "run_inputs.h"
-#include "run_io.h"
 #include "webnnc_runtime.h"
 
 _Static_assert(DT_F32 == (int)WEBNNC_FLOAT32 && DT_F16 == (int)WEBNNC_FLOAT16 && DT_I32 == (int)WEBNNC_INT32 &&

@@ -8,10 +8,8 @@
 #include "convert_pipeline.h"
 #include "diag.h"
 #include "pipeline_plan.h"
-#include "genai_config.h"
-#include "onnx_import.h"
-#include "pass.h"
-#include "webnn_io.h"
+#include "onnx.h"
+#include "webnn.h"
 
 
 const char *convert_dim_conflict(const DimSettingList *fix, const DimSettingList *dim) {

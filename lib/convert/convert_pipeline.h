@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "ir.h"
-#include "onnx_import.h"
+#include "onnx.h"
 
 #define CONVERT_MAX_DIMS 64 /* --fix / --dim settings, each */
 

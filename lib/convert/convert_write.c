@@ -8,9 +8,8 @@
 
 #include "convert_pipeline.h"
 #include "diag.h"
-#include "outdir.h"
+#include "webnn.h"
 #include "validate.h"
-#include "webnn_io.h"
 
 typedef struct {
     unsigned flags;        /* VALIDATE_* */

@@ -5,7 +5,7 @@
 #include "pipeline_plan.h"
 #include "graph_load.h"
 #include "input_kind.h"
-#include "webnn_io.h"
+#include "webnn.h"
 
 Graph *graph_load_any(const char *path, const ImportOptions *iopt, int *origin_nodes) {
     *origin_nodes = 0;

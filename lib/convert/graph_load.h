@@ -5,7 +5,7 @@
 #define WEBNNC_GRAPH_LOAD_H
 
 #include "convert_pipeline.h"
-#include "onnx_import.h"
+#include "onnx.h"
 
 /* Returns the graph (NULL with a diagnostic); *origin_nodes gets the ONNX node count (the graph's
  * node count for a webnn-graph). */

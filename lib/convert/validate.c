@@ -5,9 +5,8 @@
 #include <string.h>
 
 #include "diag.h"
-#include "limits_check.h"
+#include "webnn.h"
 #include "validate.h"
-#include "webnn_io.h"
 
 /* A dynamic dim's symbol must appear in some graph input's shape (the runtime binds it there). */
 static int check_symbols_bound(const Graph *g) {

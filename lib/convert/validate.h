@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "impl_limits.h"
+#include "webnn.h"
 
 /* Reads PATH (.webnn.json or OUTDIR) with webnn_read and checks it: spec ops only, options and
  * dtypes/ranks by the op rules, dims > 0, element counts < 2^31, only named dynamic dims

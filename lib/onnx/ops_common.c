@@ -8,7 +8,6 @@
 
 #include "diag.h"
 #include "eval.h"
-#include "eval_internal.h"
 #include "import_internal.h"
 
 /* ---- inputs, outputs, errors ------------------------------------------------------------------ */

@@ -13,7 +13,7 @@
 #include "diag.h"
 #include "input_limits.h"
 #include "onnx_model.h"
-#include "outdir.h"
+#include "webnn.h"
 
 /* Whole file, bounded by the tensor-file-size limit. */
 static uint8_t *slurp(const char *path, uint64_t *len) {

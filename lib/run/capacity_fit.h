@@ -4,7 +4,7 @@
 #ifndef WEBNNC_CAPACITY_FIT_H
 #define WEBNNC_CAPACITY_FIT_H
 
-#include "convert_pipeline.h"
+#include "convert.h"
 
 /* Bytes of the graph's largest tensor at its dims' upper bounds. */
 uint64_t graph_largest_tensor_bytes(const Graph *g);

@@ -11,7 +11,7 @@
 
 #include "capacity_fit.h"
 #include "diag.h"
-#include "input_kind.h"
+#include "convert.h"
 #include "pipeline_plan.h"
 
 Graph *decoder_last_logits(Graph *g) {

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "convert_pipeline.h"
+#include "convert.h"
 #include "decoder_loop.h"
 #include "decoder_step.h"
 

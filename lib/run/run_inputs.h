@@ -5,7 +5,7 @@
 #define WEBNNC_RUN_INPUTS_H
 
 #include "ir.h"
-#include "tensor_file.h"
+#include "onnx.h"
 
 #define TENSOR_SET_MAX 256
 

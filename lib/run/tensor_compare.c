@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "tensor_codec.h"
+#include "webnn.h"
 
 double tensor_elem(DType dt, const void *data, uint64_t i) {
     switch (dt) {
