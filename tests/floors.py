@@ -4,13 +4,15 @@ a floor is compiled with the include folders of its own floor and of the floors 
 (read from the build's compile_commands.json), so no lower floor can include a higher one's
 header; no source file of a floor includes a header that exists only in a higher floor; and a
 floor reaches a lower one (lib/core aside: the IR's vocabulary) only through that floor's one
-public header (PUBLIC).
+public header (PUBLIC); no global symbol is defined in two floors' libraries (a clash that static
+linking would resolve by taking whichever archive comes first).
 usage: floors.py BUILD_ROOT SOURCE_ROOT
 """
 import json
 import os
 import re
 import shlex
+import subprocess
 import sys
 
 # floor -> the source folders it may see (itself first)
@@ -60,6 +62,29 @@ def public_header_misses(path, floor, headers):
     return out
 
 
+LIBS = ["libwebnnc_core.a", "libwebnnc_eval.a", "libwebnnc_webnn.a", "libwebnnc_onnx.a", "libwebnnc_passes.a",
+        "libwebnnc_convert.a", "runtime/libwebnnc_runtime.a", "lib/run/libwebnnc_run.a",
+        "lib/tokenizer/libwebnnc_tokenizer.a"]
+
+
+def symbol_clashes(build):
+    """Global symbols defined by more than one floor library, as failure lines."""
+    where, out = {}, []
+    for lib in LIBS:
+        path = os.path.join(build, lib)
+        if not os.path.exists(path):
+            out.append(f"{lib}: not built")
+            continue
+        r = subprocess.run(["nm", "--defined-only", "-g", path], capture_output=True, text=True, check=True)
+        for line in r.stdout.splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in "TDBR":
+                if parts[2] in where and where[parts[2]] != lib:
+                    out.append(f"global {parts[2]} is defined in {where[parts[2]]} and {lib}")
+                where.setdefault(parts[2], lib)
+    return out
+
+
 def main():
     build, src = os.path.realpath(sys.argv[1]), os.path.realpath(sys.argv[2])
     db = json.load(open(os.path.join(build, "compile_commands.json")))
@@ -89,6 +114,7 @@ def main():
                 owner = headers.get(os.path.basename(h))
                 if owner and owner not in allowed:
                     failures.append(f"{f} ({floor}) includes {h} of {owner}")
+    failures += symbol_clashes(build)
     for x in failures:
         print("FAIL " + x)
     print(f"{checked} floor sources checked, {len(failures)} failures")
