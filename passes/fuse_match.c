@@ -238,7 +238,7 @@ Value *fm_const_as(Graph *g, Value *v, DType to) {
     src.shape[0] = dst.shape[0] = (int64_t)count;
     for (int64_t i = 0; i < (int64_t)count; i++) {
         double x = ten_getf(&src, i);
-        if (x != x || round_to_dtype(to, x) != x) return NULL; /* NaN or not exact in `to` */
+        if (x != x || ten_round_to_dtype(to, x) != x) return NULL; /* NaN or not exact in `to` */
         ten_setf(&dst, i, x);
     }
     int64_t shape[WN_MAX_RANK];

@@ -38,12 +38,12 @@ void ten_copy_elem(Ten *d, int64_t di, const Ten *s, int64_t si);
 double ten_value_as_double(DType dt, int64_t bits);
 bool ten_is_unsigned64(const Ten *t);
 /* Wraps a 64-bit integer to the width and signedness of an integer dtype. */
-int64_t wrap_int(DType dt, int64_t v);
+int64_t ten_wrap_int(DType dt, int64_t v);
 /* Converts between double and IEEE half precision (round to nearest even, saturating to inf). */
 uint16_t f64_to_f16(double v);
 double f16_to_f64(uint16_t h);
 /* Rounds a double to the nearest float32 / float16 value (as a double). */
-double round_to_dtype(DType dt, double v);
+double ten_round_to_dtype(DType dt, double v);
 
 /* ---- index arithmetic ------------------------------------------------------------------- */
 void ten_strides(const Ten *t, int64_t *strides); /* row-major element strides */
@@ -51,9 +51,9 @@ void ten_strides(const Ten *t, int64_t *strides); /* row-major element strides *
  * has size 1 or no dimension. */
 void ten_bcast_strides(const Ten *t, int rank, const int64_t *out_shape, int64_t *strides);
 /* Decomposes linear index i of `shape` into coordinates. */
-void unravel(int64_t i, int rank, const int64_t *shape, int64_t *coord);
+void ten_unravel(int64_t i, int rank, const int64_t *shape, int64_t *coord);
 /* Offset of coordinates under strides. */
-int64_t dot_strides(int rank, const int64_t *coord, const int64_t *strides);
+int64_t ten_dot_strides(int rank, const int64_t *coord, const int64_t *strides);
 
 
 /* Evaluates node n whose operands are all constants.  On success fills out_data[i] (arena memory,

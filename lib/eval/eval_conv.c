@@ -186,7 +186,7 @@ static int resample2d(const Node *n, const Ten *x, Ten *o) {
     int64_t xs[4], cc[4], ic[4];
     ten_strides(x, xs);
     for (int64_t i = 0; i < o->count; i++) {
-        unravel(i, 4, o->shape, cc);
+        ten_unravel(i, 4, o->shape, cc);
         int64_t lo[2], hi[2];
         double t[2];
         for (int k = 0; k < 2; k++) {
@@ -212,7 +212,7 @@ static int resample2d(const Node *n, const Ten *x, Ten *o) {
                 memcpy(ic, cc, sizeof ic);
                 ic[axes[0]] = a ? hi[0] : lo[0];
                 ic[axes[1]] = b ? hi[1] : lo[1];
-                v += wgt * ten_getf(x, dot_strides(4, ic, xs));
+                v += wgt * ten_getf(x, ten_dot_strides(4, ic, xs));
             }
         ten_setf(o, i, v);
     }

@@ -176,8 +176,8 @@ static int eval_binary(const Node *n, const Ten *a, const Ten *b, Ten *o) {
     bool is_float = dtype_is_float(a->dt);
     bool u64 = ten_is_unsigned64(a);
     for (int64_t i = 0; i < o->count; i++) {
-        unravel(i, o->rank, o->shape, c);
-        int64_t ia = dot_strides(o->rank, c, sa), ib = dot_strides(o->rank, c, sb);
+        ten_unravel(i, o->rank, o->shape, c);
+        int64_t ia = ten_dot_strides(o->rank, c, sa), ib = ten_dot_strides(o->rank, c, sb);
         if (is_float) ten_setf(o, i, binary_float(n->op, ten_getf(a, ia), ten_getf(b, ib)));
         else ten_seti(o, i, binary_int(n->op, u64, ten_geti(a, ia), ten_geti(b, ib)));
     }
@@ -190,8 +190,8 @@ static int eval_prelu(const Ten *x, const Ten *slope, Ten *o) {
     int64_t ss[WN_MAX_RANK], c[WN_MAX_RANK];
     ten_bcast_strides(slope, o->rank, o->shape, ss);
     for (int64_t i = 0; i < o->count; i++) {
-        unravel(i, o->rank, o->shape, c);
-        int64_t is = dot_strides(o->rank, c, ss);
+        ten_unravel(i, o->rank, o->shape, c);
+        int64_t is = ten_dot_strides(o->rank, c, ss);
         if (dtype_is_float(x->dt)) {
             double v = ten_getf(x, i);
             ten_setf(o, i, v < 0 ? v * ten_getf(slope, is) : v);
@@ -210,9 +210,9 @@ static int eval_where(const Ten *cond, const Ten *t, const Ten *f, Ten *o) {
     ten_bcast_strides(t, o->rank, o->shape, st);
     ten_bcast_strides(f, o->rank, o->shape, sf);
     for (int64_t i = 0; i < o->count; i++) {
-        unravel(i, o->rank, o->shape, c);
-        if (ten_geti(cond, dot_strides(o->rank, c, sc)) != 0) ten_copy_elem(o, i, t, dot_strides(o->rank, c, st));
-        else ten_copy_elem(o, i, f, dot_strides(o->rank, c, sf));
+        ten_unravel(i, o->rank, o->shape, c);
+        if (ten_geti(cond, ten_dot_strides(o->rank, c, sc)) != 0) ten_copy_elem(o, i, t, ten_dot_strides(o->rank, c, st));
+        else ten_copy_elem(o, i, f, ten_dot_strides(o->rank, c, sf));
     }
     return 0;
 }

@@ -73,8 +73,8 @@ static int eval_skip_rms_norm(Graph *g, const Node *n, const Ten *in, Ten *out) 
     ten_bcast_strides(skip, x->rank, x->shape, sk);
     double *v = eval_scratch(g, x->count);
     for (int64_t i = 0; i < x->count; i++) {
-        unravel(i, x->rank, x->shape, c);
-        v[i] = ten_getf(x, i) + ten_getf(skip, dot_strides(x->rank, c, sk)) + (bias ? ten_getf(bias, i % size) : 0);
+        ten_unravel(i, x->rank, x->shape, c);
+        v[i] = ten_getf(x, i) + ten_getf(skip, ten_dot_strides(x->rank, c, sk)) + (bias ? ten_getf(bias, i % size) : 0);
         if (n->n_outputs > 1) ten_setf(&out[1], i, v[i]);
     }
     rms_rows(v, x->count / size, size, node_float(n, "epsilon", EXT_RMS_NORM_EPSILON), &in[2], &out[0]);
@@ -131,7 +131,7 @@ static int eval_gather_block_quantized(Graph *g, const Node *n, const Ten *in, T
     ten_strides(scales, ss);
     int64_t zp_last = zp ? zp->shape[zp->rank - 1] : 0, ga = geo.gather_axis, ir = idx->rank;
     for (int64_t i = 0; i < o->count; i++) {
-        unravel(i, o->rank, o->shape, c);
+        ten_unravel(i, o->rank, o->shape, c);
         int64_t idx_flat = 0;
         for (int d = 0; d < ir; d++) idx_flat = idx_flat * idx->shape[d] + c[ga + d];
         int64_t v = ten_geti(idx, idx_flat), dim = lshape[ga];
@@ -140,9 +140,9 @@ static int eval_gather_block_quantized(Graph *g, const Node *n, const Ten *in, T
             continue;
         }
         for (int d = 0; d < data->rank; d++) dc[d] = d < ga ? c[d] : d == ga ? (v < 0 ? v + dim : v) : c[d - 1 + ir];
-        int64_t li = dot_strides(data->rank, dc, ls);
+        int64_t li = ten_dot_strides(data->rank, dc, ls);
         dc[geo.quant_axis] /= geo.block;
-        int64_t si = dot_strides(data->rank, dc, ss);
+        int64_t si = ten_dot_strides(data->rank, dc, ss);
         int64_t q = data->dt == DT_U8 ? packed_elem(data, li, geo.bits) : ten_geti(data, li);
         double z = data->dt == DT_U8 ? (double)(1 << (geo.bits - 1)) : 0;
         if (zp && zp->dt == DT_U8) {

@@ -61,9 +61,9 @@ static int eval_normed_projection(Graph *g, const Node *n, Ten *out) {
         for (int i = 0; i < p.n_splits; i++) {
             for (int64_t c = 0; c < p.splits[i]; c++) {
                 double v = ten_getf(&y, r * p.n + col + c);
-                if (bias) v = round_to_dtype(x->dtype, v + ten_getf(&b, col + c));
+                if (bias) v = ten_round_to_dtype(x->dtype, v + ten_getf(&b, col + c));
                 if (n->op == OP_QKV_PROJECTION) ten_setf(&out[i], r * p.splits[i] + c, v);
-                else if (i == 0) ten_setf(&out[0], r * p.splits[0] + c, round_to_dtype(x->dtype, gate_activation_apply(p.activation, v)));
+                else if (i == 0) ten_setf(&out[0], r * p.splits[0] + c, ten_round_to_dtype(x->dtype, gate_activation_apply(p.activation, v)));
                 else ten_setf(&out[0], r * p.splits[0] + c, ten_getf(&out[0], r * p.splits[0] + c) * v);
             }
             col += p.splits[i];

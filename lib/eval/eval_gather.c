@@ -28,12 +28,12 @@ static int gather(const Node *n, const Ten *x, const Ten *idx, Ten *o) {
     ten_strides(x, xs);
     ten_strides(idx, is);
     for (int64_t i = 0; i < o->count; i++) {
-        unravel(i, o->rank, o->shape, c);
+        ten_unravel(i, o->rank, o->shape, c);
         for (int d = 0; d < axis; d++) xc[d] = c[d];
-        int64_t ii = dot_strides(idx->rank, c + axis, is);
+        int64_t ii = ten_dot_strides(idx->rank, c + axis, is);
         xc[axis] = index_at(idx, ii, x->shape[axis]);
         for (int d = axis + 1; d < x->rank; d++) xc[d] = c[d - 1 + idx->rank];
-        ten_copy_elem(o, i, x, dot_strides(x->rank, xc, xs));
+        ten_copy_elem(o, i, x, ten_dot_strides(x->rank, xc, xs));
     }
     return 0;
 }
@@ -55,9 +55,9 @@ static int elements(const Node *n, const Ten *x, const Ten *idx, const Ten *upd,
         return eval_fail(n, "output must match indices");
     }
     for (int64_t j = 0; j < idx->count; j++) {
-        unravel(j, idx->rank, idx->shape, c);
+        ten_unravel(j, idx->rank, idx->shape, c);
         c[axis] = index_at(idx, j, x->shape[axis]);
-        int64_t xi = dot_strides(x->rank, c, xs);
+        int64_t xi = ten_dot_strides(x->rank, c, xs);
         if (upd) ten_copy_elem(o, xi, upd, j);
         else ten_copy_elem(o, j, x, xi);
     }

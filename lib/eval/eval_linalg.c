@@ -32,8 +32,8 @@ static int matmul(const Node *n, const Ten *a, const Ten *b, Ten *o) {
     ten_bcast_strides(&bb, brank, o->shape, sb);
     int64_t batches = o->count / (M * N);
     for (int64_t bi = 0; bi < batches; bi++) {
-        unravel(bi, brank, o->shape, c);
-        int64_t ao = dot_strides(brank, c, sa) * M * K, bo = dot_strides(brank, c, sb) * K * N;
+        ten_unravel(bi, brank, o->shape, c);
+        int64_t ao = ten_dot_strides(brank, c, sa) * M * K, bo = ten_dot_strides(brank, c, sb) * K * N;
         for (int64_t i = 0; i < M; i++)
             for (int64_t j = 0; j < N; j++) {
                 double acc = 0;
@@ -71,7 +71,7 @@ static int gemm(const Node *n, const Ten *a, const Ten *b, const Ten *cc, Ten *o
             if (cc) {
                 idx[0] = i;
                 idx[1] = j;
-                acc += beta * ten_getf(cc, dot_strides(2, idx, sc));
+                acc += beta * ten_getf(cc, ten_dot_strides(2, idx, sc));
             }
             ten_setf(o, i * N + j, acc);
         }

@@ -47,7 +47,7 @@ static int normalize(Graph *g, const Node *n, const Ten *x, const int64_t *axes,
     double per = (double)(x->count / kept);
     int64_t *map = graph_alloc(g, sizeof *map * (size_t)x->count);
     for (int64_t i = 0; i < x->count; i++) {
-        unravel(i, x->rank, x->shape, c);
+        ten_unravel(i, x->rank, x->shape, c);
         int64_t k = 0;
         for (int d = 0; d < x->rank; d++)
             if (!red[d]) k = k * x->shape[d] + c[d];
@@ -60,7 +60,7 @@ static int normalize(Graph *g, const Node *n, const Ten *x, const int64_t *axes,
     }
     double eps = node_float(n, "epsilon", 1e-5);
     for (int64_t i = 0; i < x->count; i++) {
-        unravel(i, x->rank, x->shape, c);
+        ten_unravel(i, x->rank, x->shape, c);
         double v = (ten_getf(x, i) - sum[map[i]] / per) / sqrt(sq[map[i]] / per + eps);
         int64_t pi = axes_index(c, x->shape, param_axes, nparam);
         if (scale) v *= ten_getf(scale, pi);

@@ -57,7 +57,7 @@ static int eval_quant(Graph *g, const Node *n, const Ten *in, Ten *out) {
     double lo = 0, hi = 0;
     if (quant) int_range(o->dt, &lo, &hi);
     for (int64_t i = 0; i < x->count; i++) {
-        unravel(i, x->rank, x->shape, c);
+        ten_unravel(i, x->rank, x->shape, c);
         double s = ten_getf(scale, param_index(x, scale, c, bs));
         double z = zp ? ten_getf(zp, param_index(x, zp, c, bz)) : 0;
         if (quant) {

@@ -92,7 +92,7 @@ static int reduce(Graph *g, const Node *n, const Ten *x, Ten *o) {
         bool u64 = ten_is_unsigned64(x);
         for (int64_t i = 0; i < kept; i++) acc[i] = op == OP_REDUCE_PRODUCT;
         for (int64_t i = 0; i < x->count; i++) {
-            unravel(i, x->rank, x->shape, c);
+            ten_unravel(i, x->rank, x->shape, c);
             int64_t k = kept_index(x->rank, x->shape, c, red), v = ten_geti(x, i);
             acc[k] = (!seen[k] && (op == OP_REDUCE_MAX || op == OP_REDUCE_MIN)) ? v : step_int(op, u64, acc[k], v);
             seen[k] = true;
@@ -108,7 +108,7 @@ static int reduce(Graph *g, const Node *n, const Ten *x, Ten *o) {
     }
     if (op == OP_REDUCE_LOG_SUM_EXP) { /* subtract the maximum for stability */
         for (int64_t i = 0; i < x->count; i++) {
-            unravel(i, x->rank, x->shape, c);
+            ten_unravel(i, x->rank, x->shape, c);
             int64_t k = kept_index(x->rank, x->shape, c, red);
             double v = ten_getf(x, i);
             if (v > shift[k]) shift[k] = v;
@@ -117,7 +117,7 @@ static int reduce(Graph *g, const Node *n, const Ten *x, Ten *o) {
             if (isinf(shift[i])) shift[i] = 0;
     }
     for (int64_t i = 0; i < x->count; i++) {
-        unravel(i, x->rank, x->shape, c);
+        ten_unravel(i, x->rank, x->shape, c);
         int64_t k = kept_index(x->rank, x->shape, c, red);
         acc[k] = step_float(op, acc[k], ten_getf(x, i), shift[k]);
     }

@@ -11,8 +11,8 @@ static int eval_expand(const Ten *x, Ten *o) {
     int64_t s[WN_MAX_RANK], c[WN_MAX_RANK];
     ten_bcast_strides(x, o->rank, o->shape, s);
     for (int64_t i = 0; i < o->count; i++) {
-        unravel(i, o->rank, o->shape, c);
-        ten_copy_elem(o, i, x, dot_strides(o->rank, c, s));
+        ten_unravel(i, o->rank, o->shape, c);
+        ten_copy_elem(o, i, x, ten_dot_strides(o->rank, c, s));
     }
     return 0;
 }
@@ -34,9 +34,9 @@ static int eval_slice(const Node *n, const Ten *x, Ten *o) {
     }
     ten_strides(x, xs);
     for (int64_t i = 0; i < o->count; i++) {
-        unravel(i, o->rank, o->shape, c);
+        ten_unravel(i, o->rank, o->shape, c);
         for (int d = 0; d < o->rank; d++) c[d] = starts[d] + c[d] * strides[d];
-        ten_copy_elem(o, i, x, dot_strides(x->rank, c, xs));
+        ten_copy_elem(o, i, x, ten_dot_strides(x->rank, c, xs));
     }
     return 0;
 }
@@ -46,9 +46,9 @@ static void copy_along(Ten *whole, Ten *part, int axis, int64_t off, bool to_par
     int64_t ws[WN_MAX_RANK], c[WN_MAX_RANK];
     ten_strides(whole, ws);
     for (int64_t i = 0; i < part->count; i++) {
-        unravel(i, part->rank, part->shape, c);
+        ten_unravel(i, part->rank, part->shape, c);
         c[axis] += off;
-        int64_t wi = dot_strides(whole->rank, c, ws);
+        int64_t wi = ten_dot_strides(whole->rank, c, ws);
         if (to_part) ten_copy_elem(part, i, whole, wi);
         else ten_copy_elem(whole, wi, part, i);
     }
@@ -103,9 +103,9 @@ static int eval_transpose(const Node *n, const Ten *x, Ten *o) {
     }
     ten_strides(x, xs);
     for (int64_t i = 0; i < o->count; i++) {
-        unravel(i, o->rank, o->shape, c);
+        ten_unravel(i, o->rank, o->shape, c);
         for (int d = 0; d < o->rank; d++) ic[perm[d]] = c[d];
-        ten_copy_elem(o, i, x, dot_strides(x->rank, ic, xs));
+        ten_copy_elem(o, i, x, ten_dot_strides(x->rank, ic, xs));
     }
     return 0;
 }
@@ -114,9 +114,9 @@ static int eval_tile(const Ten *x, Ten *o) {
     int64_t xs[WN_MAX_RANK], c[WN_MAX_RANK];
     ten_strides(x, xs);
     for (int64_t i = 0; i < o->count; i++) {
-        unravel(i, o->rank, o->shape, c);
+        ten_unravel(i, o->rank, o->shape, c);
         for (int d = 0; d < o->rank; d++) c[d] %= x->shape[d];
-        ten_copy_elem(o, i, x, dot_strides(x->rank, c, xs));
+        ten_copy_elem(o, i, x, ten_dot_strides(x->rank, c, xs));
     }
     return 0;
 }
@@ -149,13 +149,13 @@ static int eval_pad(const Node *n, const Ten *x, Ten *o) {
     double value = node_float(n, "value", 0.0);
     ten_strides(x, xs);
     for (int64_t i = 0; i < o->count; i++) {
-        unravel(i, o->rank, o->shape, c);
+        ten_unravel(i, o->rank, o->shape, c);
         bool inside = true;
         for (int d = 0; d < o->rank && inside; d++) {
             c[d] = pad_coord(mode, c[d] - beg[d], x->shape[d]);
             inside = c[d] >= 0;
         }
-        if (inside) ten_copy_elem(o, i, x, dot_strides(x->rank, c, xs));
+        if (inside) ten_copy_elem(o, i, x, ten_dot_strides(x->rank, c, xs));
         else ten_setf(o, i, value);
     }
     return 0;
@@ -174,10 +174,10 @@ static int eval_reverse(const Node *n, const Ten *x, Ten *o) {
     }
     ten_strides(x, xs);
     for (int64_t i = 0; i < o->count; i++) {
-        unravel(i, o->rank, o->shape, c);
+        ten_unravel(i, o->rank, o->shape, c);
         for (int d = 0; d < o->rank; d++)
             if (rev[d]) c[d] = x->shape[d] - 1 - c[d];
-        ten_copy_elem(o, i, x, dot_strides(x->rank, c, xs));
+        ten_copy_elem(o, i, x, ten_dot_strides(x->rank, c, xs));
     }
     return 0;
 }
@@ -187,7 +187,7 @@ static int eval_triangular(const Node *n, const Ten *x, Ten *o) {
     bool upper = node_bool(n, "upper", true);
     int64_t diag = node_int(n, "diagonal", 0), c[WN_MAX_RANK];
     for (int64_t i = 0; i < o->count; i++) {
-        unravel(i, o->rank, o->shape, c);
+        ten_unravel(i, o->rank, o->shape, c);
         int64_t k = c[o->rank - 1] - c[o->rank - 2];
         if (upper ? k >= diag : k <= diag) ten_copy_elem(o, i, x, i);
         else ten_seti(o, i, 0);

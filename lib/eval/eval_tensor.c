@@ -75,7 +75,7 @@ double f16_to_f64(uint16_t h) {
     return s * ldexp(m + 1024, e - 25);
 }
 
-double round_to_dtype(DType dt, double v) {
+double ten_round_to_dtype(DType dt, double v) {
     if (dt == DT_F32) return (double)(float)v;
     if (dt == DT_F16) return f16_to_f64(f64_to_f16(v));
     return v;
@@ -83,7 +83,7 @@ double round_to_dtype(DType dt, double v) {
 
 /* ---- integers ----------------------------------------------------------------------------- */
 
-int64_t wrap_int(DType dt, int64_t v) {
+int64_t ten_wrap_int(DType dt, int64_t v) {
     uint64_t u = (uint64_t)v;
     switch (dt) {
     case DT_I32: return (int32_t)(uint32_t)u;
@@ -144,7 +144,7 @@ static int64_t get_raw_int(const Ten *t, int64_t i) {
     case DT_I8: return (int8_t)p[i];
     case DT_U8: return p[i];
     case DT_I4:
-    case DT_U4: return wrap_int(t->dt, (p[i >> 1] >> ((i & 1) * 4)) & 15);
+    case DT_U4: return ten_wrap_int(t->dt, (p[i >> 1] >> ((i & 1) * 4)) & 15);
     default: return 0;
     }
 }
@@ -206,7 +206,7 @@ void ten_setf(Ten *t, int64_t i, double v) {
 
 void ten_seti(Ten *t, int64_t i, int64_t v) {
     if (dtype_is_float(t->dt)) put_float(t, i, (double)v);
-    else put_raw_int(t, i, wrap_int(t->dt, v));
+    else put_raw_int(t, i, ten_wrap_int(t->dt, v));
 }
 
 void ten_copy_elem(Ten *d, int64_t di, const Ten *s, int64_t si) {
@@ -239,14 +239,14 @@ void ten_bcast_strides(const Ten *t, int rank, const int64_t *out_shape, int64_t
     }
 }
 
-void unravel(int64_t i, int rank, const int64_t *shape, int64_t *coord) {
+void ten_unravel(int64_t i, int rank, const int64_t *shape, int64_t *coord) {
     for (int d = rank - 1; d >= 0; d--) {
         coord[d] = i % shape[d];
         i /= shape[d];
     }
 }
 
-int64_t dot_strides(int rank, const int64_t *coord, const int64_t *strides) {
+int64_t ten_dot_strides(int rank, const int64_t *coord, const int64_t *strides) {
     int64_t o = 0;
     for (int d = 0; d < rank; d++) o += coord[d] * strides[d];
     return o;
