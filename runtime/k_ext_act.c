@@ -18,7 +18,7 @@ static double act_alpha(const Node *n) {
 static int act_check(KernelCtx *kc, const Node *n) {
     if (n->n_inputs < 1 || n->n_outputs != 1 || ext_float(n, n->inputs[0]) < 0) return -1;
     DType dt = n->inputs[0]->dtype;
-    if (n->outputs[0]->dtype != dt) return ext_no_kernel(n, n->outputs[0]->dtype);
+    if (n->outputs[0]->dtype != dt) return kx_no_kernel(n, n->outputs[0]->dtype);
     return kcheck_shader(kc, n, "ext_act", dt, dt);
 }
 

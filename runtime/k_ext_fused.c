@@ -52,12 +52,12 @@ static uint32_t gate_act(const Node *n) {
 
 static int nbits_fused_check(KernelCtx *kc, const Node *n) {
     NBitsGeom geo;
-    const Value *x = ext_opt(n, FP_INPUT), *w = ext_opt(n, FP_WEIGHT);
-    if (!x || !w || !ext_opt(n, FP_NORM_SCALE) || ext_float(n, x) < 0) return -1;
-    if (w->dtype != DT_U8 || !ext_opt(n, FP_SCALES)) return ext_no_kernel(n, w->dtype);
+    const Value *x = kx_opt(n, FP_INPUT), *w = kx_opt(n, FP_WEIGHT);
+    if (!x || !w || !kx_opt(n, FP_NORM_SCALE) || ext_float(n, x) < 0) return -1;
+    if (w->dtype != DT_U8 || !kx_opt(n, FP_SCALES)) return kx_no_kernel(n, w->dtype);
     if (nbits_geometry(n, &geo) < 0) return -1;
-    const Value *zp = ext_opt(n, FP_ZERO_POINTS);
-    if (zp && zp->dtype != DT_U8 && zp->dtype != x->dtype) return ext_no_kernel(n, zp->dtype);
+    const Value *zp = kx_opt(n, FP_ZERO_POINTS);
+    if (zp && zp->dtype != DT_U8 && zp->dtype != x->dtype) return kx_no_kernel(n, zp->dtype);
     if (kcheck_shader(kc, n, "ext_norm_proj_tiled", x->dtype, x->dtype) < 0 || kmatvec_norm_check(kc, n, x->dtype) < 0)
         return -1;
     return kcheck_shader(kc, n, "ext_norm_proj", x->dtype, x->dtype);
@@ -145,12 +145,12 @@ static int fused_splits(const Node *n, int64_t n_total, int64_t *splits) {
  * does not apply, -1: error. */
 static int rows_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *in, const KTensor *out,
                        const int64_t *splits, int n_splits) {
-    const Value *zp = ext_opt(n, FP_ZERO_POINTS);
+    const Value *zp = kx_opt(n, FP_ZERO_POINTS);
     bool gated = n->op == OP_GATED_MLP, sum = node_bool(n, "outputSum", false);
     KMatvecRows p;
     if (!ext_nbits_rows_layout(geo, zp != NULL, zp ? zp->dtype : DT_U8, &p)) return 0;
-    KMatvecNorm q = {.skip = ext_opt(n, FP_SKIP) ? &in[FP_SKIP] : NULL,
-                     .skip_bias = ext_opt(n, FP_SKIP_BIAS) ? &in[FP_SKIP_BIAS] : NULL,
+    KMatvecNorm q = {.skip = kx_opt(n, FP_SKIP) ? &in[FP_SKIP] : NULL,
+                     .skip_bias = kx_opt(n, FP_SKIP_BIAS) ? &in[FP_SKIP_BIAS] : NULL,
                      .sum = sum ? &out[gated ? 1 : n_splits] : NULL,
                      .norm_scale = &in[FP_NORM_SCALE],
                      .eps = (float)node_float(n, "epsilon", 1e-6),
@@ -163,7 +163,7 @@ static int rows_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const
     }
     if (!kmatvec_norm_fits(kc, &p, &q, &in[FP_INPUT], &in[FP_WEIGHT])) return 0;
     return kmatvec_norm_record(kc, n, &p, &q, &in[FP_INPUT], &in[FP_WEIGHT], &in[FP_SCALES],
-                               zp ? &in[FP_ZERO_POINTS] : NULL, ext_opt(n, FP_BIAS) ? &in[FP_BIAS] : NULL) < 0 ? -1 : 1;
+                               zp ? &in[FP_ZERO_POINTS] : NULL, kx_opt(n, FP_BIAS) ? &in[FP_BIAS] : NULL) < 0 ? -1 : 1;
 }
 
 /* Prefill: the tile kernel (shaders/norm_proj_tile.glsl), one dispatch over every output column
@@ -198,9 +198,9 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
     const KTensor *x = &in[FP_INPUT];
     int sh = kc_find_shader(kc, n, "ext_norm_proj", x->dtype, x->dtype);
     if (sh < 0) return -1;
-    bool gated = n->op == OP_GATED_MLP, skip = ext_opt(n, FP_SKIP), sum = node_bool(n, "outputSum", false);
-    const Value *zp = ext_opt(n, FP_ZERO_POINTS);
-    bool bias = ext_opt(n, FP_BIAS), zp_u8 = zp && zp->dtype == DT_U8;
+    bool gated = n->op == OP_GATED_MLP, skip = kx_opt(n, FP_SKIP), sum = node_bool(n, "outputSum", false);
+    const Value *zp = kx_opt(n, FP_ZERO_POINTS);
+    bool bias = kx_opt(n, FP_BIAS), zp_u8 = zp && zp->dtype == DT_U8;
     int64_t splits[FP_MAX_SPLITS];
     int n_splits = fused_splits(n, geo.n, splits);
     if (n_splits < 0) return -1;
@@ -244,7 +244,7 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
     if (skip) {
         r.flags = F_SKIP;
         if (ext_bind(kc, n, &in[FP_SKIP], false, &b[1], &pc->base_skip) < 0) return -1;
-        if (ext_opt(n, FP_SKIP_BIAS)) {
+        if (kx_opt(n, FP_SKIP_BIAS)) {
             r.flags |= F_SKIP_BIAS;
             if (ext_bind(kc, n, &in[FP_SKIP_BIAS], false, &b[2], &pc->base_b2) < 0) return -1;
         }
@@ -300,14 +300,14 @@ enum { FF_SKIP = 1, FF_SKIP_BIAS = 2, FF_GATED = 4, FF_BIAS = 8, FF_SUM = 16, FF
 static int float_check(KernelCtx *kc, const Node *n, const Value *x) {
     static const int same_dtype[] = {FP_SKIP, FP_SKIP_BIAS, FP_NORM_SCALE, FP_WEIGHT, FP_BIAS};
     for (size_t i = 0; i < sizeof same_dtype / sizeof same_dtype[0]; i++) {
-        const Value *v = ext_opt(n, same_dtype[i]);
-        if (v && v->dtype != x->dtype) return ext_no_kernel(n, v->dtype);
+        const Value *v = kx_opt(n, same_dtype[i]);
+        if (v && v->dtype != x->dtype) return kx_no_kernel(n, v->dtype);
     }
-    if (ext_opt(n, FP_SCALES) || ext_opt(n, FP_ZERO_POINTS)) {
+    if (kx_opt(n, FP_SCALES) || kx_opt(n, FP_ZERO_POINTS)) {
         diag_node_error(n, "float weights (bits 0) take no scales or zero points");
         return -1;
     }
-    if (kc_device(kc)->max_workgroup_invocations < FF_WG) return ext_no_kernel(n, x->dtype);
+    if (kc_device(kc)->max_workgroup_invocations < FF_WG) return kx_no_kernel(n, x->dtype);
     if (kcheck_shader(kc, n, "ext_fused_matvec", x->dtype, x->dtype) < 0) return -1;
     return kcheck_shader(kc, n, "ext_fused_tiled", x->dtype, x->dtype);
 }
@@ -319,8 +319,8 @@ static int float_sizes(const Node *n, const KTensor *in, const KTensor *out, uin
     bool sum = node_bool(n, "outputSum", false);
     int sum_out = n->op == OP_GATED_MLP ? 1 : n_splits;
     if (K == 0 || N == 0 || K > INT32_MAX || N > INT32_MAX || x->numel % K || in[FP_NORM_SCALE].numel != K ||
-        (ext_opt(n, FP_SKIP) && in[FP_SKIP].numel != x->numel) || (ext_opt(n, FP_SKIP_BIAS) && in[FP_SKIP_BIAS].numel != K) ||
-        in[FP_WEIGHT].numel != K * N || (ext_opt(n, FP_BIAS) && in[FP_BIAS].numel != N) ||
+        (kx_opt(n, FP_SKIP) && in[FP_SKIP].numel != x->numel) || (kx_opt(n, FP_SKIP_BIAS) && in[FP_SKIP_BIAS].numel != K) ||
+        in[FP_WEIGHT].numel != K * N || (kx_opt(n, FP_BIAS) && in[FP_BIAS].numel != N) ||
         (sum && out[sum_out].numel != x->numel) || (n->op == OP_GATED_MLP && N % 2)) {
         diag_node_error(n, "operand sizes do not match the fused projection (k %llu, n %llu)", (unsigned long long)K,
                         (unsigned long long)N);
@@ -349,7 +349,7 @@ static int float_bind(KernelCtx *kc, const Node *n, const KTensor *in, const KTe
     b[1] = b[2] = b[5] = b[6] = b[7] = b[0];
     *flags = n->op == OP_GATED_MLP ? FF_GATED | gate_act(n) << FF_ACT_SHIFT : 0;
     for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++) {
-        if (!ext_opt(n, opt[i].slot)) continue;
+        if (!kx_opt(n, opt[i].slot)) continue;
         *flags |= (uint32_t)opt[i].flag;
         if (ext_bind(kc, n, &in[opt[i].slot], false, &b[opt[i].bind], base[i]) < 0) return -1;
     }
@@ -409,8 +409,8 @@ static int float_record(KernelCtx *kc, const Node *n, const KTensor *in, const K
 /* ---- the family ------------------------------------------------------------------------------ */
 
 static int fused_check(KernelCtx *kc, const Node *n) {
-    const Value *x = ext_opt(n, FP_INPUT), *w = ext_opt(n, FP_WEIGHT);
-    if (!x || !w || !ext_opt(n, FP_NORM_SCALE) || ext_float(n, x) < 0) return -1;
+    const Value *x = kx_opt(n, FP_INPUT), *w = kx_opt(n, FP_WEIGHT);
+    if (!x || !w || !kx_opt(n, FP_NORM_SCALE) || ext_float(n, x) < 0) return -1;
     return node_int(n, "bits", 0) == 0 ? float_check(kc, n, x) : nbits_fused_check(kc, n);
 }
 

@@ -21,9 +21,9 @@ static int gbq_check(KernelCtx *kc, const Node *n) {
         gbq_geometry(n, &geo) < 0)
         return -1;
     DType dt = n->inputs[2]->dtype, data = n->inputs[0]->dtype, idx = n->inputs[1]->dtype;
-    if (data != DT_U8 && data != DT_U4 && data != DT_I4) return ext_no_kernel(n, data);
-    if (idx != DT_I32 && idx != DT_I64) return ext_no_kernel(n, idx);
-    if (n->outputs[0]->dtype != dt) return ext_no_kernel(n, n->outputs[0]->dtype);
+    if (data != DT_U8 && data != DT_U4 && data != DT_I4) return kx_no_kernel(n, data);
+    if (idx != DT_I32 && idx != DT_I64) return kx_no_kernel(n, idx);
+    if (n->outputs[0]->dtype != dt) return kx_no_kernel(n, n->outputs[0]->dtype);
     return kcheck_shader(kc, n, "ext_gather_block_quantized", dt, dt);
 }
 
@@ -38,7 +38,7 @@ static int gbq_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTe
     GbqGeom geo;
     if (gbq_geometry(n, &geo) < 0) return -1;
     const KTensor *data = &in[0], *idx = &in[1], *scales = &in[2];
-    bool has_zp = ext_opt(n, 3) != NULL;
+    bool has_zp = kx_opt(n, 3) != NULL;
     int sh = kc_find_shader(kc, n, "ext_gather_block_quantized", scales->dtype, scales->dtype);
     if (sh < 0) return -1;
     int r = data->rank, ga = geo.gather_axis, qa = geo.quant_axis;

@@ -53,7 +53,7 @@ typedef struct {
     uint32_t base_out, base_k, base_v, base_cos, base_sin, base_pos, base_norm;
 } AttnNcPush;
 
-static bool present(const Node *n, int slot) { return ext_opt(n, slot) != NULL; }
+static bool present(const Node *n, int slot) { return kx_opt(n, slot) != NULL; }
 
 static bool has_cache(const Node *n) { return present(n, GQA_PAST_KEY) || present(n, GQA_PAST_VALUE); }
 
@@ -74,15 +74,15 @@ static int gqa_check(KernelCtx *kc, const Node *n) {
                                       GQA_ATTENTION_BIAS, GQA_HEAD_SINK, GQA_Q_NORM, GQA_K_NORM};
     for (unsigned i = 0; i < sizeof float_slots / sizeof float_slots[0]; i++)
         if (present(n, float_slots[i]) && n->inputs[float_slots[i]]->dtype != dt)
-            return ext_no_kernel(n, n->inputs[float_slots[i]]->dtype);
+            return kx_no_kernel(n, n->inputs[float_slots[i]]->dtype);
     if (present(n, GQA_K_SCALE) || present(n, GQA_V_SCALE)) {
         diag_node_error(n, "quantized KV cache (kScale/vScale) is not supported");
         return -1;
     }
-    if (cache && n->inputs[GQA_SEQLENS_K]->dtype != DT_I32) return ext_no_kernel(n, n->inputs[GQA_SEQLENS_K]->dtype);
+    if (cache && n->inputs[GQA_SEQLENS_K]->dtype != DT_I32) return kx_no_kernel(n, n->inputs[GQA_SEQLENS_K]->dtype);
     if (present(n, GQA_POSITION_IDS) && n->inputs[GQA_POSITION_IDS]->dtype != DT_I32 &&
         n->inputs[GQA_POSITION_IDS]->dtype != DT_I64)
-        return ext_no_kernel(n, n->inputs[GQA_POSITION_IDS]->dtype);
+        return kx_no_kernel(n, n->inputs[GQA_POSITION_IDS]->dtype);
     const Value *o = n->outputs[GQA_OUT];
     int64_t N = node_int(n, "numHeads", 0);
     int64_t H = o->rank == 3 && dim_is_static(o->shape[2]) && N > 0 ? o->shape[2].v / N : 0;

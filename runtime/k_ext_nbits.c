@@ -38,8 +38,8 @@ static uint32_t tile_bn(uint64_t rows, uint64_t M) {
 }
 
 int ext_nbits_check(KernelCtx *kc, const Node *n, DType act, const Value *zp) {
-    if (act != DT_F32 && act != DT_F16) return ext_no_kernel(n, act);
-    if (zp && zp->dtype != DT_U8 && zp->dtype != act) return ext_no_kernel(n, zp->dtype);
+    if (act != DT_F32 && act != DT_F16) return kx_no_kernel(n, act);
+    if (zp && zp->dtype != DT_U8 && zp->dtype != act) return kx_no_kernel(n, zp->dtype);
     if (kcheck_shader(kc, n, "ext_matmul_nbits", act, act) < 0 || kcheck_shader(kc, n, "matvec_rows", act, act) < 0)
         return -1;
     return kcheck_shader(kc, n, "ext_matmul_nbits_tiled", act, act);
@@ -51,10 +51,10 @@ static int nbits_check(KernelCtx *kc, const Node *n) {
         nbits_geometry(n, &geo) < 0)
         return -1;
     DType act = n->inputs[0]->dtype;
-    if (n->inputs[1]->dtype != DT_U8) return ext_no_kernel(n, n->inputs[1]->dtype);
-    if (n->inputs[2]->dtype != act) return ext_no_kernel(n, n->inputs[2]->dtype);
-    if (ext_opt(n, 4) && n->inputs[4]->dtype != act) return ext_no_kernel(n, n->inputs[4]->dtype);
-    return ext_nbits_check(kc, n, act, ext_opt(n, 3));
+    if (n->inputs[1]->dtype != DT_U8) return kx_no_kernel(n, n->inputs[1]->dtype);
+    if (n->inputs[2]->dtype != act) return kx_no_kernel(n, n->inputs[2]->dtype);
+    if (kx_opt(n, 4) && n->inputs[4]->dtype != act) return kx_no_kernel(n, n->inputs[4]->dtype);
+    return ext_nbits_check(kc, n, act, kx_opt(n, 3));
 }
 
 /* The row mat-vec's form of the layout (k_ext_nbits.h). */
@@ -122,7 +122,7 @@ int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const K
     if (bias && ext_bind(kc, n, bias, false, &bd[4], &pc.base_bias) < 0) return -1;
 
     uint32_t wg = matvec ? ext_wg(kc) : coop ? 128 : 256, rows = 4, sg = ext_sg_reduce(kc);
-    if (!matvec && d->max_workgroup_invocations < 256) return ext_no_kernel(n, a->dtype);
+    if (!matvec && d->max_workgroup_invocations < 256) return kx_no_kernel(n, a->dtype);
     uint32_t slots = sg ? (wg + 3) / 4 : wg;
     uint32_t spec[SPEC_COUNT] = {wg, (uint32_t)geo->bits, zp ? (zp_u8 ? 1u : 2u) : 0u, bias != NULL, rows, NB_MT, sg, slots, 64};
 
@@ -175,8 +175,8 @@ int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const K
 static int nbits_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
     NBitsGeom geo;
     if (nbits_geometry(n, &geo) < 0) return -1;
-    return ext_nbits_record(kc, n, &geo, &in[0], &in[1], &in[2], ext_opt(n, 3) ? &in[3] : NULL,
-                            ext_opt(n, 4) ? &in[4] : NULL, &out[0]);
+    return ext_nbits_record(kc, n, &geo, &in[0], &in[1], &in[2], kx_opt(n, 3) ? &in[3] : NULL,
+                            kx_opt(n, 4) ? &in[4] : NULL, &out[0]);
 }
 
 const KernelFamily kfam_ext_nbits = {nbits_check, nbits_record, 0};

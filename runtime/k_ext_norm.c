@@ -28,7 +28,7 @@ static int norm_check(KernelCtx *kc, const Node *n) {
         return -1;
     DType a = n->inputs[0]->dtype, b = n->outputs[0]->dtype;
     for (int k = 1; k < n->n_inputs; k++)
-        if (n->inputs[k] && n->inputs[k]->dtype != (k == scale_slot ? b : a)) return ext_no_kernel(n, n->inputs[k]->dtype);
+        if (n->inputs[k] && n->inputs[k]->dtype != (k == scale_slot ? b : a)) return kx_no_kernel(n, n->inputs[k]->dtype);
     if (skip && (!n->inputs[1] || n->inputs[1]->rank > n->inputs[0]->rank)) {
         diag_node_error(n, "skip must be present with at most the input's rank");
         return -1;
@@ -66,7 +66,7 @@ static int norm_record(KernelCtx *kc, const Node *n, const KTensor *in, const KT
         return -1;
     }
     uint64_t size = kshape_numel(x->rank - axis, x->shape + axis);
-    bool has_bias = skip && ext_opt(n, 3), has_sum = skip && n->n_outputs > 1;
+    bool has_bias = skip && kx_opt(n, 3), has_sum = skip && n->n_outputs > 1;
     if (size == 0 || x->numel == 0) return 0;
     if (scale->numel != size || (has_bias && in[3].numel != size) || out[0].numel != x->numel ||
         (has_sum && out[1].numel != x->numel)) {

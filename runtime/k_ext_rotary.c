@@ -20,9 +20,9 @@ static int rotary_check(KernelCtx *kc, const Node *n) {
         return -1;
     DType dt = n->inputs[0]->dtype;
     for (int k = 2; k < 4; k++)
-        if (!n->inputs[k] || n->inputs[k]->dtype != dt) return ext_no_kernel(n, n->inputs[k] ? n->inputs[k]->dtype : dt);
+        if (!n->inputs[k] || n->inputs[k]->dtype != dt) return kx_no_kernel(n, n->inputs[k] ? n->inputs[k]->dtype : dt);
     const Value *pos = n->inputs[1];
-    if (pos && pos->dtype != DT_I32 && pos->dtype != DT_I64) return ext_no_kernel(n, pos->dtype);
+    if (pos && pos->dtype != DT_I32 && pos->dtype != DT_I64) return kx_no_kernel(n, pos->dtype);
     return kcheck_shader(kc, n, "ext_rotary", dt, dt);
 }
 

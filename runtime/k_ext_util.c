@@ -1,19 +1,12 @@
 /* k_ext_util.c - helpers shared by the extension-op kernel families (k_ext_util.h). */
 #include "k_ext_util.h"
 
-const Value *ext_opt(const Node *n, int k) { return k < n->n_inputs ? n->inputs[k] : NULL; }
-
-int ext_no_kernel(const Node *n, DType dt) {
-    diag_error("no kernel for op %s (dtype %s) at node %s", op_name(n->op), dtype_name(dt), node_display_name(n));
-    return -1;
-}
-
 int ext_float(const Node *n, const Value *v) {
     if (!v) {
         diag_node_error(n, "missing operand");
         return -1;
     }
-    return v->dtype == DT_F32 || v->dtype == DT_F16 ? 0 : ext_no_kernel(n, v->dtype);
+    return v->dtype == DT_F32 || v->dtype == DT_F16 ? 0 : kx_no_kernel(n, v->dtype);
 }
 
 int ext_fits(const Node *n, uint64_t count, const char *what) {

@@ -2,18 +2,15 @@
  * rmsNorm/skipRmsNorm, rotaryEmbedding, gatherBlockQuantized, quickGelu, groupQueryAttention):
  * operand presence, bindings with 32-bit element bases, byte-level bindings of packed / integer
  * tensors read as 32-bit words by the shaders (shaders/ext_common.glsl), the workgroup size and
- * the reduction mode of the device. */
+ * the reduction mode of the device.  Built on kx_util.h, the helpers of every kernel family (operand
+ * presence kx_opt, the "no kernel" diagnostic kx_no_kernel): one stack of helpers, not two. */
 #ifndef WEBNNC_K_EXT_UTIL_H
 #define WEBNNC_K_EXT_UTIL_H
 
-#include "kernel.h"
+#include "kx_util.h" /* the layer below: operand checks, kx_opt, kx_no_kernel, whole-tensor bindings */
 
 #define EXT_WG 256 /* workgroup size of the row / element kernels (ext_red has this many slots) */
 
-/* Input k when present (optional slots), else NULL. */
-const Value *ext_opt(const Node *n, int k);
-/* Reports "no kernel for op X (dtype Y) at node Z" and returns -1. */
-int ext_no_kernel(const Node *n, DType dt);
 /* Fails (naming the node) unless v is float32 or float16. */
 int ext_float(const Node *n, const Value *v);
 /* Fails unless count fits the 32-bit indexing of the shaders (< 2^31). */
