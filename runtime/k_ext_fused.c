@@ -13,7 +13,6 @@
  *    column mat-vec, up to FF_MATVEC_MAX_M activation rows) or ext_fused_tiled.comp (tiled GEMM),
  *    both normalizing in the workgroup (ext_fused.glsl); the sum output is written by the first
  *    split's dispatch from the values it reads anyway (no pre-pass). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "ext_ops.h"
@@ -26,11 +25,7 @@
 #define FUSED_TILE_MIN_M 17 /* activation rows from which the tiled prefill kernel runs */
 
 /* FUSED_TILE_MIN_M, or WEBNNC_FUSED_TILE_MIN_M = 2..65536 (tuning sweeps). */
-static int64_t tile_min_m(void) {
-    const char *e = getenv("WEBNNC_FUSED_TILE_MIN_M");
-    long v = e ? strtol(e, NULL, 10) : 0;
-    return v >= 2 && v <= 65536 ? v : FUSED_TILE_MIN_M;
-}
+static int64_t tile_min_m(void) { return kx_env_long("WEBNNC_FUSED_TILE_MIN_M", 2, 65536, FUSED_TILE_MIN_M); }
 #define FUSED_TILE 64       /* its output tile (shaders/nbits_tile.glsl) */
 
 typedef struct {

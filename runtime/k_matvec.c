@@ -3,6 +3,7 @@
  * each binding within maxStorageBufferRange (rows split over several dispatches), and the
  * kernel family used by plan rewrites. */
 #include "k_matvec.h"
+#include "kx_util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,12 +30,8 @@ static void work_split(const WnrtDeviceInfo *d, int bits, uint64_t units, uint32
     uint32_t min_wg = d->subgroup_size > 32 ? d->subgroup_size : 32;
     while (*wg / 2 >= min_wg && *wg / 2 >= units) *wg /= 2;
     /* tuning overrides (bench sweeps): WEBNNC_MATVEC_WG = 32..1024, WEBNNC_MATVEC_ROWS = 1..8 */
-    const char *e = getenv("WEBNNC_MATVEC_WG");
-    long v = e ? strtol(e, NULL, 10) : 0;
-    if (v >= 32 && v <= 1024) *wg = (uint32_t)v;
-    e = getenv("WEBNNC_MATVEC_ROWS");
-    v = e ? strtol(e, NULL, 10) : 0;
-    if (v >= 1 && v <= 8) *rows = (uint32_t)v;
+    *wg = (uint32_t)kx_env_long("WEBNNC_MATVEC_WG", 32, 1024, *wg);
+    *rows = (uint32_t)kx_env_long("WEBNNC_MATVEC_ROWS", 1, 8, *rows);
     if (*wg > d->max_workgroup_invocations) *wg = d->max_workgroup_invocations;
 }
 

@@ -1,9 +1,16 @@
 /* kx_util.c - helpers shared by the kernel families (kx_util.h). */
 #include "kx_util.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "k_strided.h"
+
+long kx_env_long(const char *name, long lo, long hi, long def) {
+    const char *e = getenv(name);
+    long v = e ? strtol(e, NULL, 10) : 0;
+    return e && v >= lo && v <= hi ? v : def;
+}
 
 int kx_no_kernel(const Node *n, DType dt) {
     diag_error("no kernel for op %s (dtype %s) at node %s", op_name(n->op), dtype_name(dt), node_display_name(n));

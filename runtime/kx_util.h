@@ -45,6 +45,10 @@ int kx_copy(KernelCtx *kc, const Node *n, const KTensor *src, const KTensor *dst
 int kx_copy_range(KernelCtx *kc, const Node *n, const KTensor *src, int64_t src_off, const KTensor *dst, int64_t dst_off,
                   int64_t count);
 
+/* A numeric tuning override from the environment (bench sweeps): the value of `name` when it is set
+ * and in lo..hi, else def. */
+long kx_env_long(const char *name, long lo, long hi, long def);
+
 /* Reads up to `max` integers of option `key` into v; returns the count, -1 when absent, or -2 when
  * present with a different count than `want` (want < 0: any count up to max). */
 int kx_ints(const Node *n, const char *key, int64_t *v, int max, int want);
