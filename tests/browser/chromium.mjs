@@ -133,9 +133,18 @@ export async function screenshotPng(b, { width = 1024, height = 768, timeoutMs =
     const { sessionId } = await b.cdp.send('Target.attachToTarget', { targetId: page.targetId, flatten: true });
     await b.cdp.send('Page.enable', {}, sessionId); // without it the capture is blank
     await b.cdp.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile: false }, sessionId);
+    // The page target exists before the launch URL has replaced the initial about:blank, whose
+    // readyState is already 'complete' and whose context the navigation destroys: wait for the
+    // launch document itself, asking again when an evaluation lands on a context that went away.
+    const loaded = "document.readyState === 'complete' && location.href !== 'about:blank'";
     for (const t0 = Date.now(); ;) {
-        const r = await b.cdp.send('Runtime.evaluate', { expression: 'document.readyState', returnByValue: true }, sessionId);
-        if (r.result?.value === 'complete') break;
+        let r = null;
+        try {
+            r = await b.cdp.send('Runtime.evaluate', { expression: loaded, returnByValue: true }, sessionId);
+        } catch (e) {
+            if (!/context was destroyed|Cannot find context/.test(e.message)) throw e;
+        }
+        if (r?.result?.value === true) break;
         if (Date.now() - t0 > timeoutMs) throw new Error('page did not finish loading');
         await new Promise((res) => setTimeout(res, 100));
     }
