@@ -10,7 +10,9 @@
  * (WEBNNC_NO_FLASH_ATTN=1 keeps the per-token kernel); decode (and heads over 128 with no flash)
  * runs shaders/ext_gqa_attn_dec.comp where the device has subgroup arithmetic: the same per-token
  * workgroups with the keys split over 32 subgroups, partial softmaxes combined in shared memory
- * (WEBNNC_GQA_DEC=0 keeps ext_gqa_attn.comp).  past / total come from seqlensK on the device (no CPU round trip).  Semantics: the CPU
+ * (WEBNNC_GQA_DEC=0 keeps ext_gqa_attn.comp).  A decode step (S = 1) with that kernel and no
+ * attentionBias / headSink runs (2) and (3) as one dispatch instead, shaders/ext_gqa_dec_fused.comp
+ * (WEBNNC_GQA_FUSED=0 keeps the four).  past / total come from seqlensK on the device (no CPU round trip).  Semantics: the CPU
  * reference lib/eval/eval_gqa.c; operand slots and outputs: lib/core/gqa.h.
  * Without a KV cache (no pastKey/pastValue, one output): the query prep (push constant C = 0: past = 0), then
  * shaders/ext_gqa_attn_nc.comp, which reads the keys/values of the S new tokens straight from the
@@ -44,6 +46,14 @@ typedef struct {
     uint32_t bias_b, bias_n;
     uint32_t base_out, base_seqlens, base_k, base_v, base_bias, base_sink;
 } AttnPush;
+
+typedef struct {
+    uint32_t B, N, kvN, H, C, window, rot, max_pos;
+    float scale, softcap, eps;
+    uint32_t q_row, q_head0, k_row, k_head0, v_row, v_head0;
+    uint32_t base_out, base_seqlens, base_k, base_v, base_q_in, base_k_in, base_v_in;
+    uint32_t base_pos, base_cos, base_sin, base_q_norm, base_k_norm;
+} DecFusedPush;
 
 typedef struct {
     uint32_t B, S, N, kvN, H, window;
@@ -91,7 +101,8 @@ static int gqa_check(KernelCtx *kc, const Node *n) {
         return -1;
     }
     if (kcheck_shader(kc, n, "ext_gqa_prep", dt, dt) < 0 ||
-        (cache && (kcheck_shader(kc, n, "ext_gqa_attn_flash", dt, dt) < 0 || kcheck_shader(kc, n, "ext_gqa_attn_dec", dt, dt) < 0)))
+        (cache && (kcheck_shader(kc, n, "ext_gqa_attn_flash", dt, dt) < 0 || kcheck_shader(kc, n, "ext_gqa_attn_dec", dt, dt) < 0 ||
+                   kcheck_shader(kc, n, "ext_gqa_dec_fused", dt, dt) < 0)))
         return -1;
     return kcheck_shader(kc, n, cache ? "ext_gqa_attn" : "ext_gqa_attn_nc", dt, dt);
 }
@@ -208,21 +219,30 @@ static uint32_t dec_wg(const KernelCtx *kc, const GqaDims *d) {
     return wg;
 }
 
+/* The attention scale: the node's, else 1/sqrt(head size). */
+static float attn_scale(const Node *n, const GqaDims *d) {
+    double scale = node_float(n, "scale", 0.0);
+    return (float)(scale == 0 ? 1.0 / sqrt((double)d->H) : scale);
+}
+
+/* The local window of the node (0: none). */
+static uint32_t attn_window(const Node *n) {
+    int64_t window = node_int(n, "localWindowSize", -1);
+    return window > 0 && window < INT32_MAX ? (uint32_t)window : 0;
+}
+
 static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out, const GqaDims *d) {
     bool flash = d->S >= GQA_FLASH_MIN_S && d->H <= GQA_FLASH_MAX_H && !getenv("WEBNNC_NO_FLASH_ATTN");
     uint32_t dwg = flash ? 0 : dec_wg(kc, d);
     int sh = kc_find_shader(kc, n, flash ? "ext_gqa_attn_flash" : dwg ? "ext_gqa_attn_dec" : "ext_gqa_attn",
                             in[GQA_QUERY].dtype, in[GQA_QUERY].dtype);
     if (sh < 0) return -1;
-    double scale = node_float(n, "scale", 0.0);
-    if (scale == 0) scale = 1.0 / sqrt((double)d->H);
-    int64_t window = node_int(n, "localWindowSize", -1);
     AttnPush pc;
     memset(&pc, 0, sizeof pc);
     pc.B = (uint32_t)d->B, pc.S = (uint32_t)d->S, pc.N = (uint32_t)d->N, pc.kvN = (uint32_t)d->kvN;
     pc.H = (uint32_t)d->H, pc.C = (uint32_t)d->C;
-    pc.window = window > 0 && window < INT32_MAX ? (uint32_t)window : 0;
-    pc.scale = (float)scale;
+    pc.window = attn_window(n);
+    pc.scale = attn_scale(n, d);
     pc.softcap = (float)node_float(n, "softcap", 0.0);
     bool bias = present(n, GQA_ATTENTION_BIAS), sink = present(n, GQA_HEAD_SINK);
     pc.bias_b = bias ? (uint32_t)in[GQA_ATTENTION_BIAS].shape[0] : 1;
@@ -242,18 +262,61 @@ static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, con
     return ext_dispatch_rows(kc, n, sh, spec, 5, &pc, sizeof pc, b, 6, (uint64_t)(d->B * d->N) * blocks);
 }
 
+/* Whether one decode step runs as the single dispatch of ext_gqa_dec_fused.comp: one new token per
+ * batch, the decode kernel's geometry (dec_wg), no attentionBias / headSink (WEBNNC_GQA_FUSED=0:
+ * the four dispatches). */
+static bool dec_fused(const KernelCtx *kc, const Node *n, const GqaDims *d) {
+    const char *e = getenv("WEBNNC_GQA_FUSED");
+    return d->S == 1 && dec_wg(kc, d) && !present(n, GQA_ATTENTION_BIAS) && !present(n, GQA_HEAD_SINK) &&
+           !(e && strcmp(e, "0") == 0);
+}
+
+/* Decode in one dispatch: prep of query, key and value rows, cache write and attention. */
+static int record_dec_fused(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out, const GqaDims *d) {
+    int sh = kc_find_shader(kc, n, "ext_gqa_dec_fused", in[GQA_QUERY].dtype, in[GQA_QUERY].dtype);
+    if (sh < 0) return -1;
+    DecFusedPush pc;
+    memset(&pc, 0, sizeof pc);
+    pc.B = (uint32_t)d->B, pc.N = (uint32_t)d->N, pc.kvN = (uint32_t)d->kvN, pc.H = (uint32_t)d->H;
+    pc.C = (uint32_t)d->C, pc.window = attn_window(n), pc.rot = (uint32_t)d->rot, pc.max_pos = (uint32_t)d->max_pos;
+    pc.scale = attn_scale(n, d);
+    pc.softcap = (float)node_float(n, "softcap", 0.0);
+    pc.eps = (float)node_float(n, "qkNormEpsilon", 1e-6);
+    const KTensor *k = d->packed ? &in[GQA_QUERY] : &in[GQA_KEY], *v = d->packed ? &in[GQA_QUERY] : &in[GQA_VALUE];
+    pc.q_row = (uint32_t)in[GQA_QUERY].shape[2], pc.k_row = (uint32_t)k->shape[2], pc.v_row = (uint32_t)v->shape[2];
+    pc.k_head0 = (uint32_t)(d->packed ? d->N : 0), pc.v_head0 = (uint32_t)(d->packed ? d->N + d->kvN : 0);
+    bool rot = d->rotary, has_pos = rot && present(n, GQA_POSITION_IDS);
+    bool qn = present(n, GQA_Q_NORM), kn = present(n, GQA_K_NORM);
+    KBind b[12];
+    if (ext_bind(kc, n, &out[GQA_OUT], true, &b[0], &pc.base_out) < 0 ||
+        ext_bind(kc, n, &in[GQA_SEQLENS_K], false, &b[1], &pc.base_seqlens) < 0 ||
+        ext_bind(kc, n, &out[GQA_PRESENT_KEY], true, &b[2], &pc.base_k) < 0 ||
+        ext_bind(kc, n, &out[GQA_PRESENT_VALUE], true, &b[3], &pc.base_v) < 0 ||
+        ext_bind(kc, n, &in[GQA_QUERY], false, &b[4], &pc.base_q_in) < 0 || ext_bind(kc, n, k, false, &b[5], &pc.base_k_in) < 0 ||
+        ext_bind(kc, n, v, false, &b[6], &pc.base_v_in) < 0)
+        return -1;
+    b[7] = b[1];
+    if (has_pos && ext_bind_words(kc, n, &in[GQA_POSITION_IDS], &b[7], &pc.base_pos) < 0) return -1;
+    if (bind_opt(kc, n, in, rot ? GQA_COS : GQA_SLOTS, &b[4], &b[8], &pc.base_cos) < 0 ||
+        bind_opt(kc, n, in, rot ? GQA_SIN : GQA_SLOTS, &b[4], &b[9], &pc.base_sin) < 0 ||
+        bind_opt(kc, n, in, qn ? GQA_Q_NORM : GQA_SLOTS, &b[4], &b[10], &pc.base_q_norm) < 0 ||
+        bind_opt(kc, n, in, kn ? GQA_K_NORM : GQA_SLOTS, &b[4], &b[11], &pc.base_k_norm) < 0)
+        return -1;
+    uint32_t sgs = kc_device(kc)->subgroup_size;
+    uint32_t spec[9] = {dec_wg(kc, d), (uint32_t)(d->H + sgs - 1) / sgs, node_bool(n, "smoothSoftmax", false), qn, kn, rot,
+                        node_bool(n, "rotaryInterleaved", false), has_pos, has_pos && in[GQA_POSITION_IDS].dtype == DT_I64};
+    return ext_dispatch_rows(kc, n, sh, spec, 9, &pc, sizeof pc, b, 12, (uint64_t)(d->B * d->N));
+}
+
 /* Without a cache: attention over the S new tokens, keys/values read from the inputs. */
 static int record_attention_nc(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out, const GqaDims *d) {
     int sh = kc_find_shader(kc, n, "ext_gqa_attn_nc", in[GQA_QUERY].dtype, in[GQA_QUERY].dtype);
     if (sh < 0) return -1;
-    double scale = node_float(n, "scale", 0.0);
-    if (scale == 0) scale = 1.0 / sqrt((double)d->H);
-    int64_t window = node_int(n, "localWindowSize", -1);
     AttnNcPush pc;
     memset(&pc, 0, sizeof pc);
     pc.B = (uint32_t)d->B, pc.S = (uint32_t)d->S, pc.N = (uint32_t)d->N, pc.kvN = (uint32_t)d->kvN, pc.H = (uint32_t)d->H;
-    pc.window = window > 0 && window < INT32_MAX ? (uint32_t)window : 0;
-    pc.scale = (float)scale;
+    pc.window = attn_window(n);
+    pc.scale = attn_scale(n, d);
     pc.softcap = (float)node_float(n, "softcap", 0.0);
     pc.eps = (float)node_float(n, "qkNormEpsilon", 1e-6);
     pc.rot = (uint32_t)d->rot, pc.max_pos = (uint32_t)d->max_pos;
@@ -288,6 +351,7 @@ static int gqa_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTe
         const KTensor *past = &in[GQA_PAST_KEY + k], *pres = &out[GQA_PRESENT_KEY + k];
         if (!same_storage(past, pres) && past->numel && kx_copy(kc, n, past, pres) < 0) return -1;
     }
+    if (dec_fused(kc, n, &d)) return record_dec_fused(kc, n, in, out, &d); /* (2) + (3) in one dispatch */
     for (int role = 0; role < 3; role++) /* (2) query rows, new key and value rows */
         if (record_prep(kc, n, in, out, &d, role) < 0) return -1;
     return record_attention(kc, n, in, out, &d); /* (3) */

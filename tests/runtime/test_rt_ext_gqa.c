@@ -2,8 +2,8 @@
  * runtime against the CPU reference (lib/eval/eval_gqa.c, ORT semantics): decode and prefill, packed
  * and separate QKV, grouped heads, per-batch seqlensK, rotary (half / interleaved, partial, position
  * ids), q/k norm, local window, softcap, attention bias, smooth softmax / head sink, caches longer
- * than a workgroup's chunk, float32 and float16, decode on ext_gqa_attn_dec.comp (keys over subgroups) and
- * ext_gqa_attn.comp; outputs and both presents compared.  C = 0: the
+ * than a workgroup's chunk, float32 and float16, decode in one dispatch (ext_gqa_dec_fused.comp), on
+ * ext_gqa_attn_dec.comp (keys over subgroups) and on ext_gqa_attn.comp; outputs and both presents compared.  C = 0: the
  * form without a KV cache (no pastKey/pastValue/seqlensK/totalSequenceLength, one output). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,11 +79,26 @@ static void check_gqa(GqaCase c) {
     graph_free(g);
 }
 
+static const GqaCase decode_cases[] = {
+    {DT_F32, 1, 1, 4, 2, 16, 24, {9}, false, 0, false, false, false, false, false, false, 0, 0},
+    {DT_F32, 2, 1, 6, 2, 32, 40, {0, 39}, true, 32, false, false, false, false, false, false, 0, 0},
+    {DT_F32, 1, 1, 8, 8, 64, 300, {299}, false, 64, true, true, true, false, false, false, 0, 0},
+    {DT_F16, 1, 1, 14, 2, 64, 160, {150}, true, 64, false, false, false, false, false, false, 0, 0},
+    /* partial rotary with position ids, q/k norm, packed, two batches */
+    {DT_F32, 2, 1, 4, 1, 32, 48, {5, 47}, true, 16, false, true, true, false, false, false, 0, 0},
+    /* local window, softcap, smooth softmax; float16 with norms and interleaved rotary */
+    {DT_F32, 1, 1, 4, 2, 16, 64, {60}, false, 16, false, false, false, false, false, true, 7, 3.0},
+    {DT_F16, 2, 1, 8, 2, 128, 40, {39, 1}, false, 64, true, false, true, false, false, false, 0, 0},
+};
+
+/* Decode (S = 1): in one dispatch (ext_gqa_dec_fused.comp, the default where the device has
+ * subgroup arithmetic) and in four (WEBNNC_GQA_FUSED=0: prep x 3 + ext_gqa_attn_dec.comp). */
 START_TEST(decode) {
-    check_gqa((GqaCase){DT_F32, 1, 1, 4, 2, 16, 24, {9}, false, 0, false, false, false, false, false, false, 0, 0});
-    check_gqa((GqaCase){DT_F32, 2, 1, 6, 2, 32, 40, {0, 39}, true, 32, false, false, false, false, false, false, 0, 0});
-    check_gqa((GqaCase){DT_F32, 1, 1, 8, 8, 64, 300, {299}, false, 64, true, true, true, false, false, false, 0, 0});
-    check_gqa((GqaCase){DT_F16, 1, 1, 14, 2, 64, 160, {150}, true, 64, false, false, false, false, false, false, 0, 0});
+    for (int fused = 1; fused >= 0; fused--) {
+        if (!fused) setenv("WEBNNC_GQA_FUSED", "0", 1);
+        for (size_t i = 0; i < sizeof decode_cases / sizeof decode_cases[0]; i++) check_gqa(decode_cases[i]);
+    }
+    unsetenv("WEBNNC_GQA_FUSED");
     /* the one-subgroup-reduction kernel (ext_gqa_attn.comp) that devices without subgroup
      * arithmetic run instead of ext_gqa_attn_dec.comp */
     setenv("WEBNNC_GQA_DEC", "0", 1);

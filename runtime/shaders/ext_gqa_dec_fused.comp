@@ -1,0 +1,127 @@
+#version 450
+// ext_gqa_dec_fused.comp - groupQueryAttention for one new token per batch (decode, S = 1) with a
+// KV cache in one dispatch: what ext_gqa_prep.comp (query, key and value roles) and
+// ext_gqa_attn_dec.comp do in four.  One workgroup per (batch, query head):
+//   1. loads its query row and the new key and value rows of its kv head (packed [N | kvN | kvN]
+//      heads per token, or separate key/value inputs), applies the q/k RMSNorm and the rotary
+//      embedding at position positionIds[b] (else past), rounds them to the storage type as the
+//      four-dispatch path does when it stores them;
+//   2. the first query head of each kv group writes the new key/value rows into the present caches
+//      at row past (no other workgroup reads that row: everyone takes row past from shared memory);
+//   3. attends over the cache rows lo..past-1 and the new row (gqa_dec.glsl).
+// A batch whose seqlensK is outside 0..C-1 gets zeros and writes no cache row.  No attentionBias
+// or headSink here (the host keeps the four-dispatch path for them); smoothSoftmax is supported.
+#include "common.glsl"
+#define EXT_REDUCTION 32
+#include "ext_common.glsl"
+
+layout(constant_id = 1) const uint CPL = 2u; // channels per lane (<= 16)
+layout(constant_id = 2) const bool SMOOTH = false;
+layout(constant_id = 3) const bool Q_NORM = false;
+layout(constant_id = 4) const bool K_NORM = false;
+layout(constant_id = 5) const bool ROTARY = false;
+layout(constant_id = 6) const bool INTERLEAVED = false;
+layout(constant_id = 7) const bool POS_IDS = false;
+layout(constant_id = 8) const bool POS64 = false;
+const bool HAS_BIAS = false, HAS_SINK = false;
+
+PARAMS_BLOCK PC {
+    uint B, N, kvN, H, C, window, rot, max_pos;
+    float scale, softcap, eps;
+    uint q_row, q_head0, k_row, k_head0, v_row, v_head0; // elements per token; first head of the role
+    uint base_out, base_seqlens, base_k, base_v, base_q_in, base_k_in, base_v_in;
+    uint base_pos, base_cos, base_sin, base_q_norm, base_k_norm;
+} pc;
+layout(std430, binding = 0) writeonly buffer O { A_T io[]; };
+layout(std430, binding = 1) readonly buffer Sl { int seqlens_in[]; };
+layout(std430, binding = 2) buffer K { A_T k_cache[]; };
+layout(std430, binding = 3) buffer V { A_T v_cache[]; };
+layout(std430, binding = 4) readonly buffer Q { A_T q_src[]; };
+layout(std430, binding = 5) readonly buffer Ki { A_T k_src[]; };
+layout(std430, binding = 6) readonly buffer Vi { A_T v_src[]; };
+layout(std430, binding = 7) readonly buffer P { uint pos_in[]; };
+layout(std430, binding = 8) readonly buffer Co { A_T cos_in[]; };
+layout(std430, binding = 9) readonly buffer Si { A_T sin_in[]; };
+layout(std430, binding = 10) readonly buffer Qn { A_T q_norm[]; };
+layout(std430, binding = 11) readonly buffer Kn { A_T k_norm[]; };
+
+shared float k_new[128], v_new[128]; // the new key / value rows (H <= 128: the host checks)
+uint dec_kv, dec_past; // the (batch, kv head)'s first cache row; the new row's index
+float dec_key(uint j, uint h) { return j == dec_past ? k_new[h] : float(k_cache[pc.base_k + (dec_kv + j) * pc.H + h]); }
+float dec_value(uint j, uint h) { return j == dec_past ? v_new[h] : float(v_cache[pc.base_v + (dec_kv + j) * pc.H + h]); }
+float dec_bias(uint j) { return 0.0; }
+float dec_sink(uint head) { return 0.0; }
+#include "gqa_dec.glsl"
+
+// Rotary embedding of the pairs of row r (0: q[], 1: k_new[]) at cache position pos.
+void rotate(uint r, uint pos) {
+    uint half_ = pc.rot / 2u;
+    for (uint j = gl_LocalInvocationID.x; j < half_; j += gl_WorkGroupSize.x) {
+        uint i1 = INTERLEAVED ? 2u * j : j, i2 = INTERLEAVED ? 2u * j + 1u : j + half_;
+        float c = float(cos_in[pc.base_cos + pos * half_ + j]), sn = float(sin_in[pc.base_sin + pos * half_ + j]);
+        float a = r == 0u ? q[i1] : k_new[i1], bb = r == 0u ? q[i2] : k_new[i2];
+        float x1 = a * c - bb * sn, x2 = bb * c + a * sn;
+        if (r == 0u) {
+            q[i1] = x1;
+            q[i2] = x2;
+        } else {
+            k_new[i1] = x1;
+            k_new[i2] = x2;
+        }
+    }
+}
+
+void main() {
+    uint g = flat_group();
+    if (g >= pc.B * pc.N) return;
+    uint tid = gl_LocalInvocationID.x, nt = gl_WorkGroupSize.x;
+    uint head = g % pc.N, b = g / pc.N, kvh = head / (pc.N / pc.kvN);
+    uint orow = pc.base_out + g * pc.H;
+    int total = seqlens_in[pc.base_seqlens + b] + 1;
+    if (total < 1 || total > int(pc.C)) {
+        for (uint h = tid; h < pc.H; h += nt) io[orow + h] = A_T(0.0);
+        return;
+    }
+    uint past = uint(total) - 1u;
+    uint qs = pc.base_q_in + b * pc.q_row + (pc.q_head0 + head) * pc.H;
+    uint ks = pc.base_k_in + b * pc.k_row + (pc.k_head0 + kvh) * pc.H;
+    uint vs = pc.base_v_in + b * pc.v_row + (pc.v_head0 + kvh) * pc.H;
+    float sq = 0.0, sk = 0.0;
+    for (uint h = tid; h < pc.H; h += nt) {
+        float x = float(q_src[qs + h]), y = float(k_src[ks + h]);
+        q[h] = x;
+        k_new[h] = y;
+        v_new[h] = float(v_src[vs + h]);
+        sq = fma(x, x, sq);
+        sk = fma(y, y, sk);
+    }
+    if (Q_NORM) {
+        float inv = 1.0 / sqrt(ext_wg_sum(sq, true) / float(pc.H) + pc.eps);
+        for (uint h = tid; h < pc.H; h += nt) q[h] = q[h] * inv * float(q_norm[pc.base_q_norm + h]);
+    }
+    if (K_NORM) {
+        float inv = 1.0 / sqrt(ext_wg_sum(sk, true) / float(pc.H) + pc.eps);
+        for (uint h = tid; h < pc.H; h += nt) k_new[h] = k_new[h] * inv * float(k_norm[pc.base_k_norm + h]);
+    }
+    barrier();
+    if (ROTARY) {
+        uint pos = POS_IDS ? EXT_INDEX_CLAMPED(pos_in, pc.base_pos, b, POS64, pc.max_pos) : min(past, pc.max_pos - 1u);
+        rotate(0u, pos);
+        rotate(1u, pos);
+        barrier();
+    }
+    for (uint h = tid; h < pc.H; h += nt) { // the rounding of the stored rows
+        q[h] = float(A_T(q[h]));
+        k_new[h] = float(A_T(k_new[h]));
+    }
+    dec_kv = (b * pc.kvN + kvh) * pc.C;
+    dec_past = past;
+    if (head % (pc.N / pc.kvN) == 0u)
+        for (uint h = tid; h < pc.H; h += nt) {
+            k_cache[pc.base_k + (dec_kv + past) * pc.H + h] = A_T(k_new[h]);
+            v_cache[pc.base_v + (dec_kv + past) * pc.H + h] = A_T(v_new[h]);
+        }
+    barrier();
+    uint lo = pc.window > 0u && past >= pc.window ? past - pc.window + 1u : 0u;
+    gqa_dec_attend(head, lo, past, orow);
+}
