@@ -23,18 +23,79 @@
 typedef struct {
     uint32_t M, N, K, kBlocks, block, row_words, zp_row, rows, row0;
     uint32_t base_a, base_w, base_s, base_z, base_bias, base_y;
+    uint32_t k_split, base_ws;
 } NbitsPush;
 
-enum { SPEC_WG, SPEC_BITS, SPEC_ZP, SPEC_BIAS, SPEC_ROWS, SPEC_MT, SPEC_SG, SPEC_SLOTS, SPEC_TILE_BN, SPEC_COUNT };
+enum { SPEC_WG, SPEC_BITS, SPEC_ZP, SPEC_BIAS, SPEC_ROWS, SPEC_MT, SPEC_SG, SPEC_SLOTS, SPEC_TILE_BN, SPEC_SPLIT_K, SPEC_COUNT };
+
+typedef struct { /* ext_nbits_splitk_sum.comp PARAMS_BLOCK */
+    uint32_t M, N, slices, base_ws, base_bias, base_y;
+} SplitSumPush;
 
 /* Output columns of a portable GEMM tile (shaders/nbits_tile.glsl): 64, or 32 when the 64 x 64
  * tiles of this product are fewer than NB_NARROW_TILES (a narrow weight over a long K, like
  * down_proj: more, thinner workgroups keep more cores busy).  WEBNNC_NBITS_TILE_BN=32|64 forces it. */
 #define NB_NARROW_TILES 256
-static uint32_t tile_bn(uint64_t rows, uint64_t M) {
+static uint32_t tile_bn(uint64_t rows, uint64_t M, uint64_t slices) {
     const char *e = getenv("WEBNNC_NBITS_TILE_BN");
     if (e && (!strcmp(e, "32") || !strcmp(e, "64"))) return (uint32_t)atoi(e);
-    return ((rows + NB_TILE - 1) / NB_TILE) * ((M + NB_TILE - 1) / NB_TILE) < NB_NARROW_TILES ? 32 : 64;
+    return ((rows + NB_TILE - 1) / NB_TILE) * ((M + NB_TILE - 1) / NB_TILE) * slices < NB_NARROW_TILES ? 32 : 64;
+}
+
+/* Split-K of the prefill GEMM: a weight of fewer than NB_SPLIT_MAX_N rows (output columns) over
+ * K >= NB_SPLIT_MIN_K has few tiles and long sums (down_proj: N 896, K 4864), so its k range is cut
+ * into slices of about NB_SPLIT_K k (at most NB_SPLIT_MAX slices), summed into scratch storage and
+ * added by ext_nbits_splitk_sum.comp.  Depends on N and K only, so one recording serves every
+ * prompt length.  WEBNNC_NBITS_SPLITK=S forces S slices (1: off). */
+#define NB_SPLIT_MAX_N 2048
+#define NB_SPLIT_MIN_K 2048
+#define NB_SPLIT_K 512
+#define NB_SPLIT_MAX 8
+static uint32_t split_slices(uint64_t N, uint64_t K, uint32_t *k_split) {
+    uint64_t slices = N < NB_SPLIT_MAX_N && K >= NB_SPLIT_MIN_K ? K / NB_SPLIT_K : 1;
+    if (slices > NB_SPLIT_MAX) slices = NB_SPLIT_MAX;
+    slices = (uint64_t)kx_env_long("WEBNNC_NBITS_SPLITK", 1, 64, (long)slices);
+    uint64_t step = (K + slices - 1) / slices;
+    step = (step + 31) / 32 * 32; /* whole 32-k steps of the tile core */
+    *k_split = (uint32_t)step;
+    return (uint32_t)((K + step - 1) / step);
+}
+
+/* Scratch bytes of the partial sums: slices x M x N floats. */
+static uint64_t split_bytes(uint64_t slices, uint64_t M, uint64_t N) { return slices * M * N * sizeof(float); }
+
+/* At check time: reserves the scratch storage for the largest M (at most the runtime's limit; a
+ * larger M then runs with fewer slices, split_fit). */
+static void split_reserve(KernelCtx *kc, const Node *n, const NBitsGeom *geo) {
+    uint32_t k_split, slices = split_slices((uint64_t)geo->n, (uint64_t)geo->k, &k_split);
+    uint64_t max_m = value_max_elements(n->inputs[0]) / (uint64_t)geo->k;
+    if (slices < 2 || max_m <= NB_MATVEC_MAX_M) return;
+    uint64_t bytes = split_bytes(slices, max_m, (uint64_t)geo->n), limit = kc_scratch_limit(kc);
+    kc_scratch_reserve(kc, bytes < limit ? bytes : limit);
+}
+
+/* At record time: the slices that fit the reserved scratch storage for this M (< 2: unsplit). */
+static uint32_t split_fit(KernelCtx *kc, uint64_t M, uint64_t N, uint64_t K, uint32_t *k_split) {
+    uint32_t slices = split_slices(N, K, k_split);
+    uint64_t fit = kc_scratch_reserved(kc) / split_bytes(1, M, N);
+    if (slices < 2 || fit >= slices) return slices;
+    if (fit < 2) return 1;
+    uint32_t step = (uint32_t)(((K + fit - 1) / fit + 31) / 32 * 32);
+    *k_split = step;
+    return (uint32_t)((K + step - 1) / step);
+}
+
+/* The second step of a split product: y = sum of the slices (+ bias). */
+static int split_sum(KernelCtx *kc, const Node *n, DType act, uint32_t slices, uint64_t M, uint64_t N, const KBind *ws,
+                     const KBind *bias, uint32_t base_bias, const KBind *y, uint32_t base_y) {
+    int sh = kc_find_shader(kc, n, "ext_nbits_splitk_sum", act, act);
+    if (sh < 0) return -1;
+    SplitSumPush pc = {(uint32_t)M, (uint32_t)N, slices, 0, base_bias, base_y};
+    KBind b[3] = {*ws, bias ? *bias : *ws, *y};
+    b[0].write = false;
+    b[1].write = false;
+    uint32_t spec[2] = {256, bias != NULL};
+    return kc_dispatch_1d(kc, n, sh, spec, 2, &pc, sizeof pc, b, 3, (M * N + 255) / 256);
 }
 
 int ext_nbits_check(KernelCtx *kc, const Node *n, DType act, const Value *zp) {
@@ -54,7 +115,9 @@ static int nbits_check(KernelCtx *kc, const Node *n) {
     if (n->inputs[1]->dtype != DT_U8) return kx_no_kernel(n, n->inputs[1]->dtype);
     if (n->inputs[2]->dtype != act) return kx_no_kernel(n, n->inputs[2]->dtype);
     if (kx_opt(n, 4) && n->inputs[4]->dtype != act) return kx_no_kernel(n, n->inputs[4]->dtype);
-    return ext_nbits_check(kc, n, act, kx_opt(n, 3));
+    if (ext_nbits_check(kc, n, act, kx_opt(n, 3)) < 0) return -1;
+    split_reserve(kc, n, &geo);
+    return kcheck_shader(kc, n, "ext_nbits_splitk_sum", act, act);
 }
 
 /* The row mat-vec's form of the layout (k_ext_nbits.h). */
@@ -107,7 +170,7 @@ int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const K
     pc.block = (uint32_t)geo->block;
     pc.row_words = (uint32_t)(row_bytes / 4);
     pc.zp_row = (uint32_t)zp_row;
-    KBind bd[6];
+    KBind bd[7];
     if (ext_bind(kc, n, a, false, &bd[0], &pc.base_a) < 0 || ext_bind(kc, n, scales, false, &bd[2], &pc.base_s) < 0 ||
         ext_bind(kc, n, y, true, &bd[5], &pc.base_y) < 0)
         return -1;
@@ -124,7 +187,11 @@ int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const K
     uint32_t wg = matvec ? ext_wg(kc) : coop ? 128 : 256, rows = 4, sg = ext_sg_reduce(kc);
     if (!matvec && d->max_workgroup_invocations < 256) return kx_no_kernel(n, a->dtype);
     uint32_t slots = sg ? (wg + 3) / 4 : wg;
-    uint32_t spec[SPEC_COUNT] = {wg, (uint32_t)geo->bits, zp ? (zp_u8 ? 1u : 2u) : 0u, bias != NULL, rows, NB_MT, sg, slots, 64};
+    uint32_t slices = matvec ? 1 : split_fit(kc, M, N, K, &pc.k_split);
+    uint32_t spec[SPEC_COUNT] = {wg, (uint32_t)geo->bits, zp ? (zp_u8 ? 1u : 2u) : 0u, bias != NULL, rows, NB_MT, sg, slots, 64,
+                                 slices > 1};
+    bd[6] = bd[2]; /* no split: never written */
+    if (slices > 1 && kc_scratch_bind(kc, n, split_bytes(slices, M, N), &bd[6]) < 0) return -1;
 
     /* Weight rows per dispatch: the packed rows must fit one binding. */
     uint64_t max_rows = (kc_max_binding_elems(kc, DT_U8) - 256) / row_bytes;
@@ -156,20 +223,20 @@ int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const K
                 diag_node_error(n, "matmulNBits needs too many workgroups");
                 return -1;
             }
-            rc = kc_dispatch(kc, n, sh, spec, SPEC_COUNT, &pc, sizeof pc, bd, 6, (uint32_t)gx, (uint32_t)gy, (uint32_t)gz);
+            rc = kc_dispatch(kc, n, sh, spec, SPEC_COUNT, &pc, sizeof pc, bd, 7, (uint32_t)gx, (uint32_t)gy, (uint32_t)gz);
         } else {
-            uint32_t bn = coop ? NB_TILE : tile_bn(pc.rows, M);
+            uint32_t bn = coop ? NB_TILE : tile_bn(pc.rows, M, slices);
             spec[SPEC_TILE_BN] = bn;
             uint64_t gx = (pc.rows + bn - 1) / bn, gy = (M + NB_TILE - 1) / NB_TILE;
-            if (gx > d->max_workgroup_count[0] || gy > d->max_workgroup_count[1]) {
+            if (gx > d->max_workgroup_count[0] || gy > d->max_workgroup_count[1] || slices > d->max_workgroup_count[2]) {
                 diag_node_error(n, "matmulNBits needs too many workgroups");
                 return -1;
             }
-            rc = kc_dispatch(kc, n, sh, spec, SPEC_COUNT, &pc, sizeof pc, bd, 6, (uint32_t)gx, (uint32_t)gy, 1);
+            rc = kc_dispatch(kc, n, sh, spec, SPEC_COUNT, &pc, sizeof pc, bd, 7, (uint32_t)gx, (uint32_t)gy, slices);
         }
         if (rc < 0) return -1;
     }
-    return 0;
+    return slices > 1 ? split_sum(kc, n, a->dtype, slices, M, N, &bd[6], bias ? &bd[4] : NULL, pc.base_bias, &bd[5], pc.base_y) : 0;
 }
 
 static int nbits_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {

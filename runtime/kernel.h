@@ -94,6 +94,18 @@ int kc_bind_window(KernelCtx *kc, const Node *n, const KTensor *t, int64_t first
 /* Largest number of elements of dtype dt a single binding may cover. */
 uint64_t kc_max_binding_elems(const KernelCtx *kc, DType dt);
 
+/* Scratch storage: a kernel whose dispatches hand partial results to each other (split-K
+ * partial sums) reserves at check time, with upper-bound shapes, the bytes it will need at most;
+ * the plan allocates one device buffer of the largest reservation, shared by all nodes (the
+ * barriers between their uses come from the bindings as for tensors).  At record time
+ * kc_scratch_bind binds all of it (the same binding for every size), or fails when `bytes`
+ * exceeds the reservation.  Reservations over kc_scratch_limit are refused (returns -1, no
+ * diagnostic): the kernel should choose a form that needs less. */
+uint64_t kc_scratch_limit(const KernelCtx *kc);
+int kc_scratch_reserve(KernelCtx *kc, uint64_t bytes);
+uint64_t kc_scratch_reserved(const KernelCtx *kc);
+int kc_scratch_bind(KernelCtx *kc, const Node *n, uint64_t bytes, KBind *b);
+
 /* Records one dispatch (pipeline created lazily for (shader, spec constants); spec[0] is the
  * workgroup size x).  Inserts a barrier first when the bindings conflict with earlier writes. */
 int kc_dispatch(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, int n_spec,

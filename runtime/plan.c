@@ -177,7 +177,7 @@ int plan_model(WnrtModel *m) {
     }
     uint64_t slot_total = 0;
     for (int s = 0; s < n_slots; s++) slot_total += (slots[s].size + 2 * ALIGN) & ~(uint64_t)(ALIGN - 1);
-    mempool_hint(m->pool, slot_total);
+    mempool_hint(m->pool, slot_total + (m->scratch_bytes ? m->scratch_bytes + 2 * ALIGN : 0));
     MemAlloc *slot_mem = calloc((size_t)n_slots + 1, sizeof *slot_mem);
     if (!slot_mem) { diag_error("out of memory"); goto done; }
     for (int s = 0; s < n_slots; s++) {
@@ -190,6 +190,10 @@ int plan_model(WnrtModel *m) {
             m->mem[i].size = bytes[i];
         }
     free(slot_mem);
+    if (m->scratch_bytes) { /* kc_scratch_reserve */
+        if (mempool_alloc(m->pool, m->scratch_bytes, &m->scratch) < 0) goto done;
+        m->stats.peak_bytes += m->scratch_bytes;
+    }
 
     /* Host staging for inputs and outputs when device memory is not mapped (or, for tests of
      * that path on unified-memory devices, when WEBNNC_FORCE_STAGING=1). */

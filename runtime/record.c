@@ -113,6 +113,32 @@ int kc_bind(KernelCtx *kc, const Node *n, const KTensor *t, bool write, KBind *b
     return kc_bind_window(kc, n, t, 0, t->numel ? (int64_t)t->numel - 1 : 0, write, b, NULL);
 }
 
+#define SCRATCH_MAX ((uint64_t)64 << 20) /* bytes of scratch storage at most */
+
+uint64_t kc_scratch_limit(const KernelCtx *kc) {
+    uint64_t range = kc->dev->info.max_storage_buffer_range & ~(uint64_t)3;
+    return range < SCRATCH_MAX ? range : SCRATCH_MAX;
+}
+
+int kc_scratch_reserve(KernelCtx *kc, uint64_t bytes) {
+    if (bytes > kc_scratch_limit(kc)) return -1;
+    if (bytes > kc->m->scratch_bytes) kc->m->scratch_bytes = (bytes + 3) & ~(uint64_t)3;
+    return 0;
+}
+
+uint64_t kc_scratch_reserved(const KernelCtx *kc) { return kc->m->scratch_bytes; }
+
+int kc_scratch_bind(KernelCtx *kc, const Node *n, uint64_t bytes, KBind *b) {
+    const MemAlloc *s = &kc->m->scratch;
+    if (!s->buffer || bytes > kc->m->scratch_bytes) {
+        diag_node_error(n, "internal: %llu bytes of scratch storage, %llu reserved", (unsigned long long)bytes,
+                        (unsigned long long)kc->m->scratch_bytes);
+        return -1;
+    }
+    *b = (KBind){.buffer = s->buffer, .offset = s->offset, .range = kc->m->scratch_bytes, .write = true};
+    return 0;
+}
+
 static bool overlaps(const Range *rs, int n, const KBind *b) {
     for (int i = 0; i < n; i++)
         if (rs[i].buffer == b->buffer && rs[i].lo < b->offset + b->range && b->offset < rs[i].hi) return true;

@@ -51,6 +51,10 @@ struct WnrtModel {
     MemAlloc *staging;        /* per value id: host staging of graph inputs/outputs (non-unified) */
     MemPool *const_pool, *pool, *staging_pool;
     VkFence fence;
+    /* scratch storage kernels share between their own dispatches (kc_scratch_*): the largest
+     * reservation of any node's check, allocated by plan_model */
+    uint64_t scratch_bytes;
+    MemAlloc scratch;
 
     /* bindings of the next run */
     bool *bound;                    /* per graph input */

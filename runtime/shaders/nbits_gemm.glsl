@@ -3,13 +3,17 @@
 // workgroup.  Built as ext_matmul_nbits_tiled.comp (portable, 256 invocations) and
 // ext_matmul_nbits_coop.comp (NV cooperative matrices, 128 invocations).  The weight binding
 // starts at row row0 of this dispatch (k_ext_nbits.c splits big weights over dispatches).
-// Grid: x = 64-column tiles of the dispatch's rows, y = 64-row tiles of M.
+// Grid: x = 64-column tiles of the dispatch's rows, y = 64-row tiles of M, z = k slices.
+// Split-K (SPLIT_K, for narrow weights over a long K whose tiles alone would leave cores idle):
+// slice z sums k in [z * k_split, (z + 1) * k_split) and writes its f32 partial sums to the
+// scratch buffer ws[z][m][n] (no bias); ext_nbits_splitk_sum.comp then adds the slices.
 #include "common.glsl"
 #include "ext_common.glsl"
 
 PARAMS_BLOCK PC {
     uint M, N, K, kBlocks, block, row_words, zp_row, rows, row0;
     uint base_a, base_w, base_s, base_z, base_bias, base_y;
+    uint k_split, base_ws; // split-K: k per slice, first element of the partial sums in ws
 } pc;
 layout(std430, binding = 0) readonly buffer A { A_T a_in[]; };
 layout(std430, binding = 1) readonly buffer W { uint w_in[]; };
@@ -18,6 +22,8 @@ layout(std430, binding = 3) readonly buffer Z { uint z_in[]; };
 layout(std430, binding = 3) readonly buffer Zf { A_T zf_in[]; };
 layout(std430, binding = 4) readonly buffer Bi { A_T bias_in[]; };
 layout(std430, binding = 5) writeonly buffer Y { A_T y_out[]; };
+layout(std430, binding = 6) writeonly buffer Ws { float ws[]; };
+layout(constant_id = 9) const bool SPLIT_K = false;
 
 #include "ext_nbits.glsl"
 
@@ -28,6 +34,10 @@ float tile_a(uint m, uint k) { return float(a_in[pc.base_a + m * pc.K + k]); }
 uint tile_n0; // first dispatch-local weight row of this workgroup's tile
 void tile_store(uint m, uint c, float y, float up) {
     uint n = pc.row0 + tile_n0 + c;
+    if (SPLIT_K) {
+        ws[pc.base_ws + (gl_WorkGroupID.z * pc.M + m) * pc.N + n] = y;
+        return;
+    }
     if (HAS_BIAS) y += float(bias_in[pc.base_bias + n]);
     y_out[pc.base_y + m * pc.N + n] = A_T(y);
 }
@@ -36,5 +46,7 @@ void tile_store(uint m, uint c, float y, float up) {
 
 void main() {
     tile_n0 = gl_WorkGroupID.x * TILE_BN;
+    tile_k_begin = SPLIT_K ? gl_WorkGroupID.z * pc.k_split : 0u;
+    tile_k_end = SPLIT_K ? min(tile_k_begin + pc.k_split, pc.K) : pc.K;
     nbits_tile(gl_WorkGroupID.y * TILE_BM, tile_n0, pc.row0 + tile_n0, min(TILE_BN, pc.rows - tile_n0), 0u);
 }

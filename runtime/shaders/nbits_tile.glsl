@@ -21,6 +21,8 @@
 // up tile exists), the constant bool TILE_UP (gated: the up tile is used; false without it), and
 //   float tile_a(uint m, uint k)                  activation row m (< pc.M), k (< pc.K)
 //   void tile_store(uint m, uint c, float y, float up)  output (m, c) (c < the tile's column count)
+// and sets tile_k_begin / tile_k_end (the k range of the sums, TILE_BK-aligned begin; 0 and pc.K
+// for whole products, a slice for split-K partial sums) before calling nbits_tile().
 // Weights: row wrow0 + c of the word binding is output column c (its scales / zero points: row
 // srow0 + c); gated: the up rows follow at + up_off.
 #define TILE_BM 64u
@@ -48,6 +50,7 @@ shared TILE_T Bs[TILE_BN * (TILE_BK + TILE_PAD)];
 shared TILE_T Bu[TILE_BN * (TILE_BK + TILE_PAD)];
 #endif
 const uint TILE_LD = TILE_BK + TILE_PAD;
+uint tile_k_begin = 0u, tile_k_end = 0u; // set by the includer (see the header)
 
 // Dequantized values of word u (k from u * VPW) of weight row (wrow, srow) into Bs[c][kl..] (Bu when up).
 void tile_weight_word(uint wrow, uint srow, uint u, uint c, uint kl, bool ok, bool up) {
@@ -99,7 +102,7 @@ void nbits_tile(uint m0, uint wrow0, uint srow0, uint ncols, uint up_off) {
             accu[i][j] = TILE_ACC(0.0);
 #endif
         }
-    for (uint k0 = 0u; k0 < pc.K; k0 += TILE_BK) {
+    for (uint k0 = tile_k_begin; k0 < tile_k_end; k0 += TILE_BK) {
         tile_stage(m0, k0, wrow0, srow0, ncols, up_off);
         barrier();
         for (uint kk = 0u; kk < TILE_BK; kk += 16u) {
@@ -150,7 +153,7 @@ void nbits_tile(uint m0, uint wrow0, uint srow0, uint ncols, uint up_off) {
     float acc[4][4], accu[4][4];
     for (uint i = 0u; i < 4u; i++)
         for (uint j = 0u; j < 4u; j++) acc[i][j] = accu[i][j] = 0.0;
-    for (uint k0 = 0u; k0 < pc.K; k0 += TILE_BK) {
+    for (uint k0 = tile_k_begin; k0 < tile_k_end; k0 += TILE_BK) {
         tile_stage(m0, k0, wrow0, srow0, ncols, up_off);
         barrier();
         for (uint kk = 0u; kk < TILE_BK; kk++) {

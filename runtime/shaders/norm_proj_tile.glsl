@@ -59,5 +59,6 @@ void main() {
         inv_rms[tid] = 1.0 / sqrt(t / float(pc.K) + pc.eps);
     }
     barrier();
+    tile_k_end = pc.K;
     nbits_tile(tile_m0, pc.row0 + tile_c0, pc.row0 + tile_c0, min(64u, pc.rows - tile_c0), pc.half_n);
 }

@@ -1,8 +1,9 @@
 /* test_rt_ext_nbits.c - the matmulNBits kernel (mat-vec for few activation rows, tiled GEMM for
  * many) on the Vulkan runtime against the CPU reference (lib/eval/eval_ext.c, ORT semantics):
  * bits 2/4/8, k not a multiple of the block (padded last block), zero points absent / uint8 packed
- * (odd rows of blocks too) / float, bias, float32 and float16, random operands. */
+ * (odd rows of blocks too) / float, bias, float32 and float16, random operands; split-K GEMMs. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "test_rt_ext.h"
 
@@ -84,6 +85,18 @@ START_TEST(gemm) {
 }
 END_TEST
 
+/* Split-K (narrow weights over a long k): k slices summed into scratch storage, then added. */
+START_TEST(gemm_split_k) {
+    check_nbits((NbCase){DT_F32, 4, 32, 20, 2304, 40, 1, true});   /* 2 slices by default */
+    check_nbits((NbCase){DT_F16, 4, 32, 70, 4864, 24, 0, false}); /* 4 slices, 2 row tiles */
+    setenv("WEBNNC_NBITS_SPLITK", "3", 1); /* forced: a shorter last slice, k padded, float zero points */
+    check_nbits((NbCase){DT_F32, 4, 32, 33, 320, 70, 2, true});
+    check_nbits((NbCase){DT_F32, 8, 16, 40, 100, 33, 0, false});
+    check_nbits((NbCase){DT_F16, 4, 32, 130, 96, 200, 1, true});
+    unsetenv("WEBNNC_NBITS_SPLITK");
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("runtime-ext-nbits");
     TCase *tc = tcase_create("nbits");
@@ -93,6 +106,7 @@ int main(void) {
     tcase_add_test(tc, matvec_variants);
     tcase_add_test(tc, row_matvec);
     tcase_add_test(tc, gemm);
+    tcase_add_test(tc, gemm_split_k);
     suite_add_tcase(s, tc);
     return rt_main(s);
 }
