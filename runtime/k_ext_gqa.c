@@ -32,6 +32,7 @@
 #define GQA_FLASH_MAX_H 128 /* ... for heads up to this size (ext_gqa_attn_flash.comp) */
 #define GQA_FLASH_BQ 16     /* query tokens per workgroup there */
 #define GQA_DEC_MAX_H 128   /* decode kernel (ext_gqa_attn_dec.comp): head size limit (shared partials) */
+#define GQA_DEC_SUBGROUPS 16 /* ... its subgroups per workgroup (H100, prompt 128 / 512: 16 a little faster than 32) */
 
 typedef struct {
     uint32_t B, S, heads, H, C, rot, max_pos;
@@ -206,12 +207,13 @@ static int record_prep(KernelCtx *kc, const Node *n, const KTensor *in, const KT
     return ext_dispatch_rows(kc, n, sh, spec, 8, &pc, sizeof pc, b, 7, (uint64_t)(d->B * d->S) * pc.heads);
 }
 
-/* Workgroup size of the decode kernel (ext_gqa_attn_dec.comp): 32 subgroups, at most 1024
- * invocations; 0 where it does not apply (no subgroup arithmetic, head size over
- * GQA_DEC_MAX_H or over 16 channels per lane; WEBNNC_GQA_DEC=0). */
+/* Workgroup size of the decode kernels (ext_gqa_attn_dec.comp, ext_gqa_dec_fused.comp):
+ * GQA_DEC_SUBGROUPS subgroups (WEBNNC_GQA_DEC_SUBGROUPS=1..32), at most 1024 invocations; 0 where
+ * it does not apply (no subgroup arithmetic, head size over GQA_DEC_MAX_H or over 16 channels per
+ * lane; WEBNNC_GQA_DEC=0). */
 static uint32_t dec_wg(const KernelCtx *kc, const GqaDims *d) {
     const WnrtDeviceInfo *dev = kc_device(kc);
-    uint32_t sgs = dev->subgroup_size, wg = 32 * sgs;
+    uint32_t sgs = dev->subgroup_size, wg = (uint32_t)kx_env_long("WEBNNC_GQA_DEC_SUBGROUPS", 1, 32, GQA_DEC_SUBGROUPS) * sgs;
     const char *e = getenv("WEBNNC_GQA_DEC");
     if (!dev->subgroup_arithmetic || sgs < 4 || wg > 1024 || wg > dev->max_workgroup_invocations || d->H > GQA_DEC_MAX_H ||
         (uint64_t)d->H > 16u * sgs || (e && strcmp(e, "0") == 0))

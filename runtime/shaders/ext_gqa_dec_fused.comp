@@ -8,7 +8,8 @@
 //      four-dispatch path does when it stores them;
 //   2. the first query head of each kv group writes the new key/value rows into the present caches
 //      at row past (no other workgroup reads that row: everyone takes row past from shared memory);
-//   3. attends over the cache rows lo..past-1 and the new row (gqa_dec.glsl).
+//   3. attends over the cache rows lo..past-1 and the new row from shared memory (gqa_dec.glsl
+//      DEC_NEW_ROW; a select between the two inside the key loop kept its loads from overlapping).
 // A batch whose seqlensK is outside 0..C-1 gets zeros and writes no cache row.  No attentionBias
 // or headSink here (the host keeps the four-dispatch path for them); smoothSoftmax is supported.
 #include "common.glsl"
@@ -34,8 +35,13 @@ PARAMS_BLOCK PC {
 } pc;
 layout(std430, binding = 0) writeonly buffer O { A_T io[]; };
 layout(std430, binding = 1) readonly buffer Sl { int seqlens_in[]; };
-layout(std430, binding = 2) buffer K { A_T k_cache[]; };
-layout(std430, binding = 3) buffer V { A_T v_cache[]; };
+// The caches through two views each: the key loop reads rows < past through readonly blocks (the
+// driver's read-only load path), and row past, which no workgroup reads from memory here, is
+// written through writeonly ones.
+layout(std430, binding = 2) readonly buffer K { A_T k_cache[]; };
+layout(std430, binding = 3) readonly buffer V { A_T v_cache[]; };
+layout(std430, binding = 2) writeonly buffer Kw { A_T k_store[]; };
+layout(std430, binding = 3) writeonly buffer Vw { A_T v_store[]; };
 layout(std430, binding = 4) readonly buffer Q { A_T q_src[]; };
 layout(std430, binding = 5) readonly buffer Ki { A_T k_src[]; };
 layout(std430, binding = 6) readonly buffer Vi { A_T v_src[]; };
@@ -46,9 +52,12 @@ layout(std430, binding = 10) readonly buffer Qn { A_T q_norm[]; };
 layout(std430, binding = 11) readonly buffer Kn { A_T k_norm[]; };
 
 shared float k_new[128], v_new[128]; // the new key / value rows (H <= 128: the host checks)
-uint dec_kv, dec_past; // the (batch, kv head)'s first cache row; the new row's index
-float dec_key(uint j, uint h) { return j == dec_past ? k_new[h] : float(k_cache[pc.base_k + (dec_kv + j) * pc.H + h]); }
-float dec_value(uint j, uint h) { return j == dec_past ? v_new[h] : float(v_cache[pc.base_v + (dec_kv + j) * pc.H + h]); }
+uint dec_kv; // the (batch, kv head)'s first cache row
+float dec_key(uint j, uint h) { return float(k_cache[pc.base_k + (dec_kv + j) * pc.H + h]); }
+float dec_value(uint j, uint h) { return float(v_cache[pc.base_v + (dec_kv + j) * pc.H + h]); }
+float dec_new_key(uint h) { return k_new[h]; }
+float dec_new_value(uint h) { return v_new[h]; }
+#define DEC_NEW_ROW 1
 float dec_bias(uint j) { return 0.0; }
 float dec_sink(uint head) { return 0.0; }
 #include "gqa_dec.glsl"
@@ -115,11 +124,10 @@ void main() {
         k_new[h] = float(A_T(k_new[h]));
     }
     dec_kv = (b * pc.kvN + kvh) * pc.C;
-    dec_past = past;
     if (head % (pc.N / pc.kvN) == 0u)
         for (uint h = tid; h < pc.H; h += nt) {
-            k_cache[pc.base_k + (dec_kv + past) * pc.H + h] = A_T(k_new[h]);
-            v_cache[pc.base_v + (dec_kv + past) * pc.H + h] = A_T(v_new[h]);
+            k_store[pc.base_k + (dec_kv + past) * pc.H + h] = A_T(k_new[h]);
+            v_store[pc.base_v + (dec_kv + past) * pc.H + h] = A_T(v_new[h]);
         }
     barrier();
     uint lo = pc.window > 0u && past >= pc.window ? past - pc.window + 1u : 0u;

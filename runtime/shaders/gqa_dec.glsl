@@ -1,8 +1,10 @@
 // gqa_dec.glsl - the key loop and the combine of the decode attention kernels
 // (ext_gqa_attn_dec.comp, ext_gqa_dec_fused.comp): one workgroup per (batch, token, query head)
-// with its query row in shared q[].  Subgroup g takes keys lo + g, lo + g + NS, ...; per key its
-// lanes read the key row together (channel h = lane + SG * c, coalesced), subgroupAdd gives the
-// score, and an online softmax keeps the subgroup's max, sum and CPL output channels per lane in
+// with its query row in shared q[].  Subgroup g takes the runs of DEC_KB keys starting at
+// lo + DEC_KB * g, lo + DEC_KB * (g + NS), ...; per key its lanes read the key row together (channel
+// h = lane + SG * c, coalesced) and subgroupAdd gives the score; the key and value rows of a run
+// are all loaded before any is used (the loop is bound by memory latency: a load used at once
+// stalls its subgroup) and enter an online softmax that keeps the subgroup's max, sum and CPL output channels per lane in
 // registers.  The NS partial results are then combined through shared memory (the sink enters
 // there once) and written to io[orow ..].  f32 throughout.
 // The including shader declares, before the include: the constants CPL, HAS_BIAS, HAS_SINK,
@@ -13,9 +15,40 @@
 #extension GL_KHR_shader_subgroup_arithmetic : enable
 
 #define NEG_INF uintBitsToFloat(0xff800000u)
+#define DEC_KB 4u // keys per run of a subgroup
 shared float q[16 * 32];       // the query row (H <= SG * CPL <= 512)
 shared float part_m[32], part_l[32];
 shared float part_acc[32 * 128]; // [subgroup][channel]: H <= 128 when NS is 32 (the host checks)
+
+#ifndef DEC_NEW_ROW
+#define DEC_NEW_ROW 0 // 1: key p is not read from memory but from dec_new_key(h) / dec_new_value(h)
+#endif
+
+// One run of n (1..DEC_KB) keys into the online softmax (m, l, acc): kx / vx hold their key and
+// value channels (lane's c-th at [t * 16 + c]); j0 is the first key's index (for the bias).
+void dec_run(float kx[DEC_KB * 16], float vx[DEC_KB * 16], uint n, uint j0, float qv[16], inout float m, inout float l,
+             inout float acc[16]) {
+    float d[DEC_KB]; // the scores (NEG_INF past n)
+    float mn = m;
+    for (uint t = 0u; t < DEC_KB; t++) {
+        float x = 0.0;
+        for (uint c = 0u; c < CPL; c++) x = fma(qv[c], kx[t * 16u + c], x);
+        x = subgroupAdd(x) * pc.scale;
+        if (pc.softcap > 0.0) x = pc.softcap * tanh(x / pc.softcap);
+        if (HAS_BIAS && t < n) x += dec_bias(j0 + t);
+        d[t] = t < n ? x : NEG_INF;
+        mn = max(mn, d[t]);
+    }
+    float rescale = m == NEG_INF ? 0.0 : exp(m - mn);
+    l *= rescale;
+    for (uint c = 0u; c < CPL; c++) acc[c] *= rescale;
+    for (uint t = 0u; t < DEC_KB; t++) {
+        float e = d[t] == NEG_INF ? 0.0 : exp(d[t] - mn);
+        l += e;
+        for (uint c = 0u; c < CPL; c++) acc[c] = fma(e, vx[t * 16u + c], acc[c]);
+    }
+    m = mn;
+}
 
 // Attention of the query row q[] of `head` over keys lo..p into io[orow ..]; q[] must be complete
 // (a barrier after it was written).
@@ -29,25 +62,29 @@ void gqa_dec_attend(uint head, uint lo, uint p, uint orow) {
         acc[c] = 0.0;
     }
     float m = NEG_INF, l = 0.0;
-    for (uint j = lo + sg; j <= p; j += ns) {
-        float d = 0.0;
-        for (uint c = 0u; c < CPL; c++) {
-            uint h = lane + sgs * c;
-            if (h < pc.H) d = fma(qv[c], dec_key(j, h), d);
-        }
-        d = subgroupAdd(d) * pc.scale;
-        if (pc.softcap > 0.0) d = pc.softcap * tanh(d / pc.softcap);
-        if (HAS_BIAS) d += dec_bias(j);
-        float mn = max(m, d);
-        float rescale = m == NEG_INF ? 0.0 : exp(m - mn), e = d == NEG_INF ? 0.0 : exp(d - mn);
-        l = l * rescale + e;
-        m = mn;
-        for (uint c = 0u; c < CPL; c++) {
-            uint h = lane + sgs * c;
-            float v = h < pc.H ? dec_value(j, h) : 0.0;
-            acc[c] = fma(e, v, acc[c] * rescale);
-        }
+    float kx[DEC_KB * 16], vx[DEC_KB * 16];
+    uint end = p + 1u - uint(DEC_NEW_ROW); // keys lo .. end - 1 come from memory
+    for (uint j0 = lo + sg * DEC_KB; j0 < end; j0 += ns * DEC_KB) {
+        // Every load of the run first (keys past the end read the last one and are dropped):
+        // nothing uses a loaded value before all are issued, so they are in flight together.
+        for (uint t = 0u; t < DEC_KB; t++)
+            for (uint c = 0u; c < CPL; c++) {
+                uint h = lane + sgs * c, j = min(j0 + t, end - 1u);
+                kx[t * 16u + c] = h < pc.H ? dec_key(j, h) : 0.0;
+                vx[t * 16u + c] = h < pc.H ? dec_value(j, h) : 0.0;
+            }
+        dec_run(kx, vx, min(DEC_KB, end - j0), j0, qv, m, l, acc);
     }
+#if DEC_NEW_ROW
+    if (sg == ns - 1u) { // the new row, by the last subgroup (it has the fewest memory runs)
+        for (uint c = 0u; c < CPL; c++) {
+            uint h = lane + sgs * c;
+            kx[c] = h < pc.H ? dec_new_key(h) : 0.0;
+            vx[c] = h < pc.H ? dec_new_value(h) : 0.0;
+        }
+        dec_run(kx, vx, 1u, p, qv, m, l, acc);
+    }
+#endif
     if (lane == 0u) {
         part_m[sg] = m;
         part_l[sg] = l;
