@@ -193,6 +193,7 @@ def main():
                 if owner and owner not in allowed:
                     failures.append(f"{f} ({floor}) includes {h} of {owner}")
     failures += symbol_clashes(build)
+    failures += prefix_misses(build)
     failures += kernel_layout_misses(build, src)
     for x in failures:
         print("FAIL " + x)
