@@ -11,7 +11,7 @@
 
 #include "args.h"
 #include "convert.h"
-#include "diag.h"
+#include "core.h"
 #include "webnn.h"
 #include "report.h"
 #include "summary.h"

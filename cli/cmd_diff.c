@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "args.h"
-#include "diag.h"
+#include "core.h"
 #include "pipeline_plan.h"
 #include "convert.h"
 #include "report.h"

@@ -8,9 +8,8 @@
 #include <string.h>
 
 #include "args.h"
-#include "diag.h"
+#include "core.h"
 #include "webnn.h"
-#include "input_limits.h"
 
 static const ArgSpec specs[] = {
     {"out", 'o', ARG_VALUE, "FILE", "write the module to FILE (default: standard output)"},

@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "args.h"
-#include "diag.h"
+#include "core.h"
 #include "convert.h"
 #include "inspect.h"
 

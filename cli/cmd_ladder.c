@@ -9,7 +9,7 @@
 
 #include "args.h"
 #include "convert.h"
-#include "diag.h"
+#include "core.h"
 #include "pipeline_plan.h"
 
 static const ArgSpec specs[] = {

@@ -25,7 +25,7 @@
 
 #include "args.h"
 #include "convert.h"
-#include "diag.h"
+#include "core.h"
 #include "report.h"
 #include "run.h"
 #include "run_report.h"

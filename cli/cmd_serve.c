@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "args.h"
-#include "diag.h"
+#include "core.h"
 #include "webnn.h"
 
 static const ArgSpec specs[] = {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "args.h"
-#include "diag.h"
+#include "core.h"
 #include "report.h"
 #include "convert.h"
 #include "webnn.h"

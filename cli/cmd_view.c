@@ -9,7 +9,7 @@
 #include <strings.h>
 
 #include "args.h"
-#include "diag.h"
+#include "core.h"
 #include "convert.h"
 #include "webnn.h"
 #include "view_dot.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "convert.h"
 
 int decoder_parse_ids(const CliCommand *self, const char *s, int64_t *ids, int max) {

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "diag.h"
+#include "core.h"
 
 /* The folder of path: path itself when it is a folder, else the part before the last '/'. */
 static char *model_folder(const char *path) {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 
 #define TOP_NODES 40 /* nodes in the text table; --json lists all */
 

@@ -5,7 +5,7 @@
  * written atomically (wn_outfile_write_atomic). */
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "webnn.h"
 #include "profile_report.h"
 

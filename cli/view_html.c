@@ -3,7 +3,7 @@
  * drawing code web/view.js; docs/extension-ops.md goes in when the graph has extension ops. */
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "webnn.h"
 #include "view_html.h"
 #include "view_model.h"

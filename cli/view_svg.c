@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "core.h"
 #include "view_dot.h"
 
 bool view_dot_available(void) {

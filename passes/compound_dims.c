@@ -17,8 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checked.h"
-#include "diag.h"
+#include "core.h"
 #include "fuse_match.h"
 #include "pass.h"
 

@@ -10,7 +10,7 @@
 #include <math.h>
 
 #include "decompose.h"
-#include "fused_ops.h"
+#include "core.h"
 #include "pass.h"
 
 /* A graph node copying the stack component node t (operands and attributes), inserted. */

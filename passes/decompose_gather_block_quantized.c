@@ -11,7 +11,7 @@
  * Out-of-range indices: WebNN gather clamps them where ORT outputs zeros (docs/extension-ops.md).
  * Emits WebNN spec ops: gather, dequantizeLinear, reshape, expand, slice. */
 #include "decompose.h"
-#include "ext_ops.h"
+#include "core.h"
 #include "pass.h"
 
 /* Repeats the blocks of p (size nb on `axis`) block times and slices to `size` elements. */

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 
 #include "decompose.h"
-#include "gqa.h"
+#include "core.h"
 #include "pass.h"
 
 #define GQA_MASKED (-3.0e38) /* finite "minus infinity" for masked scores (computed in float32) */

@@ -9,7 +9,7 @@
  *   -> matmul(a, w) (+ bias).  a of rank 1 is reshaped to [1, K] and back.
  * Emits WebNN spec ops: dequantizeLinear (or cast, sub, mul), reshape, slice, transpose, matmul, add. */
 #include "decompose.h"
-#include "ext_ops.h"
+#include "core.h"
 #include "pass.h"
 
 /* The weights as [N, kBlocks, blockSize] of the float dtype dt. */

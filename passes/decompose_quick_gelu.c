@@ -2,7 +2,7 @@
  * QuickGelu) by x * sigmoid(alpha * x).
  * Emits WebNN spec ops: mul, sigmoid. */
 #include "decompose.h"
-#include "ext_ops.h"
+#include "core.h"
 #include "pass.h"
 
 static int build(Dec *d) {

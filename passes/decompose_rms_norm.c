@@ -7,7 +7,7 @@
  * input dtype as its second output.
  * Emits WebNN spec ops: cast, add, mul, reduceMean, sqrt, div (and reshape for a flat scale). */
 #include "decompose.h"
-#include "ext_ops.h"
+#include "core.h"
 #include "pass.h"
 
 /* x (already in the compute dtype) normalized over axes >= axis, times scale. */

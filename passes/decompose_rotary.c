@@ -11,7 +11,7 @@
  * Emits WebNN spec ops: gather, reshape, slice, mul, sub, add, concat (expand, cumulativeSum, cast,
  * add for the offset form with a symbolic sequence length). */
 #include "decompose.h"
-#include "ext_ops.h"
+#include "core.h"
 #include "pass.h"
 
 /* Positions [S] = offset + (0..S-1) for positionIds of shape [1]. */

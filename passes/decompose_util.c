@@ -7,8 +7,7 @@
 #include <string.h>
 
 #include "decompose.h"
-#include "checked.h"
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 
 Value *pass_dc_in(const Dec *d, int i) { return i < d->ext->n_inputs ? d->ext->inputs[i] : NULL; }

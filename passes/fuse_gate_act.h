@@ -8,7 +8,7 @@
 #define WEBNNC_FUSE_GATE_ACT_H
 
 #include "fuse_match.h"
-#include "fused_ops.h"
+#include "core.h"
 
 #define GATE_CONST_TOL 1e-3 /* relative; float16 rounds 0.044715 by 1.5e-4 */
 

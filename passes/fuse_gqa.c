@@ -13,7 +13,7 @@
  * holding the cache capacity.  A different scale, a non-causal mask, another window, an interior
  * value used elsewhere: the proof fails and nothing fuses. */
 #include "fuse_proof.h"
-#include "gqa.h"
+#include "core.h"
 #include "pass.h"
 
 #define WALK 48 /* bound of the first-operand walks along a head path */

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ir.h"
+#include "core.h"
 
 #define FM_MAX_NODES 192 /* nodes one match may cover (an attention block is ~60) */
 #define FM_MAX_DEPTH 64  /* bound of every producer walk */

@@ -2,7 +2,7 @@
  * normalized-projection node (fuse_norm_proj.h). */
 #include <string.h>
 
-#include "ext_ops.h"
+#include "core.h"
 #include "fuse_norm_proj.h"
 
 static Value *in(const Node *n, int i) { return i < n->n_inputs ? n->inputs[i] : NULL; }

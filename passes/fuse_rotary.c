@@ -12,10 +12,8 @@
  *    2 * cacheDim channels and are used only there, becomes groupQueryAttention(q, k, ..., cos, sin,
  *    positionIds, doRotary) (the ORT-GenAI dml form: RotaryEmbedding nodes before GQA).  GQA rotates
  *    in float32: for float16 models this drops the float16 rounding of the rotated q/k. */
-#include "diag.h"
-#include "ext_ops.h"
+#include "core.h"
 #include "fuse_proof.h"
-#include "gqa.h"
 #include "pass.h"
 
 typedef struct {

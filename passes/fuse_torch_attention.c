@@ -21,10 +21,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "fuse_torch.h"
-#include "gqa.h"
 #include "pass.h"
 
 #define MASKED_MAX (-1e30) /* a masked logit: exp underflows to 0 in float32 for any finite score */

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "fuse_torch.h"
 #include "pass.h"

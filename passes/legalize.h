@@ -5,7 +5,7 @@
 #define WEBNNC_LEGALIZE_H
 
 #include "webnn.h"
-#include "ir.h"
+#include "core.h"
 
 /* uint4 values the target does not take (constants and what data-movement ops make of them) become
  * int4 (values and zero points shifted by -8), uint8, or int8, whichever all their uses accept

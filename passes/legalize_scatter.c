@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "decompose.h"
-#include "diag.h"
+#include "core.h"
 #include "legalize.h"
 #include "webnn.h"
 

@@ -3,7 +3,7 @@
  * float32/float16, one element per invocation (shaders/ext_act.comp). */
 #include <string.h>
 
-#include "ext_ops.h"
+#include "core.h"
 #include "k_ext_util.h"
 
 typedef struct {

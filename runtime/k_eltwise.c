@@ -3,7 +3,7 @@
  * strides), where, and cast.  All go through the strided launcher (k_strided.c).  The shader op
  * codes (shaders/ew_codes.h) are op-indexed tables; kernel_eltwise_code_support() checks that every op
  * kernels.def gives to the unary/binary families has its code (op coverage test). */
-#include "clamp_bounds.h"
+#include "core.h"
 #include "k_strided.h"
 #include "rt_model.h"
 #include "shaders/ew_codes.h"

@@ -15,8 +15,7 @@
  *    split's dispatch from the values it reads anyway (no pre-pass). */
 #include <string.h>
 
-#include "ext_ops.h"
-#include "fused_ops.h"
+#include "core.h"
 #include "k_ext_nbits.h"
 #include "k_ext_util.h"
 

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gqa.h"
+#include "core.h"
 #include "k_ext_util.h"
 #include "kx_util.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 
 int wnrt_prof_agg_init(ProfAgg *a, const char *name, const Graph *g) {
     memset(a, 0, sizeof *a);

@@ -4,7 +4,7 @@
 #ifndef WEBNNC_PROFILE_AGG_H
 #define WEBNNC_PROFILE_AGG_H
 
-#include "ir.h"
+#include "core.h"
 #include "webnnc_profile.h"
 
 typedef struct {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gqa.h"
+#include "core.h"
 #include "rt_model.h"
 
 static int find_io(Value **vals, int n, const char *name) {

@@ -5,7 +5,7 @@
 #define WEBNNC_RT_MODEL_H
 
 #include "kernel.h"
-#include "op_support.h"
+#include "core.h"
 #include "replay.h"
 #include "vk_memory.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "vk_pipeline.h"
 
 #define MAX_DEVICES 16

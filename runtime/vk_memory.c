@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 
 #define BLOCK_SIZE (256ull << 20)
 #define STAGING_SIZE (64ull << 20)

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "diag.h"
+#include "core.h"
 #include "kernel.h"
 #include "webnn.h"
 

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "ir.h"
+#include "core.h"
 #include "vk_device.h"
 
 typedef struct {

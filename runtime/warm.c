@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "bind.h"
-#include "diag.h"
+#include "core.h"
 #include "replay.h"
 #include "rt_model.h"
 

@@ -8,7 +8,7 @@
 
 #include "api_internal.h"
 #include "convert.h"
-#include "diag.h"
+#include "core.h"
 #include "pipeline_plan.h"
 #include "webnn.h"
 

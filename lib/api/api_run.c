@@ -7,7 +7,7 @@
 
 #include "api_internal.h"
 #include "run.h"
-#include "diag.h"
+#include "core.h"
 #include "webnnc_runtime.h"
 
 _Static_assert(DT_F32 == (int)WEBNNC_FLOAT32 && DT_F16 == (int)WEBNNC_FLOAT16 && DT_I32 == (int)WEBNNC_INT32 &&

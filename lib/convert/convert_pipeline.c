@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "convert_pipeline.h"
-#include "diag.h"
+#include "core.h"
 #include "pipeline_plan.h"
 #include "onnx.h"
 #include "webnn.h"

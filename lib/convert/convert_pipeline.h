@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ir.h"
+#include "core.h"
 #include "onnx.h"
 
 #define CONVERT_MAX_DIMS 64 /* --fix / --dim settings, each */

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "convert_pipeline.h"
-#include "diag.h"
+#include "core.h"
 #include "webnn.h"
 #include "validate.h"
 

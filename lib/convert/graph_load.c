@@ -1,7 +1,7 @@
 /* graph_load.c - convert_graph_load_any(), convert_graph_load_baseline() and convert_graph_load_fused(): a model input (ONNX or
  * webnn-graph) into the IR (graph_load.h). */
 #include "convert_pipeline.h"
-#include "diag.h"
+#include "core.h"
 #include "pipeline_plan.h"
 #include "graph_load.h"
 #include "input_kind.h"

@@ -4,10 +4,9 @@
  * coverage test); eval_fold_node() turns a node with constant operands into constants (constant folding). */
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "eval_internal.h"
-#include "op_support.h"
 
 /* Folding limit: results up to this size are always folded (shape arithmetic, small masks and
  * tables); larger ones only when they are no bigger than the largest constant operand, so folding

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ir.h"
+#include "core.h"
 
 /* A static tensor: dtype, shape, element count and its bytes in IR layout. */
 typedef struct {

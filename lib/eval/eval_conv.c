@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
 
 /* A 4-D tensor viewed in a logical dimension order: dim[k] is the size of logical dim k and

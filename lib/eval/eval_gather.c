@@ -4,7 +4,7 @@
  * Family gather of ops.def: its op-indexed table is eval_gather_ops. */
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
 
 /* Index value `i` of `idx` resolved against a dimension of size `len`. */

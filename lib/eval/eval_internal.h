@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "eval.h"
-#include "op_support.h"
+#include "core.h"
 
 /* ---- attributes ------------------------------------------------------------------------- */
 /* Reads an integer-array option with a bound on its length; returns its count (-1 if absent). */

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
 
 static int softmax(Graph *g, const Node *n, const Ten *x, Ten *o) {

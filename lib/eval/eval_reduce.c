@@ -4,7 +4,7 @@
  * Family reduce of ops.def: its op-indexed table is eval_reduce_ops. */
 #include <math.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
 
 /* Marks the reduced axes from the "axes" option (default: all); -1 with a diagnostic when bad. */

@@ -4,7 +4,7 @@
  * Family shape of ops.def: its op-indexed table is eval_shape_ops. */
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
 
 static int eval_expand(const Ten *x, Ten *o) {

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
 
 int ten_from_value(const Node *n, const Value *v, Ten *t) {

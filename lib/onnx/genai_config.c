@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
-#include "input_limits.h"
+#include "core.h"
 #include "genai_config.h"
 
 /* Positive integer at obj.a.b (NULL b: obj.a); 0 when absent, -1 (diagnostic) when invalid. */

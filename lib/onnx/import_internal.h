@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ir.h"
+#include "core.h"
 #include "onnx_import.h"
 #include "onnx_model.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "import_internal.h"
 
 /* ---- string -> pointer map (open addressing; keys are borrowed) ------------------------------- */

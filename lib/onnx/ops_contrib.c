@@ -11,7 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "ext_ops.h"
+#include "core.h"
 #include "import_internal.h"
 
 /* New node of `op` with the given operands (NULL = absent optional). */

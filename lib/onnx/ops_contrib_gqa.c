@@ -6,8 +6,7 @@
  * qk_output / the output_qk output, and a missing past (the KV cache is mandatory). */
 #include <string.h>
 
-#include "diag.h"
-#include "gqa.h"
+#include "core.h"
 #include "import_internal.h"
 
 /* Attributes that must keep their "off" value. */

@@ -5,7 +5,7 @@
  * shape values (shape_expr.c): Reshape/Expand/Slice take symbolic entries as Dims. */
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "import_internal.h"
 
 /* Axes from the attribute (opset < input_opset) or from optional constant input 1. -1 on error;

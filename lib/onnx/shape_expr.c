@@ -8,7 +8,7 @@
  * reduceMax(slice(iota[1..maxSize(S)], sizes [S])), compound expressions add/sub/mul/div those. */
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "import_internal.h"
 

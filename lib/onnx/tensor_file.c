@@ -9,9 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checked.h"
-#include "diag.h"
-#include "input_limits.h"
+#include "core.h"
 #include "onnx_model.h"
 #include "webnn.h"
 

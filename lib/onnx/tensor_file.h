@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "ir.h"
+#include "core.h"
 
 typedef struct {
     char *name;  /* malloc'ed */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "webnnc_runtime.h"
 
 static const char *const TOTAL = "total_sequence_length";

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "capacity_fit.h"
-#include "diag.h"
+#include "core.h"
 #include "convert.h"
 #include "pipeline_plan.h"
 

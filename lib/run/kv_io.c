@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "kv_io.h"
 
 const KvBinding *run_kv_binding_of(const Graph *g, const Value *v, bool present) {

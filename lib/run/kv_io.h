@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ir.h"
+#include "core.h"
 
 /* The binding whose past (present == false) or present (present == true) is v; NULL if none. */
 const KvBinding *run_kv_binding_of(const Graph *g, const Value *v, bool present);

@@ -4,7 +4,7 @@
 #ifndef WEBNNC_RUN_INPUTS_H
 #define WEBNNC_RUN_INPUTS_H
 
-#include "ir.h"
+#include "core.h"
 #include "onnx.h"
 
 #define TENSOR_SET_MAX 256

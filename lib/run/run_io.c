@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "kv_io.h"
 
 int run_io_init(RunIo *io, const Graph *g) {

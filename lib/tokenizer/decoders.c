@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "tok_components.h"
 
 void tk_replace_all(const TkComp *c, const char *s, size_t n, TkStr *out);

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <utf8proc.h>
 
-#include "diag.h"
+#include "core.h"
 #include "tok_components.h"
 
 typedef void (*CpMap)(const TkComp *c, uint32_t cp, TkStr *out);

@@ -4,7 +4,7 @@
  * tokens are added only when encoding asks for them. */
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "tok_components.h"
 
 bool tk_post_noargs_load(TkLoad *ld, const cJSON *j, TkComp *c) { return true; }

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "tensor_codec.h"
 
 int wn_node_form(const Node *n, NodeForm *f) {

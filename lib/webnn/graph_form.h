@@ -4,7 +4,7 @@
 #ifndef WEBNNC_GRAPH_FORM_H
 #define WEBNNC_GRAPH_FORM_H
 
-#include "ir.h"
+#include "core.h"
 #include "textbuf.h"
 
 typedef enum { FORM_JSON, FORM_TEXT } FormStyle;

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
-#include "input_limits.h"
+#include "core.h"
 #include "graph_json_kv.h"
 #include "reader.h"
 #include "tensor_codec.h"

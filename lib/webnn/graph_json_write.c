@@ -8,7 +8,7 @@
  * and constant storage follow write_plan.h.  Outputs are written key == value. */
 #include <stdlib.h>
 
-#include "diag.h"
+#include "core.h"
 #include "graph_form.h"
 #include "graph_json_kv.h"
 #include "writers.h"

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "reader.h"
 
 enum { WN_TEXT_MAX_TOKEN = 1 << 16, WN_TEXT_MAX_DEPTH = 32 };

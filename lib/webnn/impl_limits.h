@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ir.h"
+#include "core.h"
 
 typedef struct {
     uint32_t data_types;   /* bit (1u << DType) per accepted type; unknown names are ignored */

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "limits_check.h"
 
 const char *wn_limits_operand_name(const Node *n, int i) {

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "impl_limits.h"
-#include "ir.h"
+#include "core.h"
 
 /* The limits entry name of n's operand slot i ("a", "indices", "inputs") and output j ("output",
  * "outputs" or "output0".. as the limits file lists them). */

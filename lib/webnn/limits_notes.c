@@ -9,10 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "arena.h"
-#include "diag.h"
+#include "core.h"
 #include "impl_limits.h"
-#include "input_limits.h"
 
 extern const char wn_builtin_limits_json[], wn_builtin_notes_json[];
 extern const unsigned long wn_builtin_limits_json_len, wn_builtin_notes_json_len;

@@ -9,10 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "diag.h"
+#include "core.h"
 #include "impl_limits.h"
-#include "input_limits.h"
 
 typedef struct {
     const char *src;

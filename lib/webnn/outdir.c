@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "core.h"
 
 /* outdir without trailing slashes, plus `suffix`; malloc'ed. */
 static char *sibling(const char *outdir, const char *suffix) {

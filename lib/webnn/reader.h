@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ir.h"
+#include "core.h"
 #include "name_map.h"
 
 typedef struct WeightsSource WeightsSource;

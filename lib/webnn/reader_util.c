@@ -3,8 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "checked.h"
-#include "diag.h"
+#include "core.h"
 #include "reader.h"
 
 void wn_rd_error(const ReadCtx *c, const char *fmt, ...) {

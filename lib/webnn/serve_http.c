@@ -14,7 +14,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "core.h"
 #include "embedded.h"
 #include "serve_http.h"
 

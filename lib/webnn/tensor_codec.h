@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ir.h"
+#include "core.h"
 
 static inline bool dtype_is_4bit(DType dt) { return dtype_bits(dt) == 4; }
 /* Bytes per element in the weights file / inlineBytes (int4/uint4: 1). */

@@ -9,8 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "input_limits.h"
+#include "core.h"
 #include "reader.h"
 #include "webnn_io.h"
 

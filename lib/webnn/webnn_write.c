@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "core.h"
 #include "outdir.h"
 #include "tensor_codec.h"
 #include "webnn_io.h"

@@ -17,9 +17,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "checked.h"
-#include "file_map.h"
-#include "input_limits.h"
+#include "core.h"
 #include "reader.h"
 #include "tensor_codec.h"
 #include "webnn_io.h"

@@ -18,8 +18,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "diag.h"
-#include "file_map.h"
+#include "core.h"
 #include "graph_form.h"
 #include "tensor_codec.h"
 #include "writers.h"

@@ -6,9 +6,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "checked.h"
-#include "diag.h"
-#include "file_map.h"
+#include "core.h"
 #include "tensor_codec.h"
 
 static int by_name(const void *a, const void *b) {

@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#include "ir.h"
+#include "core.h"
 
 #define WN_INLINE_MAX_ELEMENTS 8
 #define WN_WEIGHTS_ALIGN 64

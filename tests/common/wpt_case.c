@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "wpt_case.h"
 #include "wpt_tolerance.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core_test_util.h"
-#include "op_support.h"
+#include "core.h"
 #include "rt_model.h"
 
 typedef OpSupport (*SupportFn)(OpId op, const char **reason);

@@ -3,7 +3,7 @@
  * genai_config.json files of the shared models. */
 #include <stdlib.h>
 
-#include "diag.h"
+#include "core.h"
 #include "fuzz_util.h"
 #include "genai_config.h"
 

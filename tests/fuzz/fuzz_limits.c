@@ -3,7 +3,7 @@
  * answer lookups.  Seeds: ../shared/webnn-limits and a small hand-made file (make_seeds.py). */
 #include <stdlib.h>
 
-#include "diag.h"
+#include "core.h"
 #include "fuzz_util.h"
 #include "impl_limits.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "diag.h"
+#include "core.h"
 #include "fuzz_util.h"
 #include "tensor_file.h"
 

@@ -9,10 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "diag.h"
+#include "core.h"
 #include "genai_config.h"
 #include "impl_limits.h"
-#include "input_limits.h"
 #include "onnx_import.h"
 #include "tensor_file.h"
 #include "test_util.h"

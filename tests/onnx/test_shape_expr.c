@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "core.h"
 #include "genai_config.h"
 #include "test_import_builder.h"
 #include "test_util.h"

@@ -16,10 +16,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "eval_internal.h"
-#include "gqa.h"
 #include "onnx_import.h"
 #include "onnx_model.h"
 #include "pass.h"

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "clamp_cases.h"
 #include "test_util.h"

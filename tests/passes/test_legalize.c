@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "decompose_test_util.h"
-#include "diag.h"
+#include "core.h"
 #include "impl_limits.h"
 #include "legalize.h"
 #include "limits_check.h"

@@ -3,7 +3,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "pass.h"
 #include "test_util.h"
