@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "pipeline_plan.h"
 
 int cli_usage_error(const CliCommand *cmd, const char *fmt, ...) {

@@ -6,8 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "diag.h"
-#include "gqa.h"
+#include "core.h"
 
 static uint32_t lcg(uint32_t *s) { return *s = *s * 1103515245u + 12345u; }
 

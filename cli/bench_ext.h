@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "ir.h"
+#include "core.h"
 
 /* y = a . dequant(b)^T with a float16 [M, S] (the only graph input), b a 4-bit [S, S] matmulNBits
  * constant (block 32, uint8 zero points, float16 scales).  *flops = 2 M S S. */

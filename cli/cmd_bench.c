@@ -39,7 +39,7 @@
 
 #include "args.h"
 #include "bench_ext.h"
-#include "diag.h"
+#include "core.h"
 #include "webnnc_runtime.h"
 
 static const ArgSpec specs[] = {

@@ -11,7 +11,7 @@
 
 #include "args.h"
 #include "convert.h"
-#include "diag.h"
+#include "core.h"
 #include "webnn.h"
 #include "report.h"
 #include "summary.h"
@@ -68,7 +68,7 @@ int cmd_convert(const CliCommand *self, int argc, char **argv) {
     ImplLimits *limits = NULL;
     if (fuse_mask && limits_spec && strcmp(limits_spec, "none"))
         return cli_usage_error(self, "--limits applies to the spec-op output: the --fuse output is webnnc's own");
-    if (!fuse_mask && !(limits_spec && !strcmp(limits_spec, "none")) && !(limits = impl_limits_load(limits_spec)))
+    if (!fuse_mask && !(limits_spec && !strcmp(limits_spec, "none")) && !(limits = wn_impl_limits_load(limits_spec)))
         return report_fail(report, limits_spec ? limits_spec : "chromium", WN_EXIT_BAD_INPUT);
     if (report) cJSON_AddStringToObject(report, "limits", limits ? limits->src : "none");
 
@@ -77,7 +77,7 @@ int cmd_convert(const CliCommand *self, int argc, char **argv) {
     size_t onnx_nodes = 0;
     ConvertOptions copt = {&fix, &dim, fuse_mask, verbose, limits};
     Graph *g = convert_onnx(input, &copt, &onnx_nodes, &rc);
-    impl_limits_free(limits);
+    wn_impl_limits_free(limits);
     if (!g) return report_fail(report, input, rc);
     t = convert_now_s();
 

@@ -10,7 +10,7 @@
 
 #include "args.h"
 #include "decoder.h"
-#include "diag.h"
+#include "core.h"
 #include "jsonl.h"
 #include "tokenizer.h"
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "args.h"
-#include "diag.h"
+#include "core.h"
 #include "report.h"
 #include "webnnc_runtime.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "args.h"
-#include "diag.h"
+#include "core.h"
 #include "pipeline_plan.h"
 #include "convert.h"
 #include "report.h"
@@ -77,7 +77,7 @@ static void json_table(cJSON *r, const char *const *paths, const char *const *la
 static int side(const char *path, const char *fuse, const DimSettingList *fix, const DimSettingList *dim, int *hist) {
     diag_set_file(path);
     int code;
-    Graph *g = graph_load_fused(path, fuse, fix, dim, &code);
+    Graph *g = convert_graph_load_fused(path, fuse, fix, dim, &code);
     if (!g) return cli_fail(path, code);
     for (int i = 0; i < g->n_nodes; i++)
         if (!g->nodes[i]->dead && g->nodes[i]->op < OP_COUNT) hist[g->nodes[i]->op]++;

@@ -22,7 +22,7 @@
 
 #include "args.h"
 #include "decoder.h"
-#include "diag.h"
+#include "core.h"
 #include "generate_text.h"
 
 static const ArgSpec specs[] = {

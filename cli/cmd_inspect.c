@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "args.h"
-#include "diag.h"
+#include "core.h"
 #include "convert.h"
 #include "inspect.h"
 
@@ -15,7 +15,7 @@ int cmd_inspect(const CliCommand *self, int argc, char **argv) {
     int rc = args_parse(self, specs, (int)(sizeof specs / sizeof specs[0]), 1, 1, argc, argv, &r);
     if (rc != ARGS_OK) return rc == ARGS_HELP ? WN_EXIT_OK : WN_EXIT_BAD_INPUT;
     const char *path = r.pos[0];
-    InputKind kind = input_kind(path);
+    InputKind kind = convert_input_kind(path);
     if (kind == INPUT_UNKNOWN) {
         diag_error("not an ONNX model (.onnx or folder) or a webnn-graph (.webnn.json or folder)");
         return cli_fail(path, WN_EXIT_BAD_INPUT);

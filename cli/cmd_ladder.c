@@ -9,7 +9,7 @@
 
 #include "args.h"
 #include "convert.h"
-#include "diag.h"
+#include "core.h"
 #include "pipeline_plan.h"
 
 static const ArgSpec specs[] = {
@@ -33,7 +33,7 @@ int cmd_ladder(const CliCommand *self, int argc, char **argv) {
     const char *input = r.pos[0];
     diag_set_file(input);
     int origin = 0, verbose = args_count(&r, "verbose");
-    Graph *g = graph_load_baseline(input, &fix, &dim, verbose, &origin, &rc);
+    Graph *g = convert_graph_load_baseline(input, &fix, &dim, verbose, &origin, &rc);
     if (!g) return cli_fail(input, rc);
     const char *labels[LADDER_ROWS];
     int counts[LADDER_ROWS], rows = 0;

@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "args.h"
-#include "diag.h"
+#include "core.h"
 #include "onnx.h"
 #include "report.h"
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "args.h"
-#include "diag.h"
+#include "core.h"
 #include "convert.h"
 #include "webnn.h"
 
@@ -18,7 +18,7 @@ static const ArgSpec specs[] = {
 
 static int check_written(const char *tmpdir, void *ctx) {
     char summary[512];
-    return validate_graph_files(tmpdir, VALIDATE_TRUST_WEIGHT_HASHES | VALIDATE_ALLOW_EXTENSION_OPS, summary,
+    return convert_validate_graph_files(tmpdir, VALIDATE_TRUST_WEIGHT_HASHES | VALIDATE_ALLOW_EXTENSION_OPS, summary,
                                 sizeof summary) == WN_EXIT_OK ? 0 : -1;
 }
 

@@ -15,7 +15,7 @@
 #include "args.h"
 #include "convert.h"
 #include "decoder.h"
-#include "diag.h"
+#include "core.h"
 #include "profile_report.h"
 #include "webnnc_runtime.h"
 

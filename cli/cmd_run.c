@@ -25,7 +25,7 @@
 
 #include "args.h"
 #include "convert.h"
-#include "diag.h"
+#include "core.h"
 #include "report.h"
 #include "run.h"
 #include "run_report.h"
@@ -129,11 +129,11 @@ static int run_graph(const ArgResult *r, Graph *g, int repeat, int device, cJSON
     }
     if (run_io_init(&io, g) < 0) goto done;
     if (args_count(r, "random")) {
-        if (tensor_set_random(g, &ins, in_file) < 0) goto done;
-    } else if (tensor_set_read_dir(args_value(r, "inputs"), &ins) < 0 || tensor_set_match(g->inputs, g->n_inputs, &ins, in_file, "inputs", true, g->outputs, g->n_outputs) < 0)
+        if (run_tensor_set_random(g, &ins, in_file) < 0) goto done;
+    } else if (run_tensor_set_read_dir(args_value(r, "inputs"), &ins) < 0 || run_tensor_set_match(g->inputs, g->n_inputs, &ins, in_file, "inputs", true, g->outputs, g->n_outputs) < 0)
         goto done;
-    if (args_value(r, "expect") && (tensor_set_read_dir(args_value(r, "expect"), &exp) < 0 ||
-                                    tensor_set_match(g->outputs, g->n_outputs, &exp, exp_file, "expected outputs", false, NULL, 0) < 0))
+    if (args_value(r, "expect") && (run_tensor_set_read_dir(args_value(r, "expect"), &exp) < 0 ||
+                                    run_tensor_set_match(g->outputs, g->n_outputs, &exp, exp_file, "expected outputs", false, NULL, 0) < 0))
         goto done;
     if (!(ctx = wnrt_create(device)) || !(m = wnrt_load(ctx, g))) goto done;
     const char *no_gpu = NULL;
@@ -160,7 +160,7 @@ static int run_graph(const ArgResult *r, Graph *g, int repeat, int device, cJSON
         if (outdir) {
             char path[4096];
             snprintf(path, sizeof path, "%s/%s.npy", outdir, info.name);
-            if (tensor_file_write_npy(path, info.dtype, info.rank, info.shape, buf) < 0) {
+            if (onnx_tensor_file_write_npy(path, info.dtype, info.rank, info.shape, buf) < 0) {
                 code = WN_EXIT_BAD_INPUT;
                 goto done;
             }
@@ -197,8 +197,8 @@ done:
     free(buf);
     wnrt_free(m);
     wnrt_destroy(ctx);
-    tensor_set_free(&ins);
-    tensor_set_free(&exp);
+    run_tensor_set_free(&ins);
+    run_tensor_set_free(&exp);
     run_io_free(&io);
     return code;
 }
@@ -216,7 +216,7 @@ int cmd_run(const CliCommand *self, int argc, char **argv) {
     diag_set_file(path);
     unsigned fuse_mask;
     if (args_fuse(&r, &fuse_mask) < 0) return report ? report_end(report, WN_EXIT_BAD_INPUT) : WN_EXIT_BAD_INPUT;
-    Graph *g = read_webnn_fused(path, fuse_mask);
+    Graph *g = convert_read_webnn_fused(path, fuse_mask);
     if (!g) return report_fail(report, path, WN_EXIT_BAD_INPUT);
     rc = run_graph(&r, g, repeat, device, report);
     graph_free(g);

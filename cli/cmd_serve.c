@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "args.h"
-#include "diag.h"
+#include "core.h"
 #include "webnn.h"
 
 static const ArgSpec specs[] = {
@@ -53,11 +53,11 @@ int cmd_serve(const CliCommand *self, int argc, char **argv) {
             diag_error("%s: test set is not a folder", opt.set_dirs[i]);
             return cli_fail(NULL, WN_EXIT_BAD_INPUT);
         }
-    int bound, fd = serve_http_listen(opt.port, &bound);
+    int bound, fd = wn_serve_http_listen(opt.port, &bound);
     if (fd < 0) return cli_fail(NULL, WN_EXIT_BAD_INPUT);
     printf("serving %s at http://127.0.0.1:%d/ (the WebNN runner page; Ctrl-C stops)\n", opt.model_dir, bound);
     fflush(stdout);
-    rc = serve_http_loop(fd, &opt);
+    rc = wn_serve_http_loop(fd, &opt);
     close(fd);
     return rc < 0 ? cli_fail(NULL, WN_EXIT_BAD_INPUT) : WN_EXIT_OK;
 }

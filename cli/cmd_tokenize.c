@@ -9,8 +9,7 @@
 #include <string.h>
 
 #include "args.h"
-#include "diag.h"
-#include "input_limits.h"
+#include "core.h"
 #include "jsonl.h"
 #include "tokenizer.h"
 

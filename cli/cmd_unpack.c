@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "args.h"
-#include "diag.h"
+#include "core.h"
 #include "webnn.h"
 
 static const ArgSpec specs[] = {

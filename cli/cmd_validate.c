@@ -1,5 +1,5 @@
 /* cmd_validate.c - `webnnc validate GRAPH [--allow-extensions] [--limits FILE] [--json]`: reads a webnn-graph
- * (.webnn.json, .webnn or OUTDIR) and checks it against the WebNN op table (validate_graph_files,
+ * (.webnn.json, .webnn or OUTDIR) and checks it against the WebNN op table (convert_validate_graph_files,
  * lib/convert/validate.c, shared with `convert`); --allow-extensions accepts webnnc extension ops; --limits also checks it
  * against a WebNN implementation's limits (limits_check.h).  Prints "OK" and a summary (exit 0); a
  * violation prints one line naming the node or value (exit 1); a malformed file exits 2. */
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "args.h"
-#include "diag.h"
+#include "core.h"
 #include "report.h"
 #include "convert.h"
 #include "webnn.h"
@@ -35,12 +35,12 @@ int cmd_validate(const CliCommand *self, int argc, char **argv) {
     const char *limits_spec = args_value(&r, "limits");
     if (limits_spec) {
         diag_set_file(NULL);
-        if (!(limits = impl_limits_load(limits_spec))) return report_fail(report, limits_spec, WN_EXIT_BAD_INPUT);
+        if (!(limits = wn_impl_limits_load(limits_spec))) return report_fail(report, limits_spec, WN_EXIT_BAD_INPUT);
         if (report) cJSON_AddStringToObject(report, "limits", limits->src);
     }
     diag_set_file(path);
-    rc = validate_graph_files_limits(path, ext ? VALIDATE_ALLOW_EXTENSION_OPS : 0, limits, summary, sizeof summary);
-    impl_limits_free(limits);
+    rc = convert_validate_graph_files_limits(path, ext ? VALIDATE_ALLOW_EXTENSION_OPS : 0, limits, summary, sizeof summary);
+    wn_impl_limits_free(limits);
     if (rc != WN_EXIT_OK) {
         if (rc == WN_EXIT_CHECK_FAILED && !ext && strstr(diag_message(), "is not a WebNN spec op")) {
             char msg[1100];

@@ -1,15 +1,15 @@
 /* cmd_view.c - `webnnc view GRAPH|MODEL -o FILE.html|FILE.dot|FILE.svg`: a picture of a graph.
- * The input is loaded as `webnnc diff` loads it (graph_load_fused: an ONNX model becomes its
+ * The input is loaded as `webnnc diff` loads it (convert_graph_load_fused: an ONNX model becomes its
  * spec-only baseline, a webnn-graph file or output folder is read; then --fuse), and drawn as a
  * self-contained HTML page (view_html.c), Graphviz DOT text or SVG made by Graphviz's `dot`
- * (view_dot.h).  The file is written atomically (outfile_write_atomic: a temporary file created
+ * (view_dot.h).  The file is written atomically (wn_outfile_write_atomic: a temporary file created
  * O_EXCL | O_NOFOLLOW beside it, renamed into place); on any failure nothing is written. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "args.h"
-#include "diag.h"
+#include "core.h"
 #include "convert.h"
 #include "webnn.h"
 #include "view_dot.h"
@@ -45,10 +45,10 @@ static int draw(const Graph *g, const char *source, ViewFormat format, TextBuf *
         return 0;
     }
     TextBuf dot;
-    tb_init(&dot);
+    wn_tb_init(&dot);
     view_dot(&dot, g);
     int rc = view_svg(dot.data, dot.len, b);
-    tb_free(&dot);
+    wn_tb_free(&dot);
     return rc;
 }
 
@@ -72,10 +72,10 @@ int cmd_view(const CliCommand *self, int argc, char **argv) {
     if (args_dim_settings(self, &r, "fix", &fix) < 0 || args_dim_settings(self, &r, "dim", &dim) < 0)
         return WN_EXIT_BAD_INPUT;
     diag_set_file(path);
-    Graph *g = graph_load_fused(path, args_value(&r, "fuse"), &fix, &dim, &rc);
+    Graph *g = convert_graph_load_fused(path, args_value(&r, "fuse"), &fix, &dim, &rc);
     if (!g) return cli_fail(path, rc);
     TextBuf b;
-    tb_init(&b);
+    wn_tb_init(&b);
     int nodes = graph_node_count(g);
     if (format == VIEW_SVG && nodes > VIEW_DOT_SLOW_NODES) { /* dot's layout grows much faster than linearly */
         printf("note: %s lays out %d nodes, which may take minutes (a .html picture draws large graphs at once)\n",
@@ -86,9 +86,9 @@ int cmd_view(const CliCommand *self, int argc, char **argv) {
     graph_free(g);
     if (rc == 0) {
         diag_set_file(file);
-        rc = outfile_write_atomic(file, b.data, b.len);
+        rc = wn_outfile_write_atomic(file, b.data, b.len);
     }
-    tb_free(&b);
+    wn_tb_free(&b);
     if (rc < 0) return cli_fail(diag_file(), WN_EXIT_BAD_INPUT);
     printf("viewed %s -> %s (%d nodes)\n", path, file, nodes);
     return WN_EXIT_OK;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "convert.h"
 
 int decoder_parse_ids(const CliCommand *self, const char *s, int64_t *ids, int max) {
@@ -31,7 +31,7 @@ Graph *decoder_cli_load(const CliCommand *self, const ArgResult *r, const char *
     static DimSettingList fix, dim;
     *code = WN_EXIT_BAD_INPUT;
     /* a webnn-graph takes no --fix/--dim */
-    if (input_kind(path) != INPUT_WEBNN && convert_dim_options(self, r, &fix, &dim) < 0) {
+    if (convert_input_kind(path) != INPUT_WEBNN && convert_dim_options(self, r, &fix, &dim) < 0) {
         *code = -1; /* usage error already printed */
         return NULL;
     }

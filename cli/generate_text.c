@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "diag.h"
+#include "core.h"
 
 /* The folder of path: path itself when it is a folder, else the part before the last '/'. */
 static char *model_folder(const char *path) {
@@ -33,7 +33,7 @@ int generate_text_open(GenerateText *gt, const char *model_path, FILE *out) {
     snprintf(path, n, "%s/genai_config.json", dir);
     if (stat(path, &st) == 0) {
         GenaiConfig cfg;
-        if (genai_config_read(path, &cfg) < 0) goto done;
+        if (onnx_genai_config_read(path, &cfg) < 0) goto done;
         gt->n_eos = cfg.n_eos;
         memcpy(gt->eos, cfg.eos, sizeof gt->eos);
     }

@@ -6,7 +6,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "onnx.h"
 
 /* "ai.onnx" for the default domain. */

@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
-#include "input_limits.h"
+#include "core.h"
 
 static int answer(FILE *out, cJSON *o) {
     char *s = cJSON_PrintUnformatted(o);

@@ -5,7 +5,7 @@
 
 #include "args.h"
 #include "commands.h"
-#include "diag.h"
+#include "core.h"
 
 #ifndef WEBNNC_VERSION
 #define WEBNNC_VERSION "unknown"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 
 #define TOP_NODES 40 /* nodes in the text table; --json lists all */
 
@@ -14,43 +14,43 @@ int prof_report_init(ProfReport *r, const Graph *g, const char *const *phase_nam
     r->g = g;
     r->trace = trace;
     r->origin_ns = -1;
-    tb_init(&r->steps);
-    tb_init(&r->events);
+    wn_tb_init(&r->steps);
+    wn_tb_init(&r->events);
     for (int i = 0; i < n_phase && i < PROF_MAX_PHASES; i++, r->n_phase++)
-        if (prof_agg_init(&r->phase[i], phase_names[i], g) < 0) return -1;
+        if (wnrt_prof_agg_init(&r->phase[i], phase_names[i], g) < 0) return -1;
     return 0;
 }
 
 void prof_report_free(ProfReport *r) {
-    for (int i = 0; i < r->n_phase; i++) prof_agg_free(&r->phase[i]);
-    tb_free(&r->steps);
-    tb_free(&r->events);
+    for (int i = 0; i < r->n_phase; i++) wnrt_prof_agg_free(&r->phase[i]);
+    wn_tb_free(&r->steps);
+    wn_tb_free(&r->events);
 }
 
 /* JSON number, or null for values that are not measured (negative) */
 static void json_num(TextBuf *b, double v) {
-    if (v < 0) tb_puts(b, "null");
-    else tb_printf(b, "%.3f", v);
+    if (v < 0) wn_tb_puts(b, "null");
+    else wn_tb_printf(b, "%.3f", v);
 }
 
 static void json_host(TextBuf *b, const double *host_ns, double scale) {
-    tb_puts(b, "{");
-    for (int p = 0; p < WNRT_PROF_NPHASES; p++) tb_printf(b, "%s\"%s\": %.3f", p ? ", " : "", wnrt_prof_phase_key[p], host_ns[p] * scale);
-    tb_puts(b, "}");
+    wn_tb_puts(b, "{");
+    for (int p = 0; p < WNRT_PROF_NPHASES; p++) wn_tb_printf(b, "%s\"%s\": %.3f", p ? ", " : "", wnrt_prof_phase_key[p], host_ns[p] * scale);
+    wn_tb_puts(b, "}");
 }
 
 int prof_report_step(ProfReport *r, int phase, const WnrtProfStep *s, double begin_ns, double end_ns) {
     ProfAgg *a = &r->phase[phase];
     double gpu_before = a->gpu_ns;
-    if (prof_agg_add(a, s, end_ns - begin_ns) < 0) return -1;
+    if (wnrt_prof_agg_add(a, s, end_ns - begin_ns) < 0) return -1;
     if (r->origin_ns < 0) r->origin_ns = begin_ns;
     TextBuf *b = &r->steps;
-    tb_printf(b, "%s{\"phase\": \"%s\", \"step\": %d, \"wall_us\": %.3f, \"gpu_us\": ", r->n_steps ? ", " : "", a->name,
+    wn_tb_printf(b, "%s{\"phase\": \"%s\", \"step\": %d, \"wall_us\": %.3f, \"gpu_us\": ", r->n_steps ? ", " : "", a->name,
               a->steps - 1, (end_ns - begin_ns) * 1e-3);
     json_num(b, s->gpu_timed ? (a->gpu_ns - gpu_before) * 1e-3 : -1);
-    tb_puts(b, ", \"host_us\": ");
+    wn_tb_puts(b, ", \"host_us\": ");
     json_host(b, s->host_ns, 1e-3);
-    tb_printf(b, ", \"dispatches\": %d, \"plan_dispatches\": %d, \"runs\": %d, \"recordings\": %d}", s->n_dispatches,
+    wn_tb_printf(b, ", \"dispatches\": %d, \"plan_dispatches\": %d, \"runs\": %d, \"recordings\": %d}", s->n_dispatches,
               s->plan_dispatches, s->runs, s->recordings);
     if (r->trace) prof_trace_step(r, phase, a->steps - 1, s, begin_ns, end_ns);
     r->n_steps++;
@@ -63,7 +63,7 @@ static const char *row_name(const ProfAgg *a, bool by_node, const ProfRow *row) 
 
 static void print_rows(const ProfAgg *a, bool by_node, FILE *f) {
     ProfRow *rows;
-    int n = prof_agg_rows(a, by_node, &rows);
+    int n = wnrt_prof_agg_rows(a, by_node, &rows);
     if (n < 0) return;
     bool t = a->gpu_timed;
     fprintf(f, "%-40s %s%8s %12s %10s %10s %7s\n", by_node ? "node" : "op type", by_node ? "op type               " : "", "calls",
@@ -107,7 +107,7 @@ void prof_report_print(const ProfReport *r, const ProfInfo *info, FILE *f) {
         fprintf(f, ", %.1f dispatches/step, %d recordings in %d runs\nhost us/step:", (double)a->dispatches / a->steps,
                 a->recordings, a->runs);
         for (int p = 0; p < WNRT_PROF_NPHASES; p++) fprintf(f, " %s %.1f%s", wnrt_prof_phase_label[p], a->host_ns[p] * per, p + 1 < WNRT_PROF_NPHASES ? "," : "");
-        fprintf(f, "; outside the runtime (argmax, callers) %.1f\n\n", (a->wall_ns - prof_agg_host_ns(a)) * per);
+        fprintf(f, "; outside the runtime (argmax, callers) %.1f\n\n", (a->wall_ns - wnrt_prof_agg_host_ns(a)) * per);
         print_rows(a, false, f);
         fprintf(f, "\n");
         print_rows(a, true, f);
@@ -116,61 +116,61 @@ void prof_report_print(const ProfReport *r, const ProfInfo *info, FILE *f) {
 
 static void json_rows(TextBuf *b, const ProfAgg *a, bool by_node) {
     ProfRow *rows;
-    int n = prof_agg_rows(a, by_node, &rows);
-    tb_printf(b, "\"%s\": [", by_node ? "nodes" : "ops");
+    int n = wnrt_prof_agg_rows(a, by_node, &rows);
+    wn_tb_printf(b, "\"%s\": [", by_node ? "nodes" : "ops");
     for (int i = 0; i < n; i++) {
         const ProfRow *w = &rows[i];
-        tb_puts(b, i ? ", {" : "{");
+        wn_tb_puts(b, i ? ", {" : "{");
         if (by_node) {
-            tb_puts(b, "\"node\": ");
-            tb_json_string(b, row_name(a, true, w));
-            tb_printf(b, ", \"index\": %d, ", w->key);
+            wn_tb_puts(b, "\"node\": ");
+            wn_tb_json_string(b, row_name(a, true, w));
+            wn_tb_printf(b, ", \"index\": %d, ", w->key);
         }
-        tb_printf(b, "\"op\": \"%s\", \"calls\": %d, \"total_us\": ", op_name(by_node ? a->g->nodes[w->key]->op : (OpId)w->key),
+        wn_tb_printf(b, "\"op\": \"%s\", \"calls\": %d, \"total_us\": ", op_name(by_node ? a->g->nodes[w->key]->op : (OpId)w->key),
                   w->calls);
         bool t = a->gpu_timed;
         json_num(b, t ? w->total_ns * 1e-3 : -1);
-        tb_puts(b, ", \"mean_us\": ");
+        wn_tb_puts(b, ", \"mean_us\": ");
         json_num(b, t ? w->total_ns * 1e-3 / w->calls : -1);
-        tb_puts(b, ", \"pct\": ");
+        wn_tb_puts(b, ", \"pct\": ");
         json_num(b, t && a->wall_ns > 0 ? 100 * w->total_ns / a->wall_ns : -1);
-        tb_puts(b, "}");
+        wn_tb_puts(b, "}");
     }
-    tb_puts(b, "]");
+    wn_tb_puts(b, "]");
     if (n >= 0) free(rows);
 }
 
 void prof_report_json(const ProfReport *r, const ProfInfo *info, FILE *f) {
     TextBuf b;
-    tb_init(&b);
-    tb_puts(&b, "{\"model\": ");
-    tb_json_string(&b, info->model);
-    tb_puts(&b, ", \"device\": ");
-    tb_json_string(&b, info->device);
-    tb_printf(&b, ", \"fuse\": \"%s\", \"timestamps\": %s, \"timestamp_note\": ", info->fuse ? info->fuse : "none",
+    wn_tb_init(&b);
+    wn_tb_puts(&b, "{\"model\": ");
+    wn_tb_json_string(&b, info->model);
+    wn_tb_puts(&b, ", \"device\": ");
+    wn_tb_json_string(&b, info->device);
+    wn_tb_printf(&b, ", \"fuse\": \"%s\", \"timestamps\": %s, \"timestamp_note\": ", info->fuse ? info->fuse : "none",
               info->no_gpu ? "false" : "true");
-    if (info->no_gpu) tb_json_string(&b, info->no_gpu);
-    else tb_puts(&b, "null");
+    if (info->no_gpu) wn_tb_json_string(&b, info->no_gpu);
+    else wn_tb_puts(&b, "null");
     double wall = 0;
     int runs = 0, recordings = 0;
     for (int i = 0; i < r->n_phase; i++) wall += r->phase[i].wall_ns, runs += r->phase[i].runs, recordings += r->phase[i].recordings;
-    tb_printf(&b, ", \"prompt_tokens\": %d, \"new_tokens\": %d, \"load_ms\": %.3f, \"wall_us\": %.3f, \"runs\": %d, "
+    wn_tb_printf(&b, ", \"prompt_tokens\": %d, \"new_tokens\": %d, \"load_ms\": %.3f, \"wall_us\": %.3f, \"runs\": %d, "
               "\"recordings\": %d, \"phases\": [", info->prompt_tokens, info->new_tokens, info->load_ms, wall * 1e-3, runs, recordings);
     for (int i = 0; i < r->n_phase; i++) {
         const ProfAgg *a = &r->phase[i];
-        tb_printf(&b, "%s{\"name\": \"%s\", \"steps\": %d, \"wall_us\": %.3f, \"gpu_us\": ", i ? ", " : "", a->name, a->steps,
+        wn_tb_printf(&b, "%s{\"name\": \"%s\", \"steps\": %d, \"wall_us\": %.3f, \"gpu_us\": ", i ? ", " : "", a->name, a->steps,
                   a->wall_ns * 1e-3);
         json_num(&b, a->gpu_timed ? a->gpu_ns * 1e-3 : -1);
-        tb_puts(&b, ", \"host_us\": ");
+        wn_tb_puts(&b, ", \"host_us\": ");
         json_host(&b, a->host_ns, 1e-3);
-        tb_printf(&b, ", \"dispatches\": %d, \"plan_dispatches\": %d, \"runs\": %d, \"recordings\": %d, ", a->dispatches,
+        wn_tb_printf(&b, ", \"dispatches\": %d, \"plan_dispatches\": %d, \"runs\": %d, \"recordings\": %d, ", a->dispatches,
                   a->plan_dispatches, a->runs, a->recordings);
         json_rows(&b, a, false);
-        tb_puts(&b, ", ");
+        wn_tb_puts(&b, ", ");
         json_rows(&b, a, true);
-        tb_puts(&b, "}");
+        wn_tb_puts(&b, "}");
     }
-    tb_printf(&b, "], \"steps\": [%s]}\n", r->steps.data ? r->steps.data : "");
+    wn_tb_printf(&b, "], \"steps\": [%s]}\n", r->steps.data ? r->steps.data : "");
     fputs(b.data, f);
-    tb_free(&b);
+    wn_tb_free(&b);
 }

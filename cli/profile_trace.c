@@ -2,10 +2,10 @@
  * Perfetto and chrome://tracing).  One process, two tracks: "host" (one event per step, the host
  * phases nested inside it) and "GPU" (one event per dispatch, named after its node, category the op
  * type; only with GPU timestamps).  Times in microseconds from the first step's begin.  The file is
- * written atomically (outfile_write_atomic). */
+ * written atomically (wn_outfile_write_atomic). */
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "webnn.h"
 #include "profile_report.h"
 
@@ -13,9 +13,9 @@ enum { TID_HOST = 1, TID_GPU = 2 };
 
 static void event(ProfReport *r, const char *name, const char *cat, int tid, double begin_ns, double end_ns) {
     TextBuf *b = &r->events;
-    tb_puts(b, b->len ? ",\n{\"name\": " : "{\"name\": ");
-    tb_json_string(b, name);
-    tb_printf(b, ", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": 1, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f", cat, tid,
+    wn_tb_puts(b, b->len ? ",\n{\"name\": " : "{\"name\": ");
+    wn_tb_json_string(b, name);
+    wn_tb_printf(b, ", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": 1, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f", cat, tid,
               (begin_ns - r->origin_ns) * 1e-3, (end_ns > begin_ns ? end_ns - begin_ns : 0) * 1e-3);
 }
 
@@ -23,36 +23,36 @@ void prof_trace_step(ProfReport *r, int phase, int step, const WnrtProfStep *s, 
     char name[64];
     snprintf(name, sizeof name, "%s %d", r->phase[phase].name, step);
     event(r, name, "step", TID_HOST, begin_ns, end_ns);
-    tb_printf(&r->events, ", \"args\": {\"phase\": \"%s\", \"step\": %d, \"dispatches\": %d}}", r->phase[phase].name, step,
+    wn_tb_printf(&r->events, ", \"args\": {\"phase\": \"%s\", \"step\": %d, \"dispatches\": %d}}", r->phase[phase].name, step,
               s->n_dispatches);
     for (int i = 0; i < s->n_spans; i++) {
         event(r, wnrt_prof_phase_label[s->spans[i].phase], "host", TID_HOST, s->spans[i].begin_ns, s->spans[i].end_ns);
-        tb_puts(&r->events, "}");
+        wn_tb_puts(&r->events, "}");
     }
     for (int i = 0; i < s->n_dispatches && s->gpu_timed; i++) {
         const WnrtProfDispatch *d = &s->dispatches[i];
         const Node *n = r->g->nodes[d->node];
         event(r, node_display_name(n), op_name(n->op), TID_GPU, d->begin_ns, d->end_ns);
-        tb_printf(&r->events, ", \"args\": {\"op\": \"%s\", \"phase\": \"%s\", \"step\": %d}}", op_name(n->op), r->phase[phase].name,
+        wn_tb_printf(&r->events, ", \"args\": {\"op\": \"%s\", \"phase\": \"%s\", \"step\": %d}}", op_name(n->op), r->phase[phase].name,
                   step);
     }
 }
 
 int prof_trace_write(const ProfReport *r, const ProfInfo *info, const char *path) {
     TextBuf b;
-    tb_init(&b);
-    tb_puts(&b, "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"model\": ");
-    tb_json_string(&b, info->model);
-    tb_puts(&b, ", \"device\": ");
-    tb_json_string(&b, info->device);
-    tb_printf(&b, ", \"timestamps\": %s}, \"traceEvents\": [\n", info->no_gpu ? "false" : "true");
-    tb_puts(&b, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"webnnc\"}},\n");
-    tb_printf(&b, "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %d, \"args\": {\"name\": \"host\"}},\n", TID_HOST);
-    tb_printf(&b, "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %d, \"args\": {\"name\": \"GPU\"}}", TID_GPU);
-    if (r->events.len) tb_puts(&b, ",\n");
-    tb_puts(&b, r->events.data ? r->events.data : "");
-    tb_puts(&b, "\n]}\n");
-    int rc = outfile_write_atomic(path, b.data, b.len);
-    tb_free(&b);
+    wn_tb_init(&b);
+    wn_tb_puts(&b, "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"model\": ");
+    wn_tb_json_string(&b, info->model);
+    wn_tb_puts(&b, ", \"device\": ");
+    wn_tb_json_string(&b, info->device);
+    wn_tb_printf(&b, ", \"timestamps\": %s}, \"traceEvents\": [\n", info->no_gpu ? "false" : "true");
+    wn_tb_puts(&b, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"webnnc\"}},\n");
+    wn_tb_printf(&b, "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %d, \"args\": {\"name\": \"host\"}},\n", TID_HOST);
+    wn_tb_printf(&b, "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %d, \"args\": {\"name\": \"GPU\"}}", TID_GPU);
+    if (r->events.len) wn_tb_puts(&b, ",\n");
+    wn_tb_puts(&b, r->events.data ? r->events.data : "");
+    wn_tb_puts(&b, "\n]}\n");
+    int rc = wn_outfile_write_atomic(path, b.data, b.len);
+    wn_tb_free(&b);
     return rc;
 }

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "diag.h"
+#include "core.h"
 
 static cJSON *checked(cJSON *j) {
     if (!j) abort(); /* out of memory */

@@ -55,7 +55,7 @@ int run_report_output(cJSON *outputs, const WnrtTensorInfo *info, const void *go
     uint64_t n = 1;
     for (int d = 0; d < info->rank; d++) n *= (uint64_t)info->shape[d];
     CompareResult c;
-    tensor_compare(info->dtype, got, want->dtype, want->data, n, info->rank >= 2 ? info->shape[info->rank - 1] : 0,
+    run_tensor_compare(info->dtype, got, want->dtype, want->data, n, info->rank >= 2 ? info->shape[info->rank - 1] : 0,
                    t->atol, t->rtol, &c);
     if (o) {
         cJSON_AddNumberToObject(o, "maxAbs", c.max_abs);

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "ir.h"
+#include "core.h"
 
 typedef struct {
     double atol, rtol;

@@ -10,7 +10,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "ir.h"
+#include "core.h"
 
 /* {"format": format, "nodes": 0, "ops": {}, "inputs": [], "outputs": [], "parameterBytes": {}};
  * NULL on out-of-memory. */

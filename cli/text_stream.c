@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 
 #define REPLACEMENT "\xEF\xBF\xBD" /* U+FFFD */
 

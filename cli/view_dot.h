@@ -3,7 +3,7 @@
 #ifndef WEBNNC_CLI_VIEW_DOT_H
 #define WEBNNC_CLI_VIEW_DOT_H
 
-#include "ir.h"
+#include "core.h"
 #include "webnn.h"
 
 /* Appends the graph as DOT: one box per live node ("n<i>", labelled op type + id, filled with its

@@ -3,7 +3,7 @@
 #ifndef WEBNNC_CLI_VIEW_HTML_H
 #define WEBNNC_CLI_VIEW_HTML_H
 
-#include "ir.h"
+#include "core.h"
 #include "webnn.h"
 
 /* Appends the page for g (source: the path shown as its origin).  0, or -1 + diagnostic. */

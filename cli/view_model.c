@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "webnn.h"
 #include "view_model.h"
 
@@ -49,75 +49,75 @@ int view_op_family(OpId op) {
 }
 
 void view_value_type(TextBuf *b, const Graph *g, const Value *v) {
-    tb_puts(b, "[");
+    wn_tb_puts(b, "[");
     for (int i = 0; i < v->rank; i++) {
         char buf[128];
-        tb_printf(b, "%s%s", i ? ", " : "", dim_format(g, v->shape[i], buf, sizeof buf));
+        wn_tb_printf(b, "%s%s", i ? ", " : "", dim_format(g, v->shape[i], buf, sizeof buf));
     }
-    tb_printf(b, "] %s", dtype_name(v->dtype));
+    wn_tb_printf(b, "] %s", dtype_name(v->dtype));
 }
 
 /* "key": "text" pair, the value a JSON string. */
 static void key_string(TextBuf *b, const char *key, const char *s) {
-    tb_json_string(b, key);
-    tb_puts(b, ":");
-    tb_json_string(b, s ? s : "");
+    wn_tb_json_string(b, key);
+    wn_tb_puts(b, ":");
+    wn_tb_json_string(b, s ? s : "");
 }
 
 static void value_json(TextBuf *b, const Graph *g, const Value *v, const int *live_index) {
     TextBuf t;
-    tb_init(&t);
+    wn_tb_init(&t);
     view_value_type(&t, g, v);
-    tb_puts(b, "{");
+    wn_tb_puts(b, "{");
     key_string(b, "n", v->name);
-    if (v->origin && strcmp(v->origin, v->name)) tb_puts(b, ","), key_string(b, "o", v->origin);
-    tb_puts(b, ","), key_string(b, "t", t.data);
+    if (v->origin && strcmp(v->origin, v->name)) wn_tb_puts(b, ","), key_string(b, "o", v->origin);
+    wn_tb_puts(b, ","), key_string(b, "t", t.data);
     const char *kind = v->flags & VF_INPUT ? "input" : v->flags & VF_CONST ? "constant" : "";
-    if (*kind) tb_puts(b, ","), key_string(b, "k", kind);
-    if (v->flags & VF_OUTPUT) tb_puts(b, ",\"out\":1");
-    if (v->flags & VF_CONST) tb_printf(b, ",\"bytes\":%llu", (unsigned long long)v->nbytes);
-    if (v->producer && !v->producer->dead) tb_printf(b, ",\"p\":%d", live_index[v->producer->index]);
-    tb_puts(b, "}");
-    tb_free(&t);
+    if (*kind) wn_tb_puts(b, ","), key_string(b, "k", kind);
+    if (v->flags & VF_OUTPUT) wn_tb_puts(b, ",\"out\":1");
+    if (v->flags & VF_CONST) wn_tb_printf(b, ",\"bytes\":%llu", (unsigned long long)v->nbytes);
+    if (v->producer && !v->producer->dead) wn_tb_printf(b, ",\"p\":%d", live_index[v->producer->index]);
+    wn_tb_puts(b, "}");
+    wn_tb_free(&t);
 }
 
 /* {"op", "id", "origin", "f", "ext", "in": [[slot, value]...], "out": [values], "opts": [[key, text]...]} */
 static int node_json(TextBuf *b, const Graph *g, const Node *n) {
     const OpInfo *info = op_info(n->op);
-    tb_puts(b, "{");
+    wn_tb_puts(b, "{");
     key_string(b, "op", info->name);
-    tb_puts(b, ","), key_string(b, "id", n->id);
-    if (n->origin && strcmp(n->origin, n->id ? n->id : "")) tb_puts(b, ","), key_string(b, "origin", n->origin);
-    tb_printf(b, ",\"f\":%d%s,\"in\":[", view_op_family(n->op), info->flags & OPF_EXT ? ",\"ext\":1" : "");
+    wn_tb_puts(b, ","), key_string(b, "id", n->id);
+    if (n->origin && strcmp(n->origin, n->id ? n->id : "")) wn_tb_puts(b, ","), key_string(b, "origin", n->origin);
+    wn_tb_printf(b, ",\"f\":%d%s,\"in\":[", view_op_family(n->op), info->flags & OPF_EXT ? ",\"ext\":1" : "");
     for (int i = 0, first = 1; i < n->n_inputs; i++) {
         if (!n->inputs[i]) continue;
         int slot = i < info->n_inputs ? i : info->n_inputs - 1; /* variadic: the last slot repeats */
-        tb_puts(b, first ? "[" : ",[");
-        tb_json_string(b, slot >= 0 ? info->inputs[slot].name : "input");
-        tb_printf(b, ",%d]", n->inputs[i]->id);
+        wn_tb_puts(b, first ? "[" : ",[");
+        wn_tb_json_string(b, slot >= 0 ? info->inputs[slot].name : "input");
+        wn_tb_printf(b, ",%d]", n->inputs[i]->id);
         first = 0;
     }
-    tb_puts(b, "],\"out\":[");
-    for (int i = 0; i < n->n_outputs; i++) tb_printf(b, "%s%d", i ? "," : "", n->outputs[i]->id);
-    tb_puts(b, "],\"opts\":[");
+    wn_tb_puts(b, "],\"out\":[");
+    for (int i = 0; i < n->n_outputs; i++) wn_tb_printf(b, "%s%d", i ? "," : "", n->outputs[i]->id);
+    wn_tb_puts(b, "],\"opts\":[");
     for (int i = 0; i < n->n_attrs; i++) {
         int k = op_option_index(info, n->attrs[i].key);
         TextBuf t;
-        tb_init(&t);
-        if (k < 0 || form_option_value(&t, g, n, &info->options[k], &n->attrs[i], FORM_TEXT) < 0) {
+        wn_tb_init(&t);
+        if (k < 0 || wn_form_option_value(&t, g, n, &info->options[k], &n->attrs[i], FORM_TEXT) < 0) {
             diag_clear(); /* shown as unknown rather than failing the picture */
-            tb_free(&t);
-            tb_init(&t);
-            tb_puts(&t, "?");
+            wn_tb_free(&t);
+            wn_tb_init(&t);
+            wn_tb_puts(&t, "?");
         }
-        tb_puts(b, i ? ",[" : "[");
-        tb_json_string(b, n->attrs[i].key);
-        tb_puts(b, ",");
-        tb_json_string(b, t.data ? t.data : "");
-        tb_puts(b, "]");
-        tb_free(&t);
+        wn_tb_puts(b, i ? ",[" : "[");
+        wn_tb_json_string(b, n->attrs[i].key);
+        wn_tb_puts(b, ",");
+        wn_tb_json_string(b, t.data ? t.data : "");
+        wn_tb_puts(b, "]");
+        wn_tb_free(&t);
     }
-    tb_puts(b, "]}");
+    wn_tb_puts(b, "]}");
     return 0;
 }
 
@@ -128,36 +128,36 @@ int view_model_json(TextBuf *b, const Graph *g, const char *source, const char *
     bool ext = false;
     for (int i = 0; i < g->n_nodes; i++)
         if (!g->nodes[i]->dead) live_index[i] = n_live++, ext |= (op_info(g->nodes[i]->op)->flags & OPF_EXT) != 0;
-    tb_puts(b, "{");
+    wn_tb_puts(b, "{");
     key_string(b, "graph", g->name ? g->name : "graph");
-    tb_puts(b, ","), key_string(b, "source", source);
-    tb_puts(b, ",\"families\":[");
+    wn_tb_puts(b, ","), key_string(b, "source", source);
+    wn_tb_puts(b, ",\"families\":[");
     for (int f = 0; f < view_n_families; f++) {
-        tb_puts(b, f ? ",[" : "[");
-        tb_json_string(b, view_families[f].name);
-        tb_puts(b, ",");
-        tb_json_string(b, view_families[f].colour);
-        tb_puts(b, "]");
+        wn_tb_puts(b, f ? ",[" : "[");
+        wn_tb_json_string(b, view_families[f].name);
+        wn_tb_puts(b, ",");
+        wn_tb_json_string(b, view_families[f].colour);
+        wn_tb_puts(b, "]");
     }
-    tb_puts(b, "],\"nodes\":[");
+    wn_tb_puts(b, "],\"nodes\":[");
     for (int i = 0, first = 1; i < g->n_nodes; i++) {
         if (g->nodes[i]->dead) continue;
-        if (!first) tb_puts(b, ",\n");
+        if (!first) wn_tb_puts(b, ",\n");
         node_json(b, g, g->nodes[i]);
         first = 0;
     }
-    tb_puts(b, "],\"values\":[");
+    wn_tb_puts(b, "],\"values\":[");
     for (int i = 0; i < g->n_values; i++) {
-        if (i) tb_puts(b, ",\n");
+        if (i) wn_tb_puts(b, ",\n");
         value_json(b, g, g->values[i], live_index);
     }
-    tb_puts(b, "],\"inputs\":[");
-    for (int i = 0; i < g->n_inputs; i++) tb_printf(b, "%s%d", i ? "," : "", g->inputs[i]->id);
-    tb_puts(b, "],\"outputs\":[");
-    for (int i = 0; i < g->n_outputs; i++) tb_printf(b, "%s%d", i ? "," : "", g->outputs[i]->id);
-    tb_puts(b, "],");
+    wn_tb_puts(b, "],\"inputs\":[");
+    for (int i = 0; i < g->n_inputs; i++) wn_tb_printf(b, "%s%d", i ? "," : "", g->inputs[i]->id);
+    wn_tb_puts(b, "],\"outputs\":[");
+    for (int i = 0; i < g->n_outputs; i++) wn_tb_printf(b, "%s%d", i ? "," : "", g->outputs[i]->id);
+    wn_tb_puts(b, "],");
     key_string(b, "docs", ext ? docs : "");
-    tb_puts(b, "}");
+    wn_tb_puts(b, "}");
     free(live_index);
     return 0;
 }

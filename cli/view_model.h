@@ -4,7 +4,7 @@
 #ifndef WEBNNC_CLI_VIEW_MODEL_H
 #define WEBNNC_CLI_VIEW_MODEL_H
 
-#include "ir.h"
+#include "core.h"
 #include "webnn.h"
 
 typedef struct {

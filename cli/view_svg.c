@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "core.h"
 #include "view_dot.h"
 
 bool view_dot_available(void) {
@@ -50,7 +50,7 @@ static int exchange(int fds[3], const char *dot, size_t len, TextBuf *svg, TextB
             if (p[k].fd < 0 || !p[k].revents) continue;
             char buf[65536];
             ssize_t r = read(p[k].fd, buf, sizeof buf);
-            if (r > 0) tb_putn(k == 1 ? svg : err, buf, (size_t)r);
+            if (r > 0) wn_tb_putn(k == 1 ? svg : err, buf, (size_t)r);
             else if (r == 0 || errno != EINTR) close(p[k].fd), p[k].fd = -1;
         }
     }
@@ -77,7 +77,7 @@ int view_svg(const char *dot, size_t len, TextBuf *svg) {
     fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) | O_NONBLOCK); /* poll() says when to write more */
     int fds[3] = {in[1], out[0], errp[0]}, status = 0;
     TextBuf err;
-    tb_init(&err);
+    wn_tb_init(&err);
     int rc = -1;
     if (pid > 0) rc = exchange(fds, dot, len, svg, &err);
     else close(in[1]), close(out[0]), close(errp[0]);
@@ -88,9 +88,9 @@ int view_svg(const char *dot, size_t len, TextBuf *svg) {
         size_t n = strcspn(msg, "\n");
         diag_error("%s -Tsvg failed (%s %d)%s%.*s", VIEW_DOT_PROGRAM, WIFSIGNALED(status) ? "signal" : "exit",
                    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), n ? ": " : "", (int)n, msg);
-        tb_free(&err);
+        wn_tb_free(&err);
         return -1;
     }
-    tb_free(&err);
+    wn_tb_free(&err);
     return 0;
 }

@@ -17,8 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checked.h"
-#include "diag.h"
+#include "core.h"
 #include "fuse_match.h"
 #include "pass.h"
 
@@ -192,7 +191,7 @@ static bool plan(FuseMap *fm, Node *r1, const int *grow, Plan *p) {
     p->shift = shift;
     Value *v = r1->outputs[0];
     for (int steps = 0; steps <= CD_MAX_CHAIN; steps++) {
-        Node *n = fm_sole_consumer(fm, v);
+        Node *n = pass_fm_sole_consumer(fm, v);
         if (!n || n->dead) return false;
         if (n->op == OP_RESHAPE) {
             if (n->inputs[0] != v || n->n_outputs != 1) return false;
@@ -292,7 +291,7 @@ int pass_compound_dims(Graph *g, const PassOptions *opt) {
     }
     if (!any) return 0;
     FuseMap fm = {0};
-    if (fm_build(&fm, g) < 0) return -1;
+    if (pass_fm_build(&fm, g) < 0) return -1;
     int rc = 0;
     for (int i = 0; rc == 0 && i < g->n_nodes; i++) {
         Node *r1 = g->nodes[i];
@@ -305,6 +304,6 @@ int pass_compound_dims(Graph *g, const PassOptions *opt) {
         if (!refine(g, r1->inputs[0], r1->outputs[0], shape, &rank, grow) || !plan(&fm, r1, grow, &p)) continue;
         rc = apply(g, &p, rank, shape);
     }
-    fm_free(&fm);
+    pass_fm_free(&fm);
     return rc;
 }

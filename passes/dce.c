@@ -3,7 +3,7 @@
  * inputs are always kept (they are the graph's interface). */
 #include <stdlib.h>
 
-#include "diag.h"
+#include "core.h"
 #include "pass.h"
 
 int pass_dce(Graph *g, const PassOptions *opt) {

@@ -8,14 +8,14 @@
 #define WEBNNC_FUSE_GATE_ACT_H
 
 #include "fuse_match.h"
-#include "fused_ops.h"
+#include "core.h"
 
 #define GATE_CONST_TOL 1e-3 /* relative; float16 rounds 0.044715 by 1.5e-4 */
 
 /* When mul(act(gate), up) (either operand order) is the only reader of `up` and act one of the
  * activations above applied to `gate`: returns the mul, sets *act and adds the activation's nodes
  * (not the mul) to m.  Else NULL.  Whether the interior has other readers is left to the caller
- * (fm_interior_ok). */
-Node *gate_product(FuseMap *fm, Value *gate, Value *up, GateActivation *act, FuseMatch *m);
+ * (pass_fm_interior_ok). */
+Node *pass_gate_product(FuseMap *fm, Value *gate, Value *up, GateActivation *act, FuseMatch *m);
 
 #endif

@@ -11,23 +11,23 @@
 
 static int match(FuseMap *fm, Node *norm) {
     NormProj np;
-    if ((norm->op != OP_RMS_NORM && norm->op != OP_SKIP_RMS_NORM) || !np_read(fm, norm, &np) || np.count != 2 ||
+    if ((norm->op != OP_RMS_NORM && norm->op != OP_SKIP_RMS_NORM) || !pass_np_read(fm, norm, &np) || np.count != 2 ||
         np.n[0] != np.n[1])
         return 0;
     for (int gate = 0; gate < 2; gate++) {
         FuseMatch m = {0};
         GateActivation act;
-        Node *mul = gate_product(fm, np.y[gate], np.y[1 - gate], &act, &m);
-        if (!mul || !fm_same_shape(mul->outputs[0], np.y[gate])) continue;
+        Node *mul = pass_gate_product(fm, np.y[gate], np.y[1 - gate], &act, &m);
+        if (!mul || !pass_fm_same_shape(mul->outputs[0], np.y[gate])) continue;
         int order[2] = {gate, 1 - gate};
-        fm_add(&m, mul);
+        pass_fm_add(&m, mul);
         Value *exits[2] = {mul->outputs[0], NULL};
-        Node *f = np_emit(fm, &np, OP_GATED_MLP, order, 2, &m, &exits[1]);
+        Node *f = pass_np_emit(fm, &np, OP_GATED_MLP, order, 2, &m, &exits[1]);
         if (f && act != GATE_SILU) node_set_string(fm->g, f, "activation", gate_activation_names[act]);
         int n_exits = exits[1] ? 2 : 1;
-        if (!fm_interior_ok(fm, &m, exits, n_exits)) return 0;
+        if (!pass_fm_interior_ok(fm, &m, exits, n_exits)) return 0;
         if (graph_insert_node(fm->g, f) < 0) return -1;
-        return fm_commit(fm, &m, f, exits, n_exits) < 0 ? -1 : 1;
+        return pass_fm_commit(fm, &m, f, exits, n_exits) < 0 ? -1 : 1;
     }
     return 0;
 }

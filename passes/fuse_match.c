@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "fuse_match.h"
 
 /* ---- the use map ------------------------------------------------------------------------------ */
 
-void fm_free(FuseMap *fm) {
+void pass_fm_free(FuseMap *fm) {
     free(fm->uses);
     free(fm->first);
     free(fm->cons);
@@ -22,8 +22,8 @@ void fm_free(FuseMap *fm) {
 
 static bool value_ok(const FuseMap *fm, const Value *v) { return v && v->id >= 0 && v->id < fm->n_values; }
 
-int fm_build(FuseMap *fm, Graph *g) {
-    fm_free(fm);
+int pass_fm_build(FuseMap *fm, Graph *g) {
+    pass_fm_free(fm);
     fm->g = g;
     fm->n_values = g->n_values;
     size_t nv = (size_t)g->n_values + 1;
@@ -34,7 +34,7 @@ int fm_build(FuseMap *fm, Graph *g) {
         if (!g->nodes[i]->dead) slots += (size_t)g->nodes[i]->n_inputs;
     fm->cons = calloc(slots, sizeof *fm->cons);
     if (!fm->uses || !fm->first || !fm->cons) {
-        fm_free(fm);
+        pass_fm_free(fm);
         diag_error("out of memory in fusion");
         return -1;
     }
@@ -59,25 +59,25 @@ int fm_build(FuseMap *fm, Graph *g) {
     return 0;
 }
 
-int fm_uses(const FuseMap *fm, const Value *v) { return value_ok(fm, v) ? fm->uses[v->id] : 0; }
+int pass_fm_uses(const FuseMap *fm, const Value *v) { return value_ok(fm, v) ? fm->uses[v->id] : 0; }
 
-Node *const *fm_consumers(const FuseMap *fm, const Value *v, int *count) {
+Node *const *pass_fm_consumers(const FuseMap *fm, const Value *v, int *count) {
     *count = 0;
     if (!value_ok(fm, v)) return NULL;
     *count = fm->first[v->id + 1] - fm->first[v->id];
     return fm->cons + fm->first[v->id];
 }
 
-Node *fm_sole_consumer(const FuseMap *fm, const Value *v) {
+Node *pass_fm_sole_consumer(const FuseMap *fm, const Value *v) {
     int c;
-    Node *const *cs = fm_consumers(fm, v, &c);
-    if (c != 1 || fm_uses(fm, v) != 1 || (v->flags & VF_OUTPUT)) return NULL;
+    Node *const *cs = pass_fm_consumers(fm, v, &c);
+    if (c != 1 || pass_fm_uses(fm, v) != 1 || (v->flags & VF_OUTPUT)) return NULL;
     return cs[0];
 }
 
-Node *fm_consumer_op(const FuseMap *fm, const Value *v, OpId op) {
+Node *pass_fm_consumer_op(const FuseMap *fm, const Value *v, OpId op) {
     int c;
-    Node *const *cs = fm_consumers(fm, v, &c);
+    Node *const *cs = pass_fm_consumers(fm, v, &c);
     for (int i = 0; i < c; i++)
         if (cs[i]->op == op && !cs[i]->dead) return cs[i];
     return NULL;
@@ -85,29 +85,29 @@ Node *fm_consumer_op(const FuseMap *fm, const Value *v, OpId op) {
 
 /* ---- producer walks ---------------------------------------------------------------------------- */
 
-Node *fm_prod(const Value *v, OpId op) {
+Node *pass_fm_prod(const Value *v, OpId op) {
     if (!v || !v->producer || v->producer->dead || v->producer->op != op) return NULL;
     return v->producer;
 }
 
-Value *fm_skip(Value *v, OpId through, FuseMatch *m) {
+Value *pass_fm_skip(Value *v, OpId through, FuseMatch *m) {
     for (int d = 0; d < FM_MAX_DEPTH && v; d++) {
-        Node *p = fm_prod(v, through);
+        Node *p = pass_fm_prod(v, through);
         if (!p || p->n_inputs < 1 || !p->inputs[0]) return v;
-        if (m) fm_add(m, p);
+        if (m) pass_fm_add(m, p);
         v = p->inputs[0];
     }
     return v;
 }
 
-Value *fm_other(const Node *n, const Value *v) {
+Value *pass_fm_other(const Node *n, const Value *v) {
     if (!n || n->n_inputs != 2) return NULL;
     if (n->inputs[0] == v) return n->inputs[1];
     if (n->inputs[1] == v) return n->inputs[0];
     return NULL;
 }
 
-bool fm_reaches(const Value *from, const Value *v) {
+bool pass_fm_reaches(const Value *from, const Value *v) {
     for (int d = 0; d < FM_MAX_DEPTH && from; d++) {
         if (from == v) return true;
         if (!from->producer || from->producer->n_inputs < 1) return false;
@@ -118,10 +118,10 @@ bool fm_reaches(const Value *from, const Value *v) {
 
 /* ---- constants --------------------------------------------------------------------------------- */
 
-bool fm_is_const(const Value *v) { return v && (v->flags & VF_CONST) && v->data; }
+bool pass_fm_is_const(const Value *v) { return v && (v->flags & VF_CONST) && v->data; }
 
-bool fm_const_scalar(const Value *v, double *x) {
-    if (!fm_is_const(v) || !value_is_static(v)) return false;
+bool pass_fm_const_scalar(const Value *v, double *x) {
+    if (!pass_fm_is_const(v) || !value_is_static(v)) return false;
     uint64_t count = value_max_elements(v);
     if (count < 1 || count > (1u << 20) || v->nbytes < dtype_storage_bytes(v->dtype, count)) return false;
     Ten t = {.dt = v->dtype, .rank = v->rank, .count = (int64_t)count, .data = (void *)v->data};
@@ -132,20 +132,20 @@ bool fm_const_scalar(const Value *v, double *x) {
     return true;
 }
 
-bool fm_const_scalar_cast(const Value *v, double *x) {
-    if (fm_const_scalar(v, x)) return true;
-    Node *c = fm_prod(v, OP_CAST);
-    return c && c->n_inputs == 1 && fm_const_scalar(c->inputs[0], x);
+bool pass_fm_const_scalar_cast(const Value *v, double *x) {
+    if (pass_fm_const_scalar(v, x)) return true;
+    Node *c = pass_fm_prod(v, OP_CAST);
+    return c && c->n_inputs == 1 && pass_fm_const_scalar(c->inputs[0], x);
 }
 
-bool fm_near(double a, double b, double tol) { return fabs(a - b) <= tol * fmax(1.0, fabs(b)); }
+bool pass_fm_near(double a, double b, double tol) { return fabs(a - b) <= tol * fmax(1.0, fabs(b)); }
 
-Node *fm_prod_const(const Value *v, OpId op, double want, double tol, Value **other) {
-    Node *n = fm_prod(v, op);
+Node *pass_fm_prod_const(const Value *v, OpId op, double want, double tol, Value **other) {
+    Node *n = pass_fm_prod(v, op);
     if (!n || n->n_inputs != 2) return NULL;
     for (int i = op == OP_DIV ? 1 : 0; i < 2; i++) {
         double c;
-        if (fm_const_scalar(n->inputs[i], &c) && fm_near(c, want, tol)) {
+        if (pass_fm_const_scalar(n->inputs[i], &c) && pass_fm_near(c, want, tol)) {
             *other = n->inputs[1 - i];
             return n;
         }
@@ -153,21 +153,21 @@ Node *fm_prod_const(const Value *v, OpId op, double want, double tol, Value **ot
     return NULL;
 }
 
-bool fm_shape_is(const Value *v, int rank, const int64_t *dims) {
+bool pass_fm_shape_is(const Value *v, int rank, const int64_t *dims) {
     if (!v || v->rank != rank) return false;
     for (int i = 0; i < rank; i++)
         if (!dim_is_static(v->shape[i]) || v->shape[i].v != dims[i]) return false;
     return true;
 }
 
-bool fm_same_shape(const Value *a, const Value *b) {
+bool pass_fm_same_shape(const Value *a, const Value *b) {
     if (!a || !b || a->rank != b->rank) return false;
     for (int i = 0; i < a->rank; i++)
         if (!dim_equal(a->shape[i], b->shape[i])) return false;
     return true;
 }
 
-bool fm_ints_are(const Node *n, const char *key, int count, const int64_t *want) {
+bool pass_fm_ints_are(const Node *n, const char *key, int count, const int64_t *want) {
     const int64_t *v;
     if (node_ints(n, key, &v) != count) return false;
     for (int i = 0; i < count; i++)
@@ -177,14 +177,14 @@ bool fm_ints_are(const Node *n, const char *key, int count, const int64_t *want)
 
 /* ---- the match --------------------------------------------------------------------------------- */
 
-bool fm_has(const FuseMatch *m, const Node *n) {
+bool pass_fm_has(const FuseMatch *m, const Node *n) {
     for (int i = 0; i < m->n; i++)
         if (m->nodes[i] == n) return true;
     return false;
 }
 
-void fm_add(FuseMatch *m, Node *n) {
-    if (!n || fm_has(m, n)) return;
+void pass_fm_add(FuseMatch *m, Node *n) {
+    if (!n || pass_fm_has(m, n)) return;
     if (m->n >= FM_MAX_NODES) {
         m->overflow = true;
         return;
@@ -198,7 +198,7 @@ static bool is_exit(const Value *v, Value *const *exits, int n_exits) {
     return false;
 }
 
-bool fm_interior_ok(const FuseMap *fm, const FuseMatch *m, Value *const *exits, int n_exits) {
+bool pass_fm_interior_ok(const FuseMap *fm, const FuseMatch *m, Value *const *exits, int n_exits) {
     if (m->overflow || m->n == 0) return false;
     for (int i = 0; i < m->n; i++) {
         const Node *n = m->nodes[i];
@@ -208,9 +208,9 @@ bool fm_interior_ok(const FuseMap *fm, const FuseMatch *m, Value *const *exits, 
             if (is_exit(v, exits, n_exits)) continue;
             if (v->flags & VF_OUTPUT) return false;
             int c;
-            Node *const *cs = fm_consumers(fm, v, &c);
+            Node *const *cs = pass_fm_consumers(fm, v, &c);
             for (int j = 0; j < c; j++)
-                if (!fm_has(m, cs[j])) return false;
+                if (!pass_fm_has(m, cs[j])) return false;
         }
     }
     return true;
@@ -218,17 +218,17 @@ bool fm_interior_ok(const FuseMap *fm, const FuseMatch *m, Value *const *exits, 
 
 /* ---- rewriting --------------------------------------------------------------------------------- */
 
-Node *fm_emit_begin(FuseMap *fm, OpId op, const Node *anchor) {
+Node *pass_fm_emit_begin(FuseMap *fm, OpId op, const Node *anchor) {
     return graph_new_node(fm->g, op, anchor ? anchor->origin : NULL);
 }
 
-Value *fm_const(Graph *g, const char *base, DType dt, int rank, const int64_t *shape, const void *data,
+Value *pass_fm_const(Graph *g, const char *base, DType dt, int rank, const int64_t *shape, const void *data,
                 uint64_t nbytes) {
     return graph_add_const_copy(g, base, dt, rank, shape, data, nbytes);
 }
 
-Value *fm_const_as(Graph *g, Value *v, DType to) {
-    if (!fm_is_const(v) || !value_is_static(v) || !dtype_is_float(v->dtype) || !dtype_is_float(to)) return NULL;
+Value *pass_fm_const_as(Graph *g, Value *v, DType to) {
+    if (!pass_fm_is_const(v) || !value_is_static(v) || !dtype_is_float(v->dtype) || !dtype_is_float(to)) return NULL;
     if (v->dtype == to) return v;
     uint64_t count = value_max_elements(v);
     if (count > (1u << 24) || v->nbytes < dtype_storage_bytes(v->dtype, count)) return NULL;
@@ -255,7 +255,7 @@ static void take_name(Value *exit, Value *v) {
     if (v->producer && v->producer->n_outputs == 1) v->producer->id = v->name;
 }
 
-int fm_commit(FuseMap *fm, FuseMatch *m, Node *fused, Value *const *exits, int n_exits) {
+int pass_fm_commit(FuseMap *fm, FuseMatch *m, Node *fused, Value *const *exits, int n_exits) {
     if (n_exits > fused->n_outputs) {
         diag_node_error(fused, "internal: fused node has %d outputs for %d exits", fused->n_outputs, n_exits);
         return -1;
@@ -263,7 +263,7 @@ int fm_commit(FuseMap *fm, FuseMatch *m, Node *fused, Value *const *exits, int n
     for (int i = 0; i < n_exits; i++) {
         if (!exits[i]) continue;
         Value *o = fused->outputs[i];
-        if (o->dtype != exits[i]->dtype || !fm_same_shape(o, exits[i])) {
+        if (o->dtype != exits[i]->dtype || !pass_fm_same_shape(o, exits[i])) {
             diag_node_error(fused, "internal: fused output %d differs from %s", i, value_display_name(exits[i]));
             return -1;
         }
@@ -274,10 +274,10 @@ int fm_commit(FuseMap *fm, FuseMatch *m, Node *fused, Value *const *exits, int n
         graph_replace_uses(fm->g, exits[i], fused->outputs[i]);
         take_name(exits[i], fused->outputs[i]);
     }
-    return fm_build(fm, fm->g);
+    return pass_fm_build(fm, fm->g);
 }
 
-int fm_toposort(Graph *g) {
+int pass_fm_toposort(Graph *g) {
     int n = g->n_nodes;
     Node **order = malloc(sizeof *order * (size_t)(n + 1));
     int *stack = malloc(sizeof *stack * (size_t)(n + 1));
@@ -330,19 +330,19 @@ int fm_toposort(Graph *g) {
 
 int fuse_each(Graph *g, int anchor_op, FuseFn fn) {
     FuseMap fm = {0};
-    if (fm_build(&fm, g) < 0) return -1;
+    if (pass_fm_build(&fm, g) < 0) return -1;
     int fused = 0;
     for (int i = 0; i < g->n_nodes; i++) {
         Node *n = g->nodes[i];
         if (n->dead || (anchor_op >= 0 && (int)n->op != anchor_op)) continue;
         int r = fn(&fm, n);
         if (r < 0) {
-            fm_free(&fm);
+            pass_fm_free(&fm);
             return -1;
         }
         fused += r;
     }
-    fm_free(&fm);
-    if (fused && fm_toposort(g) < 0) return -1;
+    pass_fm_free(&fm);
+    if (fused && pass_fm_toposort(g) < 0) return -1;
     return fused;
 }

@@ -66,47 +66,47 @@ static Value *zero_points(Graph *g, const Value *z, const Geo *geo) {
 static int match(FuseMap *fm, Node *mm) {
     FuseMatch m = {0};
     Value *a = mm->inputs[0], *w = mm->inputs[1];
-    Node *tr = fm_prod(w, OP_TRANSPOSE);
-    if (!tr || !fm_ints_are(tr, "permutation", 2, (const int64_t[]){1, 0})) return 0;
+    Node *tr = pass_fm_prod(w, OP_TRANSPOSE);
+    if (!tr || !pass_fm_ints_are(tr, "permutation", 2, (const int64_t[]){1, 0})) return 0;
     Value *flat = tr->inputs[0];
-    Node *sl = fm_prod(flat, OP_SLICE), *rs;
+    Node *sl = pass_fm_prod(flat, OP_SLICE), *rs;
     if (sl) flat = sl->inputs[0];
-    if (!(rs = fm_prod(flat, OP_RESHAPE))) return 0;
-    Node *dq = fm_prod(rs->inputs[0], OP_DEQUANTIZE_LINEAR);
+    if (!(rs = pass_fm_prod(flat, OP_RESHAPE))) return 0;
+    Node *dq = pass_fm_prod(rs->inputs[0], OP_DEQUANTIZE_LINEAR);
     if (!dq) return 0;
     Value *q = dq->inputs[0], *s = dq->inputs[1], *z = dq->inputs[2];
     Geo geo = {0};
-    if (!fm_is_const(q) || !fm_is_const(s) || !fm_is_const(z) || q->rank != 3 || !value_is_static(q) ||
+    if (!pass_fm_is_const(q) || !pass_fm_is_const(s) || !pass_fm_is_const(z) || q->rank != 3 || !value_is_static(q) ||
         !bits_of(q->dtype, &geo) || z->dtype != q->dtype || s->dtype != a->dtype)
         return 0;
     geo.n = q->shape[0].v, geo.kb = q->shape[1].v, geo.block = q->shape[2].v;
     int64_t sz[3] = {geo.n, geo.kb, 1};
-    if (!fm_shape_is(s, 3, sz) || !fm_shape_is(z, 3, sz) || geo.block < 16 || (geo.block & (geo.block - 1))) return 0;
+    if (!pass_fm_shape_is(s, 3, sz) || !pass_fm_shape_is(z, 3, sz) || geo.block < 16 || (geo.block & (geo.block - 1))) return 0;
     geo.k = geo.kb * geo.block;
     if (sl) { /* slice [0, 0] .. [N, K] of the flat weight */
         Value *o = sl->outputs[0];
-        if (!fm_ints_are(sl, "starts", 2, (const int64_t[]){0, 0}) || !value_is_static(o) || o->shape[0].v != geo.n)
+        if (!pass_fm_ints_are(sl, "starts", 2, (const int64_t[]){0, 0}) || !value_is_static(o) || o->shape[0].v != geo.n)
             return 0;
         geo.k = o->shape[1].v;
         if (geo.k <= (geo.kb - 1) * geo.block) return 0;
     }
-    if (!fm_shape_is(rs->outputs[0], 2, (const int64_t[]){geo.n, geo.kb * geo.block}) || a->rank < 1 ||
+    if (!pass_fm_shape_is(rs->outputs[0], 2, (const int64_t[]){geo.n, geo.kb * geo.block}) || a->rank < 1 ||
         !dim_is_static(a->shape[a->rank - 1]) || a->shape[a->rank - 1].v != geo.k || a->rank < 2)
         return 0;
-    fm_add(&m, dq), fm_add(&m, rs), fm_add(&m, sl), fm_add(&m, tr), fm_add(&m, mm);
+    pass_fm_add(&m, dq), pass_fm_add(&m, rs), pass_fm_add(&m, sl), pass_fm_add(&m, tr), pass_fm_add(&m, mm);
     Value *out = mm->outputs[0], *bias = NULL;
-    Node *add = fm_sole_consumer(fm, out);
+    Node *add = pass_fm_sole_consumer(fm, out);
     if (add && add->op == OP_ADD) {
-        Value *c = fm_other(add, out);
-        if (fm_is_const(c) && c->dtype == a->dtype && fm_shape_is(c, 1, &geo.n)) {
+        Value *c = pass_fm_other(add, out);
+        if (pass_fm_is_const(c) && c->dtype == a->dtype && pass_fm_shape_is(c, 1, &geo.n)) {
             bias = c;
-            fm_add(&m, add);
+            pass_fm_add(&m, add);
             out = add->outputs[0];
         }
     }
-    if (!fm_interior_ok(fm, &m, &out, 1)) return 0;
+    if (!pass_fm_interior_ok(fm, &m, &out, 1)) return 0;
     Graph *g = fm->g;
-    Node *f = fm_emit_begin(fm, OP_MATMUL_NBITS, mm);
+    Node *f = pass_fm_emit_begin(fm, OP_MATMUL_NBITS, mm);
     node_add_input(g, f, a);
     node_add_input(g, f, weight_bytes(g, q, &geo));
     node_add_input(g, f, graph_add_const(g, s->name, s->dtype, 2, sz, s->data, s->nbytes));
@@ -117,7 +117,7 @@ static int match(FuseMap *fm, Node *mm) {
     node_set_uint(g, f, "bits", geo.bits);
     node_set_uint(g, f, "blockSize", geo.block);
     if (graph_insert_node(g, f) < 0) return -1;
-    return fm_commit(fm, &m, f, &out, 1) < 0 ? -1 : 1;
+    return pass_fm_commit(fm, &m, f, &out, 1) < 0 ? -1 : 1;
 }
 
 int pass_fuse_matmul_nbits(Graph *g, const PassOptions *opt) {

@@ -2,7 +2,7 @@
  * normalized-projection node (fuse_norm_proj.h). */
 #include <string.h>
 
-#include "ext_ops.h"
+#include "core.h"
 #include "fuse_norm_proj.h"
 
 static Value *in(const Node *n, int i) { return i < n->n_inputs ? n->inputs[i] : NULL; }
@@ -14,12 +14,12 @@ static bool norm_ok(const Node *norm) {
     if (norm->op == OP_RMS_NORM) {
         Value *s = in(norm, 1);
         return node_int(norm, "axis", -1) == x->rank - 1 && (node_int(norm, "stashType", 1) == 1 || x->dtype == DT_F32) &&
-               s && s->dtype == x->dtype && fm_shape_is(s, 1, &k);
+               s && s->dtype == x->dtype && pass_fm_shape_is(s, 1, &k);
     }
     if (norm->op != OP_SKIP_RMS_NORM) return false;
     Value *skip = in(norm, 1), *s = in(norm, 2), *b = in(norm, 3);
-    return skip && fm_same_shape(skip, x) && skip->dtype == x->dtype && s && s->dtype == x->dtype && fm_shape_is(s, 1, &k) &&
-           (!b || fm_shape_is(b, 1, &k));
+    return skip && pass_fm_same_shape(skip, x) && skip->dtype == x->dtype && s && s->dtype == x->dtype && pass_fm_shape_is(s, 1, &k) &&
+           (!b || pass_fm_shape_is(b, 1, &k));
 }
 
 /* One projection reading h: fills slot i of np (kind and geometry must agree with slot 0). */
@@ -33,8 +33,8 @@ static bool projection(FuseMap *fm, NormProj *np, Node *p, int i) {
     if (nbits) {
         NBitsGeom geo;
         Value *b = in(p, 1), *s = in(p, 2), *z = in(p, 3), *bias = in(p, 4);
-        if (nbits_geometry(p, &geo) < 0 || !fm_is_const(b) || !fm_is_const(s) || (z && (!fm_is_const(z) || z->dtype != DT_U8)) ||
-            (bias && !fm_is_const(bias)) || s->dtype != h->dtype || geo.k != h->shape[h->rank - 1].v)
+        if (nbits_geometry(p, &geo) < 0 || !pass_fm_is_const(b) || !pass_fm_is_const(s) || (z && (!pass_fm_is_const(z) || z->dtype != DT_U8)) ||
+            (bias && !pass_fm_is_const(bias)) || s->dtype != h->dtype || geo.k != h->shape[h->rank - 1].v)
             return false;
         if (b->nbytes != (uint64_t)(geo.n * geo.k_blocks * geo.blob) || value_max_elements(s) != (uint64_t)(geo.n * geo.k_blocks) ||
             (z && z->nbytes != (uint64_t)(geo.n * geo.zp_row_bytes)) || (bias && value_max_elements(bias) != (uint64_t)geo.n))
@@ -45,26 +45,26 @@ static bool projection(FuseMap *fm, NormProj *np, Node *p, int i) {
         return true;
     }
     Value *w = in(p, 1);
-    if (p->op != OP_MATMUL || !fm_is_const(w) || w->rank != 2 || !value_is_static(w) || w->dtype != h->dtype ||
+    if (p->op != OP_MATMUL || !pass_fm_is_const(w) || w->rank != 2 || !value_is_static(w) || w->dtype != h->dtype ||
         w->shape[0].v != h->shape[h->rank - 1].v)
         return false;
     np->k = w->shape[0].v, np->n[i] = w->shape[1].v, np->y[i] = p->outputs[0];
-    Node *add = fm_sole_consumer(fm, p->outputs[0]);
-    Value *c = add && add->op == OP_ADD ? fm_other(add, p->outputs[0]) : NULL;
-    if (c && fm_is_const(c) && c->dtype == h->dtype && fm_shape_is(c, 1, &np->n[i])) {
+    Node *add = pass_fm_sole_consumer(fm, p->outputs[0]);
+    Value *c = add && add->op == OP_ADD ? pass_fm_other(add, p->outputs[0]) : NULL;
+    if (c && pass_fm_is_const(c) && c->dtype == h->dtype && pass_fm_shape_is(c, 1, &np->n[i])) {
         np->bias_add[i] = add, np->bias[i] = c, np->y[i] = add->outputs[0];
     }
     return true;
 }
 
-bool np_read(FuseMap *fm, Node *norm, NormProj *np) {
+bool pass_np_read(FuseMap *fm, Node *norm, NormProj *np) {
     memset(np, 0, sizeof *np);
     if (norm->dead || !norm_ok(norm)) return false;
     np->norm = norm;
     np->h = norm->outputs[0];
     int c;
-    Node *const *cs = fm_consumers(fm, np->h, &c);
-    if (c < 1 || c > NP_MAX || (np->h->flags & VF_OUTPUT) || fm_uses(fm, np->h) != c) return false;
+    Node *const *cs = pass_fm_consumers(fm, np->h, &c);
+    if (c < 1 || c > NP_MAX || (np->h->flags & VF_OUTPUT) || pass_fm_uses(fm, np->h) != c) return false;
     for (int i = 0; i < c; i++) {
         for (int j = 0; j < i; j++)
             if (cs[j] == cs[i]) return false;
@@ -108,7 +108,7 @@ static Value *pack_columns(Graph *g, const NormProj *np, const int *order, int c
     return graph_add_const(g, "packed_weight", w0->dtype, 2, (const int64_t[]){np->k, n_total}, buf, row * (size_t)np->k);
 }
 
-Node *np_emit(FuseMap *fm, const NormProj *np, OpId op, const int *order, int count, FuseMatch *m, Value **sum_exit) {
+Node *pass_np_emit(FuseMap *fm, const NormProj *np, OpId op, const int *order, int count, FuseMatch *m, Value **sum_exit) {
     Graph *g = fm->g;
     Node *norm = np->norm;
     bool skip = norm->op == OP_SKIP_RMS_NORM;
@@ -128,11 +128,11 @@ Node *np_emit(FuseMap *fm, const NormProj *np, OpId op, const int *order, int co
         wsz[i] = (uint64_t)(n * kb * blob), ssz[i] = (uint64_t)(n * kb) * fes, zsz[i] = (uint64_t)(n * zrow);
         bsz[i] = (uint64_t)n * fes;
         any_z |= zs[i] != NULL, any_b |= bs[i] != NULL;
-        fm_add(m, p);
-        fm_add(m, np->bias_add[order[i]]);
+        pass_fm_add(m, p);
+        pass_fm_add(m, np->bias_add[order[i]]);
     }
-    fm_add(m, norm);
-    Node *f = fm_emit_begin(fm, op, np->proj[order[0]]);
+    pass_fm_add(m, norm);
+    Node *f = pass_fm_emit_begin(fm, op, np->proj[order[0]]);
     node_add_input(g, f, in(norm, 0));
     node_add_input(g, f, skip ? in(norm, 1) : NULL);
     node_add_input(g, f, skip ? in(norm, 3) : NULL);
@@ -155,7 +155,7 @@ Node *np_emit(FuseMap *fm, const NormProj *np, OpId op, const int *order, int co
         node_set_uint(g, f, "bits", np->bits);
         node_set_uint(g, f, "blockSize", np->block);
     }
-    *sum_exit = skip && norm->n_outputs > 1 && fm_uses(fm, norm->outputs[1]) > 0 ? norm->outputs[1] : NULL;
+    *sum_exit = skip && norm->n_outputs > 1 && pass_fm_uses(fm, norm->outputs[1]) > 0 ? norm->outputs[1] : NULL;
     if (*sum_exit) node_set_bool(g, f, "outputSum", true);
     return f;
 }

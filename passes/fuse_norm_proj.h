@@ -25,10 +25,10 @@ typedef struct {
 } NormProj;
 
 /* Fills np when `norm` is an RMSNorm whose output is read only by 1..NP_MAX projections of one kind. */
-bool np_read(FuseMap *fm, Node *norm, NormProj *np);
+bool pass_np_read(FuseMap *fm, Node *norm, NormProj *np);
 /* The fused node of op `op` (qkvProjection or gatedMlp), projections packed in order[0..count),
  * options epsilon/k/n/bits/blockSize/outputSum set (the caller adds splits), not inserted; the norm,
  * projections and bias adds are added to m; *sum_exit gets the skip sum used outside (or NULL). */
-Node *np_emit(FuseMap *fm, const NormProj *np, OpId op, const int *order, int count, FuseMatch *m, Value **sum_exit);
+Node *pass_np_emit(FuseMap *fm, const NormProj *np, OpId op, const int *order, int count, FuseMatch *m, Value **sum_exit);
 
 #endif

@@ -3,13 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "fuse_proof.h"
 #include "pass.h"
 
 #define FP_MAX_DEPTH 256 /* bound of the backward comparison (a decomposition is ~60 nodes deep at most) */
 
-int fp_begin(FuseProof *p, const Graph *g, OpId op) {
+int pass_fp_begin(FuseProof *p, const Graph *g, OpId op) {
     memset(p, 0, sizeof *p);
     p->s = graph_new("fusion-candidate");
     if (!p->s) {
@@ -34,7 +34,7 @@ int fp_begin(FuseProof *p, const Graph *g, OpId op) {
 static Value *mirror(FuseProof *p, Value *real) {
     for (int i = 0; i < p->n; i++)
         if (p->outer[i] == real && p->inner[i]) return p->inner[i];
-    if (fm_is_const(real) && value_is_static(real)) {
+    if (pass_fm_is_const(real) && value_is_static(real)) {
         int64_t shape[WN_MAX_RANK];
         for (int i = 0; i < real->rank; i++) shape[i] = real->shape[i].v;
         return graph_add_const(p->s, real->name, real->dtype, real->rank, shape, real->data, real->nbytes);
@@ -42,7 +42,7 @@ static Value *mirror(FuseProof *p, Value *real) {
     return graph_add_input(p->s, real->name, real->dtype, real->rank, real->shape);
 }
 
-void fp_operand(FuseProof *p, Value *real) {
+void pass_fp_operand(FuseProof *p, Value *real) {
     if (p->n >= WN_MAX_INPUT_SLOTS) {
         p->overflow = true;
         return;
@@ -55,7 +55,7 @@ void fp_operand(FuseProof *p, Value *real) {
 
 /* ---- options --------------------------------------------------------------------------------- */
 
-void fm_copy_attrs(Graph *g, Node *to, const Node *from) {
+void pass_fm_copy_attrs(Graph *g, Node *to, const Node *from) {
     for (int i = 0; i < from->n_attrs; i++) {
         const Attr *a = &from->attrs[i];
         switch (a->type) {
@@ -105,7 +105,7 @@ static int counted_attrs(const Node *n) {
     return c;
 }
 
-bool fm_same_attrs(const Node *a, const Node *b) {
+bool pass_fm_same_attrs(const Node *a, const Node *b) {
     if (counted_attrs(a) != counted_attrs(b)) return false;
     for (int i = 0; i < a->n_attrs; i++) {
         if (strcmp(a->attrs[i].key, "label") == 0) continue;
@@ -124,13 +124,13 @@ typedef struct {
 } Cmp;
 
 static bool same_const(const Value *s, const Value *r) {
-    if (!fm_is_const(r) || r->producer || s->nbytes != r->nbytes) return false;
+    if (!pass_fm_is_const(r) || r->producer || s->nbytes != r->nbytes) return false;
     return s->data == r->data || memcmp(s->data, r->data, (size_t)s->nbytes) == 0;
 }
 
 static bool cmp_value(Cmp *c, Value *sv, Value *rv, int depth) {
     if (!sv || !rv) return sv == rv;
-    if (depth > FP_MAX_DEPTH || sv->dtype != rv->dtype || !fm_same_shape(sv, rv)) return false;
+    if (depth > FP_MAX_DEPTH || sv->dtype != rv->dtype || !pass_fm_same_shape(sv, rv)) return false;
     if (sv->flags & VF_INPUT) {
         for (int i = 0; i < c->p->n; i++)
             if (c->p->inner[i] == sv) {
@@ -144,13 +144,13 @@ static bool cmp_value(Cmp *c, Value *sv, Value *rv, int depth) {
     if (!sn) return same_const(sv, rv);
     Node *rn = rv->producer;
     if (!rn || rn->dead || rn->op != sn->op || rv->producer_slot != sv->producer_slot || rn->n_inputs != sn->n_inputs ||
-        rn->n_outputs != sn->n_outputs || sn->index < 0 || sn->index >= c->p->n_map || !fm_same_attrs(sn, rn))
+        rn->n_outputs != sn->n_outputs || sn->index < 0 || sn->index >= c->p->n_map || !pass_fm_same_attrs(sn, rn))
         return false;
     Node **slot = &c->p->map[sn->index];
     if (*slot) return *slot == rn;
-    if (fm_has(c->m, rn)) return false; /* two scratch nodes on one real node */
+    if (pass_fm_has(c->m, rn)) return false; /* two scratch nodes on one real node */
     *slot = rn;
-    fm_add(c->m, rn);
+    pass_fm_add(c->m, rn);
     for (int j = 0; j < sn->n_inputs; j++)
         if (!cmp_value(c, sn->inputs[j], rn->inputs[j], depth + 1)) return false;
     return true;
@@ -171,7 +171,7 @@ static bool compare(FuseProof *p, Value *const *exits, int n_exits, FuseMatch *m
     return ok && !m->overflow;
 }
 
-int fp_prove(FuseProof *p, FuseMap *fm, const char *decompose, Value *const *exits, int n_exits, FuseMatch *m) {
+int pass_fp_prove(FuseProof *p, FuseMap *fm, const char *decompose, Value *const *exits, int n_exits, FuseMatch *m) {
     (void)fm;
     if (p->overflow || graph_insert_node(p->s, p->cand) < 0) {
         diag_clear(); /* an impossible guess: no match, not an error */
@@ -191,14 +191,14 @@ int fp_prove(FuseProof *p, FuseMap *fm, const char *decompose, Value *const *exi
     return compare(p, exits, n_exits, m) ? 1 : 0;
 }
 
-Node *fp_emit(FuseProof *p, FuseMap *fm, const Node *anchor) {
-    Node *f = fm_emit_begin(fm, p->cand->op, anchor);
+Node *pass_fp_emit(FuseProof *p, FuseMap *fm, const Node *anchor) {
+    Node *f = pass_fm_emit_begin(fm, p->cand->op, anchor);
     for (int i = 0; i < p->n; i++) node_add_input(fm->g, f, p->outer[i]);
-    fm_copy_attrs(fm->g, f, p->cand);
+    pass_fm_copy_attrs(fm->g, f, p->cand);
     return f;
 }
 
-void fp_end(FuseProof *p) {
+void pass_fp_end(FuseProof *p) {
     free(p->map);
     if (p->s) graph_free(p->s);
     memset(p, 0, sizeof *p);

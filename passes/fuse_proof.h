@@ -8,7 +8,7 @@
  * were folded after decomposing), and the scratch decomposition is compared node by node with the
  * real graph backwards from the real exits: same ops, options, output slots, constants with equal
  * bytes, and every scratch input bound to the real operand it mirrors.  On success the matched real
- * nodes (the image of the scratch nodes) are in the FuseMatch and fp_emit builds the real fused node;
+ * nodes (the image of the scratch nodes) are in the FuseMatch and pass_fp_emit builds the real fused node;
  * anything the guess got wrong (another scale, a non-causal mask, a different rotary layout) makes
  * the comparison fail, so only exact equivalents fuse. */
 #ifndef WEBNNC_FUSE_PROOF_H
@@ -28,20 +28,20 @@ typedef struct {
 } FuseProof;
 
 /* Starts a candidate of op `op` for real graph g.  0 or -1 (out of memory). */
-int fp_begin(FuseProof *p, const Graph *g, OpId op);
+int pass_fp_begin(FuseProof *p, const Graph *g, OpId op);
 /* Appends the next operand (a value of the real graph, or NULL for an absent optional one). */
-void fp_operand(FuseProof *p, Value *real);
+void pass_fp_operand(FuseProof *p, Value *real);
 /* Inserts the candidate (options set by the caller on p->s / p->cand), decomposes it with the pass
  * `decompose` and compares with the real graph from exits[0..n_exits) (exit i = candidate output i,
  * NULL to skip).  1: matched, the real nodes added to m; 0: no match (no diagnostic). */
-int fp_prove(FuseProof *p, FuseMap *fm, const char *decompose, Value *const *exits, int n_exits, FuseMatch *m);
+int pass_fp_prove(FuseProof *p, FuseMap *fm, const char *decompose, Value *const *exits, int n_exits, FuseMatch *m);
 /* The real fused node: the candidate's op, operands and options, named after `anchor`; not inserted. */
-Node *fp_emit(FuseProof *p, FuseMap *fm, const Node *anchor);
-void fp_end(FuseProof *p);
+Node *pass_fp_emit(FuseProof *p, FuseMap *fm, const Node *anchor);
+void pass_fp_end(FuseProof *p);
 
 /* Copies every option of `from` (any graph) onto `to` of graph g. */
-void fm_copy_attrs(Graph *g, Node *to, const Node *from);
+void pass_fm_copy_attrs(Graph *g, Node *to, const Node *from);
 /* The two nodes carry the same options (keys, types, values). */
-bool fm_same_attrs(const Node *a, const Node *b);
+bool pass_fm_same_attrs(const Node *a, const Node *b);
 
 #endif

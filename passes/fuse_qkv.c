@@ -19,17 +19,17 @@
 
 static bool gated(FuseMap *fm, const NormProj *np) {
     for (int i = 0; i < np->count; i++) {
-        if (fm_consumer_op(fm, np->y[i], OP_SILU) || fm_consumer_op(fm, np->y[i], OP_SIGMOID)) return true;
+        if (pass_fm_consumer_op(fm, np->y[i], OP_SILU) || pass_fm_consumer_op(fm, np->y[i], OP_SIGMOID)) return true;
         FuseMatch scratch = {0};
         GateActivation act;
-        if (np->count == 2 && gate_product(fm, np->y[i], np->y[1 - i], &act, &scratch)) return true;
+        if (np->count == 2 && pass_gate_product(fm, np->y[i], np->y[1 - i], &act, &scratch)) return true;
     }
     return false;
 }
 
 /* The split along the last axis that is the only reader of y, or NULL. */
 static Node *last_axis_split(FuseMap *fm, Value *y, int64_t *sizes, int *count) {
-    Node *sp = fm_sole_consumer(fm, y);
+    Node *sp = pass_fm_sole_consumer(fm, y);
     if (!sp || sp->op != OP_SPLIT || node_int(sp, "axis", 0) != y->rank - 1 || sp->n_outputs < 1 || sp->n_outputs > NP_MAX)
         return NULL;
     for (int i = 0; i < sp->n_outputs; i++) {
@@ -43,7 +43,7 @@ static Node *last_axis_split(FuseMap *fm, Value *y, int64_t *sizes, int *count) 
 
 static int match(FuseMap *fm, Node *norm) {
     NormProj np;
-    if ((norm->op != OP_RMS_NORM && norm->op != OP_SKIP_RMS_NORM) || !np_read(fm, norm, &np) || gated(fm, &np)) return 0;
+    if ((norm->op != OP_RMS_NORM && norm->op != OP_SKIP_RMS_NORM) || !pass_np_read(fm, norm, &np) || gated(fm, &np)) return 0;
     int order[NP_MAX] = {0, 1, 2}, n_splits = np.count;
     int64_t splits[NP_MAX];
     Value *exits[NP_MAX + 1];
@@ -52,13 +52,13 @@ static int match(FuseMap *fm, Node *norm) {
     if (np.count == 1 && !sp && np.n[0] >= QKV_HEAD_RATIO * np.k) return 0;
     for (int i = 0; sp && i < n_splits; i++) exits[i] = sp->outputs[i];
     FuseMatch m = {0};
-    fm_add(&m, sp);
-    Node *f = np_emit(fm, &np, OP_QKV_PROJECTION, order, np.count, &m, &exits[n_splits]);
+    pass_fm_add(&m, sp);
+    Node *f = pass_np_emit(fm, &np, OP_QKV_PROJECTION, order, np.count, &m, &exits[n_splits]);
     node_set_ints(fm->g, f, "splits", n_splits, splits);
     int n_exits = n_splits + (exits[n_splits] ? 1 : 0);
-    if (!fm_interior_ok(fm, &m, exits, n_exits)) return 0;
+    if (!pass_fm_interior_ok(fm, &m, exits, n_exits)) return 0;
     if (graph_insert_node(fm->g, f) < 0) return -1;
-    return fm_commit(fm, &m, f, exits, n_exits) < 0 ? -1 : 1;
+    return pass_fm_commit(fm, &m, f, exits, n_exits) < 0 ? -1 : 1;
 }
 
 int pass_fuse_qkv(Graph *g, const PassOptions *opt) {

@@ -36,50 +36,50 @@ static int trailing_axis(const Node *rm, int rank) {
 static Value *squared(Node *sq) {
     double two;
     if (sq->op == OP_MUL && sq->inputs[0] == sq->inputs[1]) return sq->inputs[0];
-    if (sq->op == OP_POW && fm_const_scalar(sq->inputs[1], &two) && two == 2.0) return sq->inputs[0];
+    if (sq->op == OP_POW && pass_fm_const_scalar(sq->inputs[1], &two) && two == 2.0) return sq->inputs[0];
     return NULL;
 }
 
 /* 1/r as used by y: returns the node computing y = xc * (1/r) or xc / r, adding the nodes to m. */
 static Node *normalized(FuseMap *fm, Rms *r, Value *root) {
     int c;
-    Node *const *cs = fm_consumers(fm, root, &c);
+    Node *const *cs = pass_fm_consumers(fm, root, &c);
     if (c != 1 || (root->flags & VF_OUTPUT)) return NULL;
     Node *u = cs[0];
     double one;
-    if (u->op == OP_DIV && u->inputs[1] == root && u->inputs[0] == r->xc) return fm_add(&r->m, u), u;
+    if (u->op == OP_DIV && u->inputs[1] == root && u->inputs[0] == r->xc) return pass_fm_add(&r->m, u), u;
     bool recip = u->op == OP_RECIPROCAL ||
-                 (u->op == OP_DIV && u->inputs[1] == root && fm_const_scalar(u->inputs[0], &one) && one == 1.0);
+                 (u->op == OP_DIV && u->inputs[1] == root && pass_fm_const_scalar(u->inputs[0], &one) && one == 1.0);
     if (!recip) return NULL;
-    fm_add(&r->m, u);
-    Node *mul = fm_sole_consumer(fm, u->outputs[0]);
-    if (!mul || mul->op != OP_MUL || fm_other(mul, u->outputs[0]) != r->xc) return NULL;
-    fm_add(&r->m, mul);
+    pass_fm_add(&r->m, u);
+    Node *mul = pass_fm_sole_consumer(fm, u->outputs[0]);
+    if (!mul || mul->op != OP_MUL || pass_fm_other(mul, u->outputs[0]) != r->xc) return NULL;
+    pass_fm_add(&r->m, mul);
     return mul;
 }
 
 /* z = mul(y, W): sets r->scale (the constant under an optional cast) and r->out. */
 static bool weighted(FuseMap *fm, Rms *r, Value *y) {
-    Node *mul = fm_sole_consumer(fm, y);
+    Node *mul = pass_fm_sole_consumer(fm, y);
     if (!mul || mul->op != OP_MUL) return false;
-    Value *w = fm_other(mul, y);
-    Node *cast = fm_prod(w, OP_CAST);
-    Value *w0 = cast && fm_is_const(cast->inputs[0]) && fm_sole_consumer(fm, w) ? cast->inputs[0] : w;
+    Value *w = pass_fm_other(mul, y);
+    Node *cast = pass_fm_prod(w, OP_CAST);
+    Value *w0 = cast && pass_fm_is_const(cast->inputs[0]) && pass_fm_sole_consumer(fm, w) ? cast->inputs[0] : w;
     uint64_t size = 1;
     for (int i = r->axis; i < r->xc->rank; i++) size *= (uint64_t)r->xc->shape[i].v;
-    if (!fm_is_const(w0) || value_max_elements(w0) != size || !fm_same_shape(mul->outputs[0], r->xc)) return false;
-    if (w0 != w) fm_add(&r->m, cast);
-    fm_add(&r->m, mul);
+    if (!pass_fm_is_const(w0) || value_max_elements(w0) != size || !pass_fm_same_shape(mul->outputs[0], r->xc)) return false;
+    if (w0 != w) pass_fm_add(&r->m, cast);
+    pass_fm_add(&r->m, mul);
     r->scale = w0;
     r->out = mul->outputs[0];
-    Node *down = fm_sole_consumer(fm, r->out);
+    Node *down = pass_fm_sole_consumer(fm, r->out);
     DType to = down && down->op == OP_CAST ? down->outputs[0]->dtype : r->out->dtype;
     if (to != r->out->dtype && dtype_is_float(to)) {
         /* a float16 norm computed in float32 ends in a cast back; its weight is a cast of a float16
          * constant, or that cast folded into a float32 constant holding float16 values */
-        Value *narrow = w0 == w && w0->dtype == r->out->dtype ? fm_const_as(fm->g, w0, to) : w0;
+        Value *narrow = w0 == w && w0->dtype == r->out->dtype ? pass_fm_const_as(fm->g, w0, to) : w0;
         if (narrow && narrow->dtype == to) {
-            fm_add(&r->m, down);
+            pass_fm_add(&r->m, down);
             r->out = down->outputs[0];
             r->scale = narrow;
         }
@@ -90,41 +90,41 @@ static bool weighted(FuseMap *fm, Rms *r, Value *y) {
 /* xc = add(a, b) [+ add(bias)] with a, b full-shape non-constants: the skip form.  Fills ins
  * (input, skip, bias) and the sum exit; false when xc is not such a sum. */
 static bool skip_sum(FuseMap *fm, Rms *r, Value **ins, Value **sum_exit) {
-    Node *add = fm_prod(r->xc, OP_ADD), *bias_add = NULL;
+    Node *add = pass_fm_prod(r->xc, OP_ADD), *bias_add = NULL;
     Value *bias = NULL;
     if (!add || r->axis != r->xc->rank - 1 || r->scale->rank != 1 || r->xc->dtype != DT_F32) return false;
     for (int i = 0; i < 2 && !bias; i++) {
-        Value *c = add->inputs[i], *c0 = fm_prod(c, OP_CAST) ? fm_prod(c, OP_CAST)->inputs[0] : c;
-        if (fm_is_const(c0) && c0->rank == 1 && fm_prod(add->inputs[1 - i], OP_ADD)) {
+        Value *c = add->inputs[i], *c0 = pass_fm_prod(c, OP_CAST) ? pass_fm_prod(c, OP_CAST)->inputs[0] : c;
+        if (pass_fm_is_const(c0) && c0->rank == 1 && pass_fm_prod(add->inputs[1 - i], OP_ADD)) {
             bias_add = add, bias = c;
-            add = fm_prod(add->inputs[1 - i], OP_ADD);
+            add = pass_fm_prod(add->inputs[1 - i], OP_ADD);
         }
     }
     Value *a = add->inputs[0], *b = add->inputs[1];
-    if (fm_is_const(a) || fm_is_const(b) || !fm_same_shape(a, r->xc) || !fm_same_shape(b, r->xc)) return false;
-    if (bias_add && fm_uses(fm, add->outputs[0]) != 1) return false;
+    if (pass_fm_is_const(a) || pass_fm_is_const(b) || !pass_fm_same_shape(a, r->xc) || !pass_fm_same_shape(b, r->xc)) return false;
+    if (bias_add && pass_fm_uses(fm, add->outputs[0]) != 1) return false;
     FuseMatch before = r->m;
-    Node *ca = fm_prod(a, OP_CAST), *cb = fm_prod(b, OP_CAST), *cbias = bias ? fm_prod(bias, OP_CAST) : NULL;
+    Node *ca = pass_fm_prod(a, OP_CAST), *cb = pass_fm_prod(b, OP_CAST), *cbias = bias ? pass_fm_prod(bias, OP_CAST) : NULL;
     DType t = r->xc->dtype;
-    if (ca && cb && ca->inputs[0]->dtype == cb->inputs[0]->dtype && fm_sole_consumer(fm, a) && fm_sole_consumer(fm, b)) {
+    if (ca && cb && ca->inputs[0]->dtype == cb->inputs[0]->dtype && pass_fm_sole_consumer(fm, a) && pass_fm_sole_consumer(fm, b)) {
         t = ca->inputs[0]->dtype, a = ca->inputs[0], b = cb->inputs[0];
-        fm_add(&r->m, ca), fm_add(&r->m, cb);
-        if (cbias && fm_sole_consumer(fm, bias) && cbias->inputs[0]->dtype == t) fm_add(&r->m, cbias), bias = cbias->inputs[0];
-        else if (bias && !cbias) bias = fm_const_as(fm->g, bias, t); /* the bias cast folded */
+        pass_fm_add(&r->m, ca), pass_fm_add(&r->m, cb);
+        if (cbias && pass_fm_sole_consumer(fm, bias) && cbias->inputs[0]->dtype == t) pass_fm_add(&r->m, cbias), bias = cbias->inputs[0];
+        else if (bias && !cbias) bias = pass_fm_const_as(fm->g, bias, t); /* the bias cast folded */
     }
     if ((bias_add && !bias) || (bias && bias->dtype != t)) return r->m = before, false;
     if (t != r->scale->dtype || t != r->out->dtype) return r->m = before, false;
-    fm_add(&r->m, add);
-    if (bias_add) fm_add(&r->m, bias_add);
+    pass_fm_add(&r->m, add);
+    if (bias_add) pass_fm_add(&r->m, bias_add);
     /* uses of the sum outside the match: the sum exit (directly, or through one cast to t) */
     *sum_exit = NULL;
     int c;
-    Node *const *cs = fm_consumers(fm, r->xc, &c);
+    Node *const *cs = pass_fm_consumers(fm, r->xc, &c);
     for (int i = 0; i < c; i++) {
-        if (fm_has(&r->m, cs[i])) continue;
+        if (pass_fm_has(&r->m, cs[i])) continue;
         bool cast_back = cs[i]->op == OP_CAST && cs[i]->outputs[0]->dtype == t && t != r->xc->dtype;
         if (*sum_exit || (!cast_back && t != r->xc->dtype)) return r->m = before, false;
-        if (cast_back) fm_add(&r->m, cs[i]);
+        if (cast_back) pass_fm_add(&r->m, cs[i]);
         *sum_exit = cast_back ? cs[i]->outputs[0] : r->xc;
     }
     if ((r->xc->flags & VF_OUTPUT) && t == r->xc->dtype && !*sum_exit) *sum_exit = r->xc;
@@ -135,34 +135,34 @@ static bool skip_sum(FuseMap *fm, Rms *r, Value **ins, Value **sum_exit) {
 static int match(FuseMap *fm, Node *rm) {
     Rms r = {0};
     Node *sq = rm->inputs[0] ? rm->inputs[0]->producer : NULL;
-    if (!sq || sq->dead || !(r.xc = squared(sq)) || fm_uses(fm, sq->outputs[0]) != 1) return 0;
+    if (!sq || sq->dead || !(r.xc = squared(sq)) || pass_fm_uses(fm, sq->outputs[0]) != 1) return 0;
     r.axis = trailing_axis(rm, r.xc->rank);
     if (r.axis < 0 || !dtype_is_float(r.xc->dtype)) return 0;
     for (int i = r.axis; i < r.xc->rank; i++)
         if (!dim_is_static(r.xc->shape[i])) return 0;
-    Node *add = fm_sole_consumer(fm, rm->outputs[0]);
-    if (!add || add->op != OP_ADD || !fm_const_scalar_cast(fm_other(add, rm->outputs[0]), &r.eps)) return 0;
-    Node *sqrt = fm_sole_consumer(fm, add->outputs[0]);
+    Node *add = pass_fm_sole_consumer(fm, rm->outputs[0]);
+    if (!add || add->op != OP_ADD || !pass_fm_const_scalar_cast(pass_fm_other(add, rm->outputs[0]), &r.eps)) return 0;
+    Node *sqrt = pass_fm_sole_consumer(fm, add->outputs[0]);
     if (!sqrt || sqrt->op != OP_SQRT) return 0;
-    Value *eps_v = fm_other(add, rm->outputs[0]);
-    if (fm_prod(eps_v, OP_CAST)) fm_add(&r.m, eps_v->producer);
-    fm_add(&r.m, sq), fm_add(&r.m, rm), fm_add(&r.m, add), fm_add(&r.m, sqrt);
+    Value *eps_v = pass_fm_other(add, rm->outputs[0]);
+    if (pass_fm_prod(eps_v, OP_CAST)) pass_fm_add(&r.m, eps_v->producer);
+    pass_fm_add(&r.m, sq), pass_fm_add(&r.m, rm), pass_fm_add(&r.m, add), pass_fm_add(&r.m, sqrt);
     Node *y = normalized(fm, &r, sqrt->outputs[0]);
     if (!y || !weighted(fm, &r, y->outputs[0])) return 0;
     Value *ins[3] = {0}, *exits[2] = {r.out, NULL};
     bool skip = skip_sum(fm, &r, ins, &exits[1]);
     if (!skip) { /* plain rmsNorm: x is xc, or the float16 source of a cast used only here */
         r.x = r.xc;
-        Node *up = fm_prod(r.xc, OP_CAST);
+        Node *up = pass_fm_prod(r.xc, OP_CAST);
         if (up && r.xc->dtype == DT_F32 && dtype_is_float(up->inputs[0]->dtype)) {
-            fm_add(&r.m, up);
-            if (fm_interior_ok(fm, &r.m, exits, 1)) r.x = up->inputs[0];
+            pass_fm_add(&r.m, up);
+            if (pass_fm_interior_ok(fm, &r.m, exits, 1)) r.x = up->inputs[0];
             else r.m.n--;
         }
         if (r.x->dtype != r.scale->dtype) return 0;
     }
-    if (!fm_interior_ok(fm, &r.m, exits, 2)) return 0;
-    Node *f = fm_emit_begin(fm, skip ? OP_SKIP_RMS_NORM : OP_RMS_NORM, y);
+    if (!pass_fm_interior_ok(fm, &r.m, exits, 2)) return 0;
+    Node *f = pass_fm_emit_begin(fm, skip ? OP_SKIP_RMS_NORM : OP_RMS_NORM, y);
     if (skip) {
         node_add_input(fm->g, f, ins[0]);
         node_add_input(fm->g, f, ins[1]);
@@ -177,7 +177,7 @@ static int match(FuseMap *fm, Node *rm) {
     }
     node_set_float(fm->g, f, "epsilon", r.eps);
     if (graph_insert_node(fm->g, f) < 0) return -1;
-    return fm_commit(fm, &r.m, f, exits, exits[1] ? 2 : 1) < 0 ? -1 : 1;
+    return pass_fm_commit(fm, &r.m, f, exits, exits[1] ? 2 : 1) < 0 ? -1 : 1;
 }
 
 int pass_fuse_rms_norm(Graph *g, const PassOptions *opt) {

@@ -12,10 +12,8 @@
  *    2 * cacheDim channels and are used only there, becomes groupQueryAttention(q, k, ..., cos, sin,
  *    positionIds, doRotary) (the ORT-GenAI dml form: RotaryEmbedding nodes before GQA).  GQA rotates
  *    in float32: for float16 models this drops the float16 rounding of the rotated q/k. */
-#include "diag.h"
-#include "ext_ops.h"
+#include "core.h"
 #include "fuse_proof.h"
-#include "gqa.h"
 #include "pass.h"
 
 typedef struct {
@@ -26,45 +24,45 @@ typedef struct {
 
 /* c or s: through reshapes to the gather of a cache; sets *cache and returns the positions. */
 static Value *table(Value *t, Value **cache) {
-    for (int i = 0; i < 4 && fm_prod(t, OP_RESHAPE); i++) t = t->producer->inputs[0];
-    Node *ga = fm_prod(t, OP_GATHER);
-    if (!ga || node_int(ga, "axis", 0) != 0 || !fm_is_const(fm_skip(ga->inputs[0], OP_CAST, NULL))) return NULL;
+    for (int i = 0; i < 4 && pass_fm_prod(t, OP_RESHAPE); i++) t = t->producer->inputs[0];
+    Node *ga = pass_fm_prod(t, OP_GATHER);
+    if (!ga || node_int(ga, "axis", 0) != 0 || !pass_fm_is_const(pass_fm_skip(ga->inputs[0], OP_CAST, NULL))) return NULL;
     *cache = ga->inputs[0];
     return ga->inputs[1];
 }
 
 /* positions = positionIds, or add(range, cast(offset [1])): returns the positionIds operand. */
 static Value *position_operand(Value *pos) {
-    Node *add = fm_prod(pos, OP_ADD);
+    Node *add = pass_fm_prod(pos, OP_ADD);
     if (add) {
-        Value *off = fm_skip(add->inputs[1], OP_CAST, NULL);
+        Value *off = pass_fm_skip(add->inputs[1], OP_CAST, NULL);
         return off && off->rank == 1 && dim_is_static(off->shape[0]) && off->shape[0].v == 1 ? off : NULL;
     }
     return pos && pos->rank == 2 ? pos : NULL;
 }
 
 static Node *next(FuseMap *fm, Value *v, OpId op) {
-    Node *n = fm_sole_consumer(fm, v);
+    Node *n = pass_fm_sole_consumer(fm, v);
     return n && n->op == op ? n : NULL;
 }
 
 static bool read_rotary(FuseMap *fm, Node *sub, Rot *r) {
-    Node *mc = fm_prod(sub->inputs[0], OP_MUL), *ms = fm_prod(sub->inputs[1], OP_MUL);
+    Node *mc = pass_fm_prod(sub->inputs[0], OP_MUL), *ms = pass_fm_prod(sub->inputs[1], OP_MUL);
     if (!mc || !ms) return false;
-    Node *s1 = fm_prod(mc->inputs[0], OP_SLICE);
+    Node *s1 = pass_fm_prod(mc->inputs[0], OP_SLICE);
     if (!s1) return false;
     Value *xr = s1->inputs[0], *pc, *ps;
     r->inter = xr->rank == 5;
     if (r->inter) {
-        Node *pairs = fm_prod(xr, OP_RESHAPE);
+        Node *pairs = pass_fm_prod(xr, OP_RESHAPE);
         if (!pairs) return false;
         xr = pairs->inputs[0];
     }
     Value *x4 = xr;
-    Node *part = fm_prod(xr, OP_SLICE);
+    Node *part = pass_fm_prod(xr, OP_SLICE);
     r->partial = part != NULL;
     if (part) x4 = part->inputs[0];
-    Node *view = fm_prod(x4, OP_RESHAPE);
+    Node *view = pass_fm_prod(x4, OP_RESHAPE);
     r->three_d = view && view->inputs[0]->rank == 3;
     r->x = r->three_d ? view->inputs[0] : x4;
     if (x4->rank != 4 || xr->rank != 4 || !dim_is_static(xr->shape[3]) || !dim_is_static(x4->shape[r->three_d ? 2 : 1]))
@@ -92,24 +90,24 @@ static int match(FuseMap *fm, Node *sub) {
     Rot r = {0};
     if (!read_rotary(fm, sub, &r)) return 0;
     FuseProof p;
-    if (fp_begin(&p, fm->g, OP_ROTARY_EMBEDDING) < 0) return -1;
-    fp_operand(&p, r.x);
-    fp_operand(&p, r.pos);
-    fp_operand(&p, r.cos);
-    fp_operand(&p, r.sin);
+    if (pass_fp_begin(&p, fm->g, OP_ROTARY_EMBEDDING) < 0) return -1;
+    pass_fp_operand(&p, r.x);
+    pass_fp_operand(&p, r.pos);
+    pass_fp_operand(&p, r.cos);
+    pass_fp_operand(&p, r.sin);
     if (r.inter) node_set_bool(p.s, p.cand, "interleaved", true);
     if (r.three_d) node_set_uint(p.s, p.cand, "numHeads", r.heads);
     if (r.partial) node_set_uint(p.s, p.cand, "rotaryEmbeddingDim", r.rot);
     FuseMatch m = {0};
-    int ok = fp_prove(&p, fm, "decompose_rotary", &r.out, 1, &m);
-    if (ok <= 0 || !fm_interior_ok(fm, &m, &r.out, 1)) {
-        fp_end(&p);
+    int ok = pass_fp_prove(&p, fm, "decompose_rotary", &r.out, 1, &m);
+    if (ok <= 0 || !pass_fm_interior_ok(fm, &m, &r.out, 1)) {
+        pass_fp_end(&p);
         return ok < 0 ? -1 : 0;
     }
-    Node *f = fp_emit(&p, fm, sub);
-    fp_end(&p);
+    Node *f = pass_fp_emit(&p, fm, sub);
+    pass_fp_end(&p);
     if (graph_insert_node(fm->g, f) < 0) return -1;
-    return fm_commit(fm, &m, f, &r.out, 1) < 0 ? -1 : 1;
+    return pass_fm_commit(fm, &m, f, &r.out, 1) < 0 ? -1 : 1;
 }
 
 /* ---- rotary into groupQueryAttention ------------------------------------------------------------- */
@@ -118,8 +116,8 @@ static Value *in(const Node *n, int i) { return i < n->n_inputs ? n->inputs[i] :
 
 /* The rotary producing operand `slot` of gqa, when it can move inside. */
 static Node *foldable(FuseMap *fm, Node *gqa, int slot, RotaryGeom *geo) {
-    Node *r = fm_prod(in(gqa, slot), OP_ROTARY_EMBEDDING);
-    if (!r || fm_sole_consumer(fm, r->outputs[0]) != gqa || rotary_geometry(r, geo) < 0) {
+    Node *r = pass_fm_prod(in(gqa, slot), OP_ROTARY_EMBEDDING);
+    if (!r || pass_fm_sole_consumer(fm, r->outputs[0]) != gqa || rotary_geometry(r, geo) < 0) {
         diag_clear();
         return NULL;
     }
@@ -139,7 +137,7 @@ static int fold(FuseMap *fm, Node *gqa) {
         rq->inputs[3] != rk->inputs[3] || gq.head_size != gk.head_size || gq.rot != gk.rot)
         return 0;
     Graph *g = fm->g;
-    Node *f = fm_emit_begin(fm, OP_GROUP_QUERY_ATTENTION, gqa);
+    Node *f = pass_fm_emit_begin(fm, OP_GROUP_QUERY_ATTENTION, gqa);
     for (int i = 0; i < GQA_SLOTS; i++) {
         Value *v = in(gqa, i);
         if (i == GQA_QUERY) v = rq->inputs[0];
@@ -149,7 +147,7 @@ static int fold(FuseMap *fm, Node *gqa) {
         if (i == GQA_POSITION_IDS) v = rq->inputs[1];
         node_add_input(g, f, v);
     }
-    fm_copy_attrs(g, f, gqa);
+    pass_fm_copy_attrs(g, f, gqa);
     node_set_bool(g, f, "doRotary", true);
     node_set_bool(g, f, "rotaryInterleaved", inter);
     if (graph_insert_node(g, f) < 0) {
@@ -158,9 +156,9 @@ static int fold(FuseMap *fm, Node *gqa) {
         return 0;
     }
     FuseMatch m = {0};
-    fm_add(&m, rq), fm_add(&m, rk), fm_add(&m, gqa);
+    pass_fm_add(&m, rq), pass_fm_add(&m, rk), pass_fm_add(&m, gqa);
     Value *exits[GQA_OUTPUTS] = {gqa->outputs[0], gqa->outputs[1], gqa->outputs[2]};
-    return fm_commit(fm, &m, f, exits, GQA_OUTPUTS) < 0 ? -1 : 1;
+    return pass_fm_commit(fm, &m, f, exits, GQA_OUTPUTS) < 0 ? -1 : 1;
 }
 
 int pass_fuse_rotary(Graph *g, const PassOptions *opt) {

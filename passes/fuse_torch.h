@@ -27,14 +27,14 @@ typedef struct {
 
 /* Reads the torch rotary form whose result is y.  1: read (caches created or reused), 0: not this
  * form (no diagnostic), -1: error. */
-int torch_rotary_read(FuseMap *fm, Value *y, TorchRotary *r);
+int pass_torch_rotary_read(FuseMap *fm, Value *y, TorchRotary *r);
 /* The per-token caches cos(angles) and sin(angles) (nodes created once per angles value and reused).
  * 0, or -1 on error. */
-int torch_rotary_per_token(FuseMap *fm, Value *angles, Value **cos, Value **sin);
+int pass_torch_rotary_per_token(FuseMap *fm, Value *angles, Value **cos, Value **sin);
 
 /* The source of slice(src, starts all 0, strides 1) = v (a prefix along every axis), else NULL. */
-Value *torch_prefix_source(Value *v);
+Value *pass_torch_prefix_source(Value *v);
 /* Every dim of v but the last `keep` is static 1 (and rank >= keep). */
-bool torch_leading_ones(const Value *v, int keep);
+bool pass_torch_leading_ones(const Value *v, int keep);
 
 #endif

@@ -21,10 +21,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "fuse_torch.h"
-#include "gqa.h"
 #include "pass.h"
 
 #define MASKED_MAX (-1e30) /* a masked logit: exp underflows to 0 in float32 for any finite score */
@@ -44,17 +43,17 @@ typedef struct {
     bool rotary, per_token, interleaved;
 } Att;
 
-static bool perm_is(const Node *n, const int64_t *p) { return n && fm_ints_are(n, "permutation", 4, p); }
+static bool perm_is(const Node *n, const int64_t *p) { return n && pass_fm_ints_are(n, "permutation", 4, p); }
 
 /* Static dim equal to v. */
 static bool dim_is(Dim d, int64_t v) { return dim_is_static(d) && d.v == v; }
 
 /* heads(x3, n) = h, with an optional rmsNorm over H (axis 3) before the transpose: fills the path. */
 static bool heads_source(Value *h, Path *p) {
-    Node *tr = fm_prod(h, OP_TRANSPOSE);
+    Node *tr = pass_fm_prod(h, OP_TRANSPOSE);
     if (!tr || !perm_is(tr, (const int64_t[]){0, 2, 1, 3})) return false;
-    Node *norm = fm_prod(tr->inputs[0], OP_RMS_NORM);
-    Node *rs = fm_prod(norm ? norm->inputs[0] : tr->inputs[0], OP_RESHAPE);
+    Node *norm = pass_fm_prod(tr->inputs[0], OP_RMS_NORM);
+    Node *rs = pass_fm_prod(norm ? norm->inputs[0] : tr->inputs[0], OP_RESHAPE);
     if (!rs) return false;
     Value *x3 = rs->inputs[0], *x4 = rs->outputs[0];
     if (!x3 || x3->rank != 3 || x4->rank != 4 || !dim_equal(x4->shape[0], x3->shape[0]) ||
@@ -76,7 +75,7 @@ static bool heads_source(Value *h, Path *p) {
 static Value *rotary_node(Att *a, Node *r) {
     double offset;
     Value *x = r->inputs[0], *pos = r->n_inputs > 1 ? r->inputs[1] : NULL;
-    if (r->n_inputs != 4 || !x || x->rank != 4 || !pos || pos->rank != 1 || !fm_const_scalar(pos, &offset) || offset != 0)
+    if (r->n_inputs != 4 || !x || x->rank != 4 || !pos || pos->rank != 1 || !pass_fm_const_scalar(pos, &offset) || offset != 0)
         return NULL;
     Value *c = r->inputs[2], *s = r->inputs[3];
     if (!c || !s || c->rank != 2 || !dim_is_static(c->shape[0]) || !dim_is_static(c->shape[1])) return NULL;
@@ -84,7 +83,7 @@ static Value *rotary_node(Att *a, Node *r) {
     if (rd != 0 && rd != 2 * c->shape[1].v) return NULL;
     a->cos = c, a->sin = s;
     a->interleaved = node_bool(r, "interleaved", false);
-    fm_add(&a->m, r);
+    pass_fm_add(&a->m, r);
     return x;
 }
 
@@ -107,17 +106,17 @@ static bool read_qk(FuseMap *fm, Att *a, Value *y, bool first, Path *p) {
     Value *cos = a->cos, *sin = a->sin, *x = NULL;
     bool inter = a->interleaved, was_pt = a->per_token;
     TorchRotary r;
-    Node *rn = fm_prod(y, OP_ROTARY_EMBEDDING);
+    Node *rn = pass_fm_prod(y, OP_ROTARY_EMBEDDING);
     a->per_token = false;
     if (rn) {
         x = rn->n_inputs > 1 && !rn->inputs[1] ? per_token_node(a, rn, p) : rotary_node(a, rn);
         a->per_token = x && p->rot;
         if (!x) return false;
     } else {
-        int got = torch_rotary_read(fm, y, &r);
+        int got = pass_torch_rotary_read(fm, y, &r);
         if (got < 0 || (got && r.angles)) return false; /* per-token tables: fuse_torch_rotary first */
         if (got) {
-            for (int i = 0; i < r.n; i++) fm_add(&a->m, r.nodes[i]);
+            for (int i = 0; i < r.n; i++) pass_fm_add(&a->m, r.nodes[i]);
             a->cos = r.cos, a->sin = r.sin, a->interleaved = false;
             x = r.x;
         }
@@ -134,8 +133,8 @@ static bool read_qk(FuseMap *fm, Att *a, Value *y, bool first, Path *p) {
 
 /* X [B, kvN, S, H] behind repeat(X) = x ([B, N, S, H]); x itself when not a repeat. */
 static Value *unrepeat(Att *a, Value *x) {
-    Node *r2 = fm_prod(x, OP_RESHAPE), *ex = r2 ? fm_prod(r2->inputs[0], OP_EXPAND) : NULL;
-    Node *r1 = ex ? fm_prod(ex->inputs[0], OP_RESHAPE) : NULL;
+    Node *r2 = pass_fm_prod(x, OP_RESHAPE), *ex = r2 ? pass_fm_prod(r2->inputs[0], OP_EXPAND) : NULL;
+    Node *r1 = ex ? pass_fm_prod(ex->inputs[0], OP_RESHAPE) : NULL;
     if (!r1) return x;
     Value *k = r1->inputs[0], *k5 = r1->outputs[0], *e5 = ex->outputs[0];
     if (!k || k->rank != 4 || k5->rank != 5 || e5->rank != 5 || x->rank != 4) return NULL;
@@ -146,24 +145,24 @@ static Value *unrepeat(Att *a, Value *x) {
     if (!dim_is_static(kv) || !dim_is_static(e5->shape[2]) || !dim_is(x->shape[1], kv.v * e5->shape[2].v) ||
         !dim_equal(x->shape[0], B) || !dim_equal(x->shape[2], S) || !dim_equal(x->shape[3], H))
         return NULL;
-    fm_add(&a->m, r2);
-    fm_add(&a->m, ex);
-    fm_add(&a->m, r1);
+    pass_fm_add(&a->m, r2);
+    pass_fm_add(&a->m, ex);
+    pass_fm_add(&a->m, r1);
     return k;
 }
 
 /* K [B, N, S, H] behind K^T [B, N, H, S]: transpose(K, [0, 1, 3, 2]), or the 3-D form of torch's SDPA
  * lowering reshape(transpose(reshape(K, [N, S, H]), [0, 2, 1]), [1, N, H, S]) (B = 1). */
 static Value *untranspose(Att *a, Value *kt) {
-    Node *t = fm_prod(kt, OP_TRANSPOSE);
+    Node *t = pass_fm_prod(kt, OP_TRANSPOSE);
     if (t) {
         if (!perm_is(t, (const int64_t[]){0, 1, 3, 2})) return NULL;
-        fm_add(&a->m, t);
+        pass_fm_add(&a->m, t);
         return t->inputs[0];
     }
-    Node *r2 = fm_prod(kt, OP_RESHAPE), *t3 = r2 ? fm_prod(r2->inputs[0], OP_TRANSPOSE) : NULL;
-    Node *r1 = t3 ? fm_prod(t3->inputs[0], OP_RESHAPE) : NULL;
-    if (!r1 || !fm_ints_are(t3, "permutation", 3, (const int64_t[]){0, 2, 1})) return NULL;
+    Node *r2 = pass_fm_prod(kt, OP_RESHAPE), *t3 = r2 ? pass_fm_prod(r2->inputs[0], OP_TRANSPOSE) : NULL;
+    Node *r1 = t3 ? pass_fm_prod(t3->inputs[0], OP_RESHAPE) : NULL;
+    if (!r1 || !pass_fm_ints_are(t3, "permutation", 3, (const int64_t[]){0, 2, 1})) return NULL;
     Value *k = r1->inputs[0], *k3 = r1->outputs[0];
     if (!k || k->rank != 4 || k3->rank != 3 || kt->rank != 4 || !dim_is(k->shape[0], 1)) return NULL;
     for (int i = 0; i < 3; i++)
@@ -171,7 +170,7 @@ static Value *untranspose(Att *a, Value *kt) {
     if (!dim_equal(kt->shape[0], k->shape[0]) || !dim_equal(kt->shape[1], k->shape[1]) ||
         !dim_equal(kt->shape[2], k->shape[3]) || !dim_equal(kt->shape[3], k->shape[2]))
         return NULL;
-    fm_add(&a->m, r2), fm_add(&a->m, t3), fm_add(&a->m, r1);
+    pass_fm_add(&a->m, r2), pass_fm_add(&a->m, t3), pass_fm_add(&a->m, r1);
     return k;
 }
 
@@ -182,14 +181,14 @@ static Value *untranspose(Att *a, Value *kt) {
 static bool causal_mask(Value *mask, Dim S) {
     Value *v = mask;
     for (int depth = 0; v; depth++) {
-        if (v->rank < 2 || v->rank > 4 || !torch_leading_ones(v, 2) || !dim_equal(v->shape[v->rank - 2], S) ||
+        if (v->rank < 2 || v->rank > 4 || !pass_torch_leading_ones(v, 2) || !dim_equal(v->shape[v->rank - 2], S) ||
             !dim_equal(v->shape[v->rank - 1], S))
             return false;
-        if (depth == 4 || !fm_prod(v, OP_RESHAPE)) break;
+        if (depth == 4 || !pass_fm_prod(v, OP_RESHAPE)) break;
         v = v->producer->inputs[0];
     }
-    Value *full = v && fm_is_const(v) ? v : torch_prefix_source(v);
-    if (!full || !fm_is_const(full) || !value_is_static(full) || full->rank < 2 || !torch_leading_ones(full, 2) ||
+    Value *full = v && pass_fm_is_const(v) ? v : pass_torch_prefix_source(v);
+    if (!full || !pass_fm_is_const(full) || !value_is_static(full) || full->rank < 2 || !pass_torch_leading_ones(full, 2) ||
         !dtype_is_float(full->dtype))
         return false;
     int64_t rows = full->shape[full->rank - 2].v, cols = full->shape[full->rank - 1].v, n = dim_max(S);
@@ -208,16 +207,16 @@ static bool causal_mask(Value *mask, Dim S) {
 
 /* x scaled by a constant scalar c: mul(x, c) / mul(c, x) / div(x, 1/c); the node, or NULL. */
 static Node *scaled_by(Value *v, double *c, Value **x) {
-    Node *n = fm_prod(v, OP_MUL), *d = n ? NULL : fm_prod(v, OP_DIV);
+    Node *n = pass_fm_prod(v, OP_MUL), *d = n ? NULL : pass_fm_prod(v, OP_DIV);
     if (n) {
         for (int k = 0; k < 2; k++)
-            if (fm_const_scalar(n->inputs[1 - k], c)) {
+            if (pass_fm_const_scalar(n->inputs[1 - k], c)) {
                 *x = n->inputs[k];
                 return n;
             }
         return NULL;
     }
-    if (!d || !fm_const_scalar(d->inputs[1], c) || *c == 0) return NULL;
+    if (!d || !pass_fm_const_scalar(d->inputs[1], c) || *c == 0) return NULL;
     *c = 1.0 / *c, *x = d->inputs[0];
     return d;
 }
@@ -226,29 +225,29 @@ static Node *scaled_by(Value *v, double *c, Value **x) {
  * matmul(mul(Q, c1), mul(K^T, c2)) with scale = c1 c2.  Sets q, kt, scale; returns the matmul. */
 static Node *scores(Att *a, Value *s, Value **q, Value **kt, double *scale) {
     Value *inner;
-    Node *sc = scaled_by(s, scale, &inner), *mm = sc ? fm_prod(inner, OP_MATMUL) : NULL;
+    Node *sc = scaled_by(s, scale, &inner), *mm = sc ? pass_fm_prod(inner, OP_MATMUL) : NULL;
     if (mm) {
-        fm_add(&a->m, sc);
+        pass_fm_add(&a->m, sc);
         *q = mm->inputs[0], *kt = mm->inputs[1];
-    } else if ((mm = fm_prod(s, OP_MATMUL))) {
+    } else if ((mm = pass_fm_prod(s, OP_MATMUL))) {
         double c1, c2;
         Node *m1 = scaled_by(mm->inputs[0], &c1, q), *m2 = m1 ? scaled_by(mm->inputs[1], &c2, kt) : NULL;
         if (!m2 || !(c1 > 0) || !(c2 > 0)) return NULL;
-        fm_add(&a->m, m1), fm_add(&a->m, m2);
+        pass_fm_add(&a->m, m1), pass_fm_add(&a->m, m2);
         *scale = c1 * c2;
     } else {
         return NULL;
     }
-    fm_add(&a->m, mm);
+    pass_fm_add(&a->m, mm);
     return isfinite(*scale) && *scale > 0 ? mm : NULL;
 }
 
 static void add_path(Att *a, const Path *p) {
-    fm_add(&a->m, p->tr);
-    if (p->rot) fm_add(&a->m, p->rot);
+    pass_fm_add(&a->m, p->tr);
+    if (p->rot) pass_fm_add(&a->m, p->rot);
     if (p->norm && a->per_token) return; /* norm and reshape stay: the norm precedes the rotation */
-    if (p->norm) fm_add(&a->m, p->norm);
-    fm_add(&a->m, p->rs);
+    if (p->norm) pass_fm_add(&a->m, p->norm);
+    pass_fm_add(&a->m, p->rs);
 }
 
 /* A per-token rotated path's operand: rotaryEmbedding over [B, S, n*H] (after the norm, reshaped
@@ -293,19 +292,19 @@ static int match(FuseMap *fm, Node *sm) {
     Att a = {0};
     Value *logits = sm->inputs[0];
     if (node_int(sm, "axis", -1) != 3 || !logits || logits->rank != 4) return 0;
-    Node *add = fm_prod(logits, OP_ADD), *qk = NULL;
+    Node *add = pass_fm_prod(logits, OP_ADD), *qk = NULL;
     Value *mask = NULL, *qv = NULL, *ktv = NULL;
     double scale = 0, eps = 0;
     for (int k = 0; add && k < 2 && !qk; k++) {
         a.m.n = 0;
         if ((qk = scores(&a, add->inputs[k], &qv, &ktv, &scale))) mask = add->inputs[1 - k];
     }
-    Node *pv = qk ? fm_consumer_op(fm, sm->outputs[0], OP_MATMUL) : NULL;
+    Node *pv = qk ? pass_fm_consumer_op(fm, sm->outputs[0], OP_MATMUL) : NULL;
     if (!pv || pv->inputs[0] != sm->outputs[0]) return 0;
-    Node *tr = fm_sole_consumer(fm, pv->outputs[0]);
-    Node *rs = tr && tr->op == OP_TRANSPOSE ? fm_sole_consumer(fm, tr->outputs[0]) : NULL;
+    Node *tr = pass_fm_sole_consumer(fm, pv->outputs[0]);
+    Node *rs = tr && tr->op == OP_TRANSPOSE ? pass_fm_sole_consumer(fm, tr->outputs[0]) : NULL;
     if (!rs || rs->op != OP_RESHAPE || !perm_is(tr, (const int64_t[]){0, 2, 1, 3})) return 0;
-    fm_add(&a.m, sm), fm_add(&a.m, add), fm_add(&a.m, pv), fm_add(&a.m, tr), fm_add(&a.m, rs);
+    pass_fm_add(&a.m, sm), pass_fm_add(&a.m, add), pass_fm_add(&a.m, pv), pass_fm_add(&a.m, tr), pass_fm_add(&a.m, rs);
     Path q = {0}, k = {0}, v = {0};
     Value *kr = untranspose(&a, ktv), *kh = kr ? unrepeat(&a, kr) : NULL, *vh = unrepeat(&a, pv->inputs[1]);
     bool ok = read_qk(fm, &a, qv, true, &q) && kh && read_qk(fm, &a, kh, false, &k) && vh && heads_source(vh, &v);
@@ -315,7 +314,7 @@ static int match(FuseMap *fm, Node *sm) {
         !dim_is(pv->inputs[1]->shape[1], q.n) || !dim_is(kr->shape[1], q.n) || !causal_mask(mask, q.x3->shape[1]))
         return 0;
     add_path(&a, &q), add_path(&a, &k), add_path(&a, &v);
-    if (!fm_interior_ok(fm, &a.m, &out, 1)) return 0;
+    if (!pass_fm_interior_ok(fm, &a.m, &out, 1)) return 0;
     Value *ops[GQA_SLOTS] = {[GQA_QUERY] = q.x3, [GQA_KEY] = k.x3, [GQA_VALUE] = v.x3};
     if (a.per_token && (!(ops[GQA_QUERY] = rotated_operand(fm, &a, &q)) || !(ops[GQA_KEY] = rotated_operand(fm, &a, &k))))
         return -1;
@@ -324,7 +323,7 @@ static int match(FuseMap *fm, Node *sm) {
     if (norms) ops[GQA_Q_NORM] = q.norm->inputs[1], ops[GQA_K_NORM] = k.norm->inputs[1];
     int last = GQA_SLOTS - 1;
     while (!ops[last]) last--;
-    Node *f = fm_emit_begin(fm, OP_GROUP_QUERY_ATTENTION, sm);
+    Node *f = pass_fm_emit_begin(fm, OP_GROUP_QUERY_ATTENTION, sm);
     for (int i = 0; i <= last; i++) node_add_input(fm->g, f, ops[i]);
     node_set_uint(fm->g, f, "numHeads", q.n);
     node_set_uint(fm->g, f, "kvNumHeads", k.n);
@@ -333,7 +332,7 @@ static int match(FuseMap *fm, Node *sm) {
     if (a.rotary && a.interleaved) node_set_bool(fm->g, f, "rotaryInterleaved", true);
     if (norms) node_set_float(fm->g, f, "qkNormEpsilon", eps);
     if (graph_insert_node(fm->g, f) < 0) return -1;
-    return fm_commit(fm, &a.m, f, &out, 1) < 0 ? -1 : 1;
+    return pass_fm_commit(fm, &a.m, f, &out, 1) < 0 ? -1 : 1;
 }
 
 int pass_fuse_torch_attention(Graph *g, const PassOptions *opt) {

@@ -10,8 +10,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "diag.h"
-#include "gqa.h"
+#include "core.h"
 #include "pass.h"
 
 #define KV_TOTAL_DIM "total_sequence_length"

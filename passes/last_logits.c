@@ -29,7 +29,7 @@ static bool row_wise(const Node *n, Value **act) {
     case OP_ADD:
     case OP_SUB: {
         if (n->n_inputs != 2) return false;
-        int c = fm_is_const(n->inputs[1]) ? 1 : fm_is_const(n->inputs[0]) ? 0 : -1;
+        int c = pass_fm_is_const(n->inputs[1]) ? 1 : pass_fm_is_const(n->inputs[0]) ? 0 : -1;
         if (c < 0) return false;
         const Value *k = n->inputs[c];
         for (int d = 0; d + 1 < k->rank; d++) /* broadcast over every axis but the vocabulary */
@@ -45,7 +45,7 @@ static bool row_wise(const Node *n, Value **act) {
 static bool is_head(const Node *n) {
     if (n->op != OP_MATMUL_NBITS && n->op != OP_MATMUL) return false;
     const Value *a = n->inputs[0];
-    if (a->rank != 3 || (n->op == OP_MATMUL && !fm_is_const(n->inputs[1]))) return false;
+    if (a->rank != 3 || (n->op == OP_MATMUL && !pass_fm_is_const(n->inputs[1]))) return false;
     return !(dim_is_static(a->shape[1]) && a->shape[1].v == 1); /* one row already */
 }
 
@@ -68,14 +68,14 @@ int pass_last_logits(Graph *g, const PassOptions *opt) {
         if (strcmp(g->outputs[i]->name, "logits") == 0) logits = g->outputs[i];
     if (!logits || logits->rank != 3) return 0;
     FuseMap fm = {0};
-    if (fm_build(&fm, g) < 0) return -1;
+    if (pass_fm_build(&fm, g) < 0) return -1;
     Node *chain[MAX_CHAIN];
     int n_chain = 0;
     Value *v = logits;
     Node *head = NULL;
     while (v->producer && n_chain < MAX_CHAIN) {
         Node *p = v->producer;
-        if (p->n_outputs != 1 || (v != logits && fm_uses(&fm, v) != 1)) break;
+        if (p->n_outputs != 1 || (v != logits && pass_fm_uses(&fm, v) != 1)) break;
         if (is_head(p)) {
             head = p;
             break;
@@ -85,7 +85,7 @@ int pass_last_logits(Graph *g, const PassOptions *opt) {
         chain[n_chain++] = p;
         v = act;
     }
-    fm_free(&fm);
+    pass_fm_free(&fm);
     if (!head) return 0;
     Value *rows = head->inputs[0];
     int32_t last = -1;
@@ -102,5 +102,5 @@ int pass_last_logits(Graph *g, const PassOptions *opt) {
     if (reinfer(g, head) < 0) return -1;
     for (int i = n_chain - 1; i >= 0; i--)
         if (reinfer(g, chain[i]) < 0) return -1;
-    return fm_toposort(g); /* the gather was appended: place it before the head */
+    return pass_fm_toposort(g); /* the gather was appended: place it before the head */
 }

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "legalize.h"
 #include "webnn.h"
 
@@ -47,7 +47,7 @@ static bool group_fits(const Graph *g, const ImplLimits *l, int *parent, int roo
                                    v->flags & VF_INPUT ? "input" : "output", value_display_name(v), l->src);
             return false;
         }
-        if ((v->flags & VF_CONST) && !operand_supports(&l->constant, dt, v->rank)) {
+        if ((v->flags & VF_CONST) && !wn_operand_supports(&l->constant, dt, v->rank)) {
             if (report) diag_error("constant %s: uint4 cannot be legalized: the target (%s) takes no int4/uint8/int8 constant of rank %d",
                                    value_display_name(v), l->src, v->rank);
             return false;
@@ -59,8 +59,8 @@ static bool group_fits(const Graph *g, const ImplLimits *l, int *parent, int roo
         for (int s = 0; s < n->n_inputs + n->n_outputs; s++) {
             const Value *v = s < n->n_inputs ? n->inputs[s] : n->outputs[s - n->n_inputs];
             if (!v || v->dtype != DT_U4 || find(parent, v->id) != root) continue;
-            const char *operand = s < n->n_inputs ? limits_operand_name(n, s) : limits_output_name(l, n, s - n->n_inputs);
-            if (limits_accepts(l, op_name(n->op), operand, dt, v->rank)) continue;
+            const char *operand = s < n->n_inputs ? wn_limits_operand_name(n, s) : wn_limits_output_name(l, n, s - n->n_inputs);
+            if (wn_limits_accepts(l, op_name(n->op), operand, dt, v->rank)) continue;
             if (report)
                 diag_node_error(n, "operand %s (%s): uint4 cannot be legalized: the target (%s) takes none of int4, uint8, "
                                    "int8 there together with the other uses of these values", operand, value_display_name(v), l->src);
@@ -90,7 +90,7 @@ static int retype_constant(Graph *g, Value *v, DType dt, int shift) {
     return 0;
 }
 
-int legalize_4bit(Graph *g, const ImplLimits *l) {
+int pass_legalize_4bit(Graph *g, const ImplLimits *l) {
     bool any = false;
     for (int i = 0; i < g->n_values && !any; i++) any = g->values[i]->dtype == DT_U4;
     if (!any) return 0;

@@ -22,9 +22,9 @@ static bool wants_int32(const Graph *g, const Node *n, const void *ctx) {
     for (int s = 0; s < n->n_inputs + n->n_outputs; s++) {
         const Value *v = s < n->n_inputs ? n->inputs[s] : n->outputs[s - n->n_inputs];
         if (!v) continue;
-        const char *operand = s < n->n_inputs ? limits_operand_name(n, s) : limits_output_name(l, n, s - n->n_inputs);
-        if (limits_accepts(l, op, operand, v->dtype, v->rank)) continue;
-        if (v->dtype != DT_I64 || !limits_accepts(l, op, operand, DT_I32, v->rank)) return false;
+        const char *operand = s < n->n_inputs ? wn_limits_operand_name(n, s) : wn_limits_output_name(l, n, s - n->n_inputs);
+        if (wn_limits_accepts(l, op, operand, v->dtype, v->rank)) continue;
+        if (v->dtype != DT_I64 || !wn_limits_accepts(l, op, operand, DT_I32, v->rank)) return false;
         refused = true;
     }
     return refused && !has_dtype_option(n);
@@ -33,21 +33,21 @@ static bool wants_int32(const Graph *g, const Node *n, const void *ctx) {
 static int compute_in_int32(Dec *d) {
     Node *old = d->ext;
     Node *n = graph_new_node(d->g, old->op, old->origin);
-    for (int i = 0; i < old->n_inputs; i++) node_add_input(d->g, n, old->inputs[i] && old->inputs[i]->dtype == DT_I64 ? dc_cast(d, old->inputs[i], DT_I32) : old->inputs[i]);
+    for (int i = 0; i < old->n_inputs; i++) node_add_input(d->g, n, old->inputs[i] && old->inputs[i]->dtype == DT_I64 ? pass_dc_cast(d, old->inputs[i], DT_I32) : old->inputs[i]);
     n->attrs = old->attrs; /* the arena's; the old node is dropped */
     n->n_attrs = old->n_attrs;
     if (graph_insert_node(d->g, n) < 0) return -1;
-    if (n->n_outputs != old->n_outputs) return dc_fail(d, "int32 form has %d outputs, not %d", n->n_outputs, old->n_outputs);
+    if (n->n_outputs != old->n_outputs) return pass_dc_fail(d, "int32 form has %d outputs, not %d", n->n_outputs, old->n_outputs);
     for (int j = 0; j < n->n_outputs; j++)
-        if (dc_result(d, j, dc_cast(d, n->outputs[j], old->outputs[j]->dtype)) < 0) return -1;
+        if (pass_dc_result(d, j, pass_dc_cast(d, n->outputs[j], old->outputs[j]->dtype)) < 0) return -1;
     return 0;
 }
 
-int legalize_int64(Graph *g, const ImplLimits *l) {
+int pass_legalize_int64(Graph *g, const ImplLimits *l) {
     for (int op = 0; op < OP_COUNT; op++) {
         bool present = false;
         for (int i = 0; i < g->n_nodes && !present; i++) present = !g->nodes[i]->dead && g->nodes[i]->op == (OpId)op;
-        if (present && decompose_matching(g, (OpId)op, wants_int32, l, compute_in_int32) < 0) return -1;
+        if (present && pass_decompose_matching(g, (OpId)op, wants_int32, l, compute_in_int32) < 0) return -1;
     }
     return 0;
 }

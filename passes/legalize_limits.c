@@ -12,8 +12,8 @@
 int pass_legalize_limits(Graph *g, const PassOptions *opt) {
     const ImplLimits *l = opt->limits;
     if (!l) return 0;
-    if (legalize_4bit(g, l) < 0 || legalize_scatter(g, l) < 0 || legalize_int64(g, l) < 0 ||
-        legalize_rank(g, l) < 0)
+    if (pass_legalize_4bit(g, l) < 0 || pass_legalize_scatter(g, l) < 0 || pass_legalize_int64(g, l) < 0 ||
+        pass_legalize_rank(g, l) < 0)
         return -1;
-    return limits_check_graph(g, l);
+    return wn_limits_check_graph(g, l);
 }

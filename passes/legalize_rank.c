@@ -18,10 +18,10 @@ static bool wants_flat(const Graph *g, const Node *n, const void *ctx) {
     bool refused = false;
     for (int s = 0; s < n->n_inputs + 1; s++) {
         const Value *v = s < n->n_inputs ? n->inputs[s] : n->outputs[0];
-        const char *operand = s < n->n_inputs ? limits_operand_name(n, s) : limits_output_name(l, n, 0);
+        const char *operand = s < n->n_inputs ? wn_limits_operand_name(n, s) : wn_limits_output_name(l, n, 0);
         if (!v || !value_is_static(v)) return false;
-        if (limits_accepts(l, op_name(n->op), operand, v->dtype, v->rank)) continue;
-        if (!limits_accepts(l, op_name(n->op), operand, v->dtype, 1)) return false;
+        if (wn_limits_accepts(l, op_name(n->op), operand, v->dtype, v->rank)) continue;
+        if (!wn_limits_accepts(l, op_name(n->op), operand, v->dtype, 1)) return false;
         refused = true;
     }
     return refused;
@@ -36,20 +36,20 @@ static int compute_flat(Dec *d) {
         Value *v = old->inputs[i];
         bool same = v->rank == out->rank;
         for (int k = 0; same && k < v->rank; k++) same = dim_equal(v->shape[k], out->shape[k]);
-        if (!same) v = dc_expand(d, v, out->rank, out->shape);
-        node_add_input(d->g, n, dc_reshape(d, v, 1, &flat));
+        if (!same) v = pass_dc_expand(d, v, out->rank, out->shape);
+        node_add_input(d->g, n, pass_dc_reshape(d, v, 1, &flat));
     }
     n->attrs = old->attrs; /* the arena's; the old node is dropped */
     n->n_attrs = old->n_attrs;
     if (graph_insert_node(d->g, n) < 0) return -1;
-    return dc_result(d, 0, dc_reshape(d, n->outputs[0], out->rank, out->shape));
+    return pass_dc_result(d, 0, pass_dc_reshape(d, n->outputs[0], out->rank, out->shape));
 }
 
-int legalize_rank(Graph *g, const ImplLimits *l) {
+int pass_legalize_rank(Graph *g, const ImplLimits *l) {
     for (int op = 0; op < OP_COUNT; op++) {
         bool present = false;
         for (int i = 0; i < g->n_nodes && !present; i++) present = !g->nodes[i]->dead && g->nodes[i]->op == (OpId)op;
-        if (present && elementwise((OpId)op) && decompose_matching(g, (OpId)op, wants_flat, l, compute_flat) < 0) return -1;
+        if (present && elementwise((OpId)op) && pass_decompose_matching(g, (OpId)op, wants_flat, l, compute_flat) < 0) return -1;
     }
     return 0;
 }

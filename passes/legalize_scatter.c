@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "decompose.h"
-#include "diag.h"
+#include "core.h"
 #include "legalize.h"
 #include "webnn.h"
 
@@ -29,8 +29,8 @@ static Value *row_vector(Value *idx, const Value *upd, int axis) {
 static bool refused(const Graph *g, const Node *n, const void *ctx) {
     const ImplLimits *l = ctx;
     const Value *idx = n->inputs[1];
-    return !(idx->flags & VF_CONST) && (impl_limits_constant_only(l, op_name(n->op), "indices") ||
-                                        !limits_accepts(l, op_name(n->op), "indices", idx->dtype, idx->rank));
+    return !(idx->flags & VF_CONST) && (wn_impl_limits_constant_only(l, op_name(n->op), "indices") ||
+                                        !wn_limits_accepts(l, op_name(n->op), "indices", idx->dtype, idx->rank));
 }
 
 static Value *reduce_axis0(Dec *d, OpId op, Value *x) {
@@ -47,34 +47,34 @@ static Value *reduce_axis0(Dec *d, OpId op, Value *x) {
 }
 
 static int rewrite(Dec *d) {
-    Value *x = dc_in(d, 0), *idx = dc_in(d, 1), *upd = dc_in(d, 2);
+    Value *x = pass_dc_in(d, 0), *idx = pass_dc_in(d, 1), *upd = pass_dc_in(d, 2);
     int axis = (int)node_int(d->ext, "axis", 0);
     Value *r = row_vector(idx, upd, axis);
     if (!r)
-        return dc_fail(d, "operand indices (%s): computed scatter indices that differ along the other axes cannot be "
+        return pass_dc_fail(d, "operand indices (%s): computed scatter indices that differ along the other axes cannot be "
                           "legalized for a target that takes only constant indices", value_display_name(idx));
-    if (!dim_is_static(x->shape[axis])) return dc_fail(d, "operand input: the scatter axis %d is not static", axis);
+    if (!dim_is_static(x->shape[axis])) return pass_dc_fail(d, "operand input: the scatter axis %d is not static", axis);
     int64_t c = x->shape[axis].v;
     int32_t *iota = malloc(sizeof *iota * (size_t)c);
-    if (!iota) return dc_fail(d, "out of memory");
+    if (!iota) return pass_dc_fail(d, "out of memory");
     for (int64_t i = 0; i < c; i++) iota[i] = (int32_t)i;
-    Value *rows = dc_const(d, DT_I32, 2, (const int64_t[]){1, c}, iota, sizeof *iota * (uint64_t)c);
+    Value *rows = pass_dc_const(d, DT_I32, 2, (const int64_t[]){1, c}, iota, sizeof *iota * (uint64_t)c);
     free(iota);
-    Value *vec = dc_cast(d, dc_reshape(d, r, 2, (Dim[]){upd->shape[axis], dim_static(1)}), DT_I32);
-    Value *hit = dc_cast(d, dc_binary(d, OP_EQUAL, vec, rows), DT_I32);
+    Value *vec = pass_dc_cast(d, pass_dc_reshape(d, r, 2, (Dim[]){upd->shape[axis], dim_static(1)}), DT_I32);
+    Value *hit = pass_dc_cast(d, pass_dc_binary(d, OP_EQUAL, vec, rows), DT_I32);
     Value *pick = reduce_axis0(d, OP_ARG_MAX, hit), *any = reduce_axis0(d, OP_REDUCE_MAX, hit);
     Dim mshape[WN_MAX_RANK];
     for (int i = 0; i < x->rank; i++) mshape[i] = dim_static(i == axis ? c : 1);
-    Value *mask = dc_reshape(d, dc_cast(d, any, DT_U8), x->rank, mshape);
-    Value *moved = dc_gather(d, upd, pick, axis);
+    Value *mask = pass_dc_reshape(d, pass_dc_cast(d, any, DT_U8), x->rank, mshape);
+    Value *moved = pass_dc_gather(d, upd, pick, axis);
     if (!mask || !moved) return -1;
     Node *w = graph_new_node(d->g, OP_WHERE, d->ext->origin);
     node_add_input(d->g, w, mask);
     node_add_input(d->g, w, moved);
     node_add_input(d->g, w, x);
-    return dc_result(d, 0, graph_finish(d->g, w));
+    return pass_dc_result(d, 0, graph_finish(d->g, w));
 }
 
-int legalize_scatter(Graph *g, const ImplLimits *l) {
-    return decompose_matching(g, OP_SCATTER_ELEMENTS, refused, l, rewrite);
+int pass_legalize_scatter(Graph *g, const ImplLimits *l) {
+    return pass_decompose_matching(g, OP_SCATTER_ELEMENTS, refused, l, rewrite);
 }

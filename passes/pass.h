@@ -3,7 +3,7 @@
 #ifndef WEBNNC_PASS_H
 #define WEBNNC_PASS_H
 
-#include "ir.h"
+#include "core.h"
 
 typedef struct {
     int verbose; /* print per-pass node counts to stderr */

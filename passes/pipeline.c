@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "pass.h"
 
 #define PASS(NAME, FN, SUMMARY) int FN(Graph *g, const PassOptions *opt);

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "pipeline_plan.h"
 
 const char *const fuse_stage_labels[] = {"+matmulNBits", "+GQA", "+norms and rotary", "+silu and gelu", "+qkv and gatedMlp"};

@@ -60,19 +60,19 @@ static bool want(const Graph *g, const Node *n, const void *ctx) {
 
 static int restore(Dec *d) {
     ScatterParts m;
-    if (!match(d->ext, &m)) return dc_fail(d, "not a legalized scatter");
-    Value *indices = dc_expand(d, m.r, m.upd->rank, m.upd->shape);
+    if (!match(d->ext, &m)) return pass_dc_fail(d, "not a legalized scatter");
+    Value *indices = pass_dc_expand(d, m.r, m.upd->rank, m.upd->shape);
     if (!indices) return -1;
     Node *s = graph_new_node(d->g, OP_SCATTER_ELEMENTS, d->ext->origin);
     node_add_input(d->g, s, m.x);
     node_add_input(d->g, s, indices);
     node_add_input(d->g, s, m.upd);
     node_set_uint(d->g, s, "axis", m.axis);
-    return dc_result(d, 0, graph_finish(d->g, s));
+    return pass_dc_result(d, 0, graph_finish(d->g, s));
 }
 
 int pass_restore_scatter(Graph *g, const PassOptions *opt) {
-    if (decompose_matching(g, OP_WHERE, want, NULL, restore) < 0) return -1;
+    if (pass_decompose_matching(g, OP_WHERE, want, NULL, restore) < 0) return -1;
     const Pass *dce = pass_find("dce");
     return dce->run(g, opt);
 }

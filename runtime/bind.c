@@ -22,7 +22,7 @@ int wnrt_bind_input(WnrtModel *m, const char *name, const void *data, uint64_t n
         return -1;
     }
     const Value *v = m->g->inputs[i];
-    if (kv_skips_io(m, v)) {
+    if (wnrt_kv_skips_io(m, v)) {
         diag_error("input %s is a KV cache kept on the device (wnrt_kv_resident); it is not bound", value_display_name(v));
         return -1;
     }
@@ -60,7 +60,7 @@ int wnrt_bind_input(WnrtModel *m, const char *name, const void *data, uint64_t n
     return 0;
 }
 
-int bind_resolve_symbols(WnrtModel *m) {
+int wnrt_bind_resolve_symbols(WnrtModel *m) {
     Graph *g = m->g;
     int who[1024];
     for (int s = 0; s < g->n_symbols; s++) m->sym[s] = -1;
@@ -105,7 +105,7 @@ int bind_resolve_symbols(WnrtModel *m) {
     return 0;
 }
 
-int bind_eval_shapes(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]) {
+int wnrt_bind_eval_shapes(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]) {
     Graph *g = m->g;
     for (int i = 0; i < g->n_values; i++) {
         const Value *v = g->values[i];

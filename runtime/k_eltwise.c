@@ -1,9 +1,9 @@
 /* k_eltwise.c - element-wise kernel families: unary ops and activations (incl. clamp, logicalNot,
  * isNaN/isInfinite), binary arithmetic/comparison/logical ops and prelu (numpy broadcasting by
  * strides), where, and cast.  All go through the strided launcher (k_strided.c).  The shader op
- * codes (shaders/ew_codes.h) are op-indexed tables; eltwise_code_support() checks that every op
+ * codes (shaders/ew_codes.h) are op-indexed tables; kernel_eltwise_code_support() checks that every op
  * kernels.def gives to the unary/binary families has its code (op coverage test). */
-#include "clamp_bounds.h"
+#include "core.h"
 #include "k_strided.h"
 #include "rt_model.h"
 #include "shaders/ew_codes.h"
@@ -179,7 +179,7 @@ static int cast_record(KernelCtx *kc, const Node *n, const KTensor *in, const KT
 
 const KernelFamily kfam_cast = {cast_check, cast_record, 0};
 
-OpSupport eltwise_code_support(OpId op, const char **reason) {
+OpSupport kernel_eltwise_code_support(OpId op, const char **reason) {
     const KernelFamily *f = kernel_family(op);
     if (f != &kfam_unary && f != &kfam_binary) {
         if (reason) *reason = "not run by the element-wise shaders";

@@ -5,7 +5,7 @@
  * Geometry from gbq_geometry() (lib/core/ext_ops.h). */
 #include <string.h>
 
-#include "ext_ops.h"
+#include "core.h"
 #include "k_ext_util.h"
 
 typedef struct {

@@ -4,7 +4,7 @@
 #ifndef WEBNNC_K_EXT_NBITS_H
 #define WEBNNC_K_EXT_NBITS_H
 
-#include "ext_ops.h"
+#include "core.h"
 #include "k_matvec.h"
 #include "kernel.h"
 

@@ -4,7 +4,7 @@
  * (shaders/ext_rms_norm.comp: f32 sum of squares, subgroup + shared-memory reduction). */
 #include <string.h>
 
-#include "ext_ops.h"
+#include "core.h"
 #include "k_ext_util.h"
 
 typedef struct {

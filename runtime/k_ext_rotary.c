@@ -4,7 +4,7 @@
  * (shaders/ext_rotary.comp).  Geometry from rotary_geometry() (lib/core/ext_ops.h). */
 #include <string.h>
 
-#include "ext_ops.h"
+#include "core.h"
 #include "k_ext_util.h"
 
 typedef struct {

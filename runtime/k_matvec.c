@@ -1,7 +1,7 @@
 /* k_matvec.c - the row-major mat-vec kernel (k_matvec.h, shaders/matvec_rows.glsl): parameter
  * checks, per-device work split (workgroup size, rows per workgroup), weight windows that keep
  * each binding within maxStorageBufferRange (rows split over several dispatches), and the
- * kernel family used by plan rewrites. */
+ * kernel family used by plan rewrites.  A helper shared by op families linalg, ext, fused. */
 #include "k_matvec.h"
 #include "kx_util.h"
 

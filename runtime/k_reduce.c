@@ -1,5 +1,5 @@
-/* k_reduce.c - reduction kernel families: reduce* over any axes (reduce.comp), softmax along one
- * axis (softmax.comp) and argMax/argMin (argminmax.comp). */
+/* k_reduce.c - reduction kernel families (op family reduce): reduce* over any axes (reduce.comp)
+ * and argMax/argMin along one axis (argminmax.comp, through kx_axis_record). */
 #include <string.h>
 
 #include "kx_util.h"
@@ -22,14 +22,6 @@ static int reduce_code(OpId op) {
     }
 }
 
-static int one_in_one_out(const Node *n) {
-    if (n->n_inputs < 1 || !n->inputs[0] || n->n_outputs != 1) {
-        diag_node_error(n, "expects one operand and one output");
-        return -1;
-    }
-    return 0;
-}
-
 /* Which input axes are reduced (axes option; default all). */
 static int reduced_axes(const Node *n, int rank, bool *red) {
     const int64_t *axes;
@@ -47,7 +39,7 @@ static int reduced_axes(const Node *n, int rank, bool *red) {
 }
 
 static int reduce_check(KernelCtx *kc, const Node *n) {
-    if (one_in_one_out(n) < 0) return -1;
+    if (kx_one_in_one_out(n) < 0) return -1;
     DType dt = n->inputs[0]->dtype;
     int code = reduce_code(n->op);
     bool float_only = code == 2 || code == 3 || code == 4 || code == 6;
@@ -150,80 +142,16 @@ static int reduce_record(KernelCtx *kc, const Node *n, const KTensor *in, const 
 
 const KernelFamily kfam_reduce = {reduce_check, reduce_record, 0};
 
-/* ---- softmax and argMin/argMax: one axis of [outer, A, inner] ------------------------------ */
-
-typedef struct {
-    uint32_t rows, A, inner;
-    int32_t base_in, base_out;
-} AxisPush;
-
-static int axis_of(const Node *n, int rank, int *axis) {
-    int64_t a = node_int(n, "axis", -1);
-    if (a < 0 || a >= rank) {
-        diag_node_error(n, "axis %lld out of range for rank %d", (long long)a, rank);
-        return -1;
-    }
-    *axis = (int)a;
-    return 0;
-}
-
-/* Rows split over windows of the outer dims so that x and y each fit one binding. */
-static int axis_record(KernelCtx *kc, const Node *n, const KTensor *x, const KTensor *y, int sh, const uint32_t *spec,
-                       int n_spec) {
-    int axis;
-    if (axis_of(n, x->rank, &axis) < 0) return -1;
-    if (x->numel > UINT32_MAX) {
-        diag_node_error(n, "tensor %s has too many elements (%llu)", value_display_name(x->value), (unsigned long long)x->numel);
-        return -1;
-    }
-    AxisPush pc = {.A = (uint32_t)x->shape[axis], .inner = 1};
-    int64_t outer = 1;
-    for (int d = 0; d < axis; d++) outer *= x->shape[d];
-    for (int d = axis + 1; d < x->rank; d++) pc.inner *= (uint32_t)x->shape[d];
-    if (x->numel == 0) return 0;
-    int64_t slice = (int64_t)pc.A * pc.inner, yslice = (int64_t)(y->numel / (uint64_t)outer);
-    int64_t xv[2] = {outer, slice}, xs[2] = {slice, 1}, yv[2] = {outer, yslice}, ys[2] = {yslice, 1};
-    int64_t rx = kx_window_rows(kc, n, x, 2, xv, xs), ry = kx_window_rows(kc, n, y, 2, yv, ys);
-    if (rx < 0 || ry < 0) return -1;
-    int64_t rows = rx < ry ? rx : ry;
-    for (int64_t o0 = 0; o0 < outer; o0 += rows) {
-        int64_t o1 = o0 + rows < outer ? o0 + rows : outer;
-        KBind b[2];
-        uint32_t bi, bo;
-        if (kc_bind_window(kc, n, x, o0 * slice, o1 * slice - 1, false, &b[0], &bi) < 0 ||
-            kc_bind_window(kc, n, y, o0 * yslice, o1 * yslice - 1, true, &b[1], &bo) < 0)
-            return -1;
-        pc.base_in = (int32_t)bi, pc.base_out = (int32_t)bo;
-        pc.rows = (uint32_t)((o1 - o0) * pc.inner);
-        if (kc_dispatch_1d(kc, n, sh, spec, n_spec, &pc, sizeof pc, b, 2, pc.rows) < 0) return -1;
-    }
-    return 0;
-}
-
-static int softmax_check(KernelCtx *kc, const Node *n) {
-    int axis;
-    if (one_in_one_out(n) < 0 || axis_of(n, n->inputs[0]->rank, &axis) < 0) return -1;
-    return kcheck_shader(kc, n, "softmax", n->inputs[0]->dtype, n->inputs[0]->dtype);
-}
-
-static int softmax_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
-    int sh = kc_find_shader(kc, n, "softmax", in[0].dtype, in[0].dtype);
-    uint32_t spec[1] = {WG};
-    return sh < 0 ? -1 : axis_record(kc, n, &in[0], &out[0], sh, spec, 1);
-}
-
-const KernelFamily kfam_softmax = {softmax_check, softmax_record, 0};
-
 static int argminmax_check(KernelCtx *kc, const Node *n) {
     int axis;
-    if (one_in_one_out(n) < 0 || axis_of(n, n->inputs[0]->rank, &axis) < 0) return -1;
+    if (kx_one_in_one_out(n) < 0 || kx_axis_of(n, n->inputs[0]->rank, &axis) < 0) return -1;
     return kcheck_shader(kc, n, "argminmax", n->inputs[0]->dtype, n->outputs[0]->dtype);
 }
 
 static int argminmax_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
     int sh = kc_find_shader(kc, n, "argminmax", in[0].dtype, out[0].dtype);
     uint32_t spec[2] = {WG, n->op == OP_ARG_MIN};
-    return sh < 0 ? -1 : axis_record(kc, n, &in[0], &out[0], sh, spec, 2);
+    return sh < 0 ? -1 : kx_axis_record(kc, n, &in[0], &out[0], sh, spec, 2);
 }
 
 const KernelFamily kfam_argminmax = {argminmax_check, argminmax_record, 0};

@@ -1,6 +1,7 @@
 /* k_strided.c - the strided-kernel launcher (k_strided.h).  Copies that collapse to one dense,
  * 16-byte-aligned run take copy.comp's vectorized path (uvec4 loads and stores, several per
- * invocation); everything else, and the unaligned tail, runs element by element. */
+ * invocation); everything else, and the unaligned tail, runs element by element.  A helper
+ * shared by op families eltwise and shape. */
 #include "k_strided.h"
 
 #include <stdlib.h>

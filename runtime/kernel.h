@@ -39,8 +39,7 @@
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
-#include "diag.h"
-#include "ir.h"
+#include "core.h"
 #include "webnnc_runtime.h"
 
 #define K_MAX_RANK 6     /* ranks the strided shaders index; more are collapsed */

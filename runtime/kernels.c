@@ -1,6 +1,7 @@
 /* kernels.c - the kernel table built from kernels.def (OpId -> KernelFamily, or the reason the
  * runtime has none; kernel_support() answers the op coverage test), and the view family
- * (reshape, identity: the output aliases the input's storage; nothing is recorded). */
+ * (reshape, identity: the output aliases the input's storage; nothing is recorded); the view
+ * family is shared by op families: eltwise, shape. */
 #include "kernel.h"
 #include "kfamilies.h"
 #include "rt_model.h"

@@ -148,3 +148,59 @@ int kx_ints(const Node *n, const char *key, int64_t *v, int max, int want) {
     memcpy(v, p, sizeof *v * (size_t)c);
     return c;
 }
+
+int kx_one_in_one_out(const Node *n) {
+    if (n->n_inputs < 1 || !n->inputs[0] || n->n_outputs != 1) {
+        diag_node_error(n, "expects one operand and one output");
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    uint32_t rows, A, inner;
+    int32_t base_in, base_out;
+} AxisPush;
+
+int kx_axis_of(const Node *n, int rank, int *axis) {
+    int64_t a = node_int(n, "axis", -1);
+    if (a < 0 || a >= rank) {
+        diag_node_error(n, "axis %lld out of range for rank %d", (long long)a, rank);
+        return -1;
+    }
+    *axis = (int)a;
+    return 0;
+}
+
+/* Rows split over windows of the outer dims so that x and y each fit one binding. */
+int kx_axis_record(KernelCtx *kc, const Node *n, const KTensor *x, const KTensor *y, int sh, const uint32_t *spec,
+                   int n_spec) {
+    int axis;
+    if (kx_axis_of(n, x->rank, &axis) < 0) return -1;
+    if (x->numel > UINT32_MAX) {
+        diag_node_error(n, "tensor %s has too many elements (%llu)", value_display_name(x->value), (unsigned long long)x->numel);
+        return -1;
+    }
+    AxisPush pc = {.A = (uint32_t)x->shape[axis], .inner = 1};
+    int64_t outer = 1;
+    for (int d = 0; d < axis; d++) outer *= x->shape[d];
+    for (int d = axis + 1; d < x->rank; d++) pc.inner *= (uint32_t)x->shape[d];
+    if (x->numel == 0) return 0;
+    int64_t slice = (int64_t)pc.A * pc.inner, yslice = (int64_t)(y->numel / (uint64_t)outer);
+    int64_t xv[2] = {outer, slice}, xs[2] = {slice, 1}, yv[2] = {outer, yslice}, ys[2] = {yslice, 1};
+    int64_t rx = kx_window_rows(kc, n, x, 2, xv, xs), ry = kx_window_rows(kc, n, y, 2, yv, ys);
+    if (rx < 0 || ry < 0) return -1;
+    int64_t rows = rx < ry ? rx : ry;
+    for (int64_t o0 = 0; o0 < outer; o0 += rows) {
+        int64_t o1 = o0 + rows < outer ? o0 + rows : outer;
+        KBind b[2];
+        uint32_t bi, bo;
+        if (kc_bind_window(kc, n, x, o0 * slice, o1 * slice - 1, false, &b[0], &bi) < 0 ||
+            kc_bind_window(kc, n, y, o0 * yslice, o1 * yslice - 1, true, &b[1], &bo) < 0)
+            return -1;
+        pc.base_in = (int32_t)bi, pc.base_out = (int32_t)bo;
+        pc.rows = (uint32_t)((o1 - o0) * pc.inner);
+        if (kc_dispatch_1d(kc, n, sh, spec, n_spec, &pc, sizeof pc, b, 2, pc.rows) < 0) return -1;
+    }
+    return 0;
+}

@@ -1,5 +1,5 @@
-/* kx_util.h - helpers shared by the spec-op kernel families (k_conv.c, k_pool.c, k_norm.c,
- * k_gemm.c, k_index.c, k_cumsum.c, k_resample.c, k_quant.c, k_rnn.c and more: grep the includes):
+/* kx_util.h - helpers shared by the spec-op kernel families (k_conv.c, k_conv_pool.c, k_norm.c,
+ * k_linalg_gemm.c, k_gather.c, k_reduce_cumsum.c, k_conv_resample.c, k_quant.c, k_rnn.c and more: grep the includes):
  * operand checks, whole-tensor bindings with their element bases, element-size classes of the
  * data-movement shaders, logical views of 4-D layouts ("nhwc", "ohwi", ...) and the standard
  * "no kernel" diagnostic. */
@@ -52,5 +52,15 @@ long kx_env_long(const char *name, long lo, long hi, long def);
 /* Reads up to `max` integers of option `key` into v; returns the count, -1 when absent, or -2 when
  * present with a different count than `want` (want < 0: any count up to max). */
 int kx_ints(const Node *n, const char *key, int64_t *v, int max, int want);
+
+/* One operand and one output, or -1 with "expects one operand and one output". */
+int kx_one_in_one_out(const Node *n);
+/* The node's "axis" option (default -1) when within [0, rank), else -1 with a diagnostic. */
+int kx_axis_of(const Node *n, int rank, int *axis);
+/* One axis of [outer, A, inner] (softmax, argMin/argMax): dispatches shader sh over the rows, split
+ * over windows of the outer dims so that x and y each fit one binding (spec: specialization
+ * constants); push constants {rows, A, inner, base_in, base_out}. */
+int kx_axis_record(KernelCtx *kc, const Node *n, const KTensor *x, const KTensor *y, int sh, const uint32_t *spec,
+                   int n_spec);
 
 #endif

@@ -1,8 +1,8 @@
 /* loop.c - the token loop on the device (webnnc_runtime.h wnrt_loop_*).
  *
- * Once configured, every wnrt_run ends with a pick (record.c calls loop_pick) of the next token
+ * Once configured, every wnrt_run ends with a pick (record.c calls wnrt_loop_pick) of the next token
  * from its last logits row.  The loop's command buffer holds `steps` decode steps, each the
- * graph's input copies and nodes (record.c record_loop_step) followed by a pick
+ * graph's input copies and nodes (record.c wnrt_record_loop_step) followed by a pick
  * (shaders/next_token.comp) that writes the token
  * into the ring the host reads and into the next step's input_ids, with its position_ids and
  * attention_mask element, where the step's input copies read them (host staging, or the input's
@@ -99,7 +99,7 @@ static int step_shapes(WnrtModel *m, const struct TokenLoop *L, int64_t total) {
     memcpy(m->in_shape[L->ids], one, sizeof one);
     if (L->pos >= 0) memcpy(m->in_shape[L->pos], one, sizeof one);
     if (L->mask >= 0) memcpy(m->in_shape[L->mask], (int64_t[]){1, total}, 2 * sizeof(int64_t));
-    return bind_resolve_symbols(m) < 0 || bind_eval_shapes(m, m->now_shapes) < 0 ? -1 : 0;
+    return wnrt_bind_resolve_symbols(m) < 0 || wnrt_bind_eval_shapes(m, m->now_shapes) < 0 ? -1 : 0;
 }
 
 /* The pick at the end of run with `shapes` (the last logits row, feeding the position after the
@@ -112,11 +112,11 @@ static int pick_after(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, int64_t 
     return pick(kc, m, L, numel - (uint64_t)shapes[lv->id][lv->rank - 1], slot, total, on);
 }
 
-int loop_pick(KernelCtx *kc, WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]) {
+int wnrt_loop_pick(KernelCtx *kc, WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]) {
     return m->loop ? pick_after(kc, m, m->loop, shapes, 0, true) : 0;
 }
 
-void loop_after_run(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]) {
+void wnrt_loop_after_run(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]) {
     struct TokenLoop *L = m->loop;
     if (!L) return;
     L->next_pos = shapes[m->g->inputs[L->mask]->id][1];
@@ -127,34 +127,34 @@ void loop_after_run(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]) {
  * first `steps` on (the others at a size that is valid, with zero grids). */
 static int walk(WnrtModel *m, struct TokenLoop *L, VkCommandBuffer cb, ReplayTrace *t, int steps, int *dispatches) {
     t->n = 0;
-    KernelCtx *kc = record_loop_begin(m, cb, &L->params, t);
+    KernelCtx *kc = wnrt_record_loop_begin(m, cb, &L->params, t);
     if (!kc) return -1;
     int rc = 0;
     for (int j = 0; j < L->cfg.steps && rc == 0; j++) {
         bool on = j < steps;
         int first = t->n;
         if ((rc = step_shapes(m, L, L->next_pos + (on ? j : steps - 1) + 1)) < 0 ||
-            (rc = record_loop_step(kc, m->now_shapes)) < 0 || (rc = pick_after(kc, m, L, m->now_shapes, 1 + j, on)) < 0)
+            (rc = wnrt_record_loop_step(kc, m->now_shapes)) < 0 || (rc = pick_after(kc, m, L, m->now_shapes, 1 + j, on)) < 0)
             break;
         for (int i = first; i < t->n && !on; i++) memset(t->args[i].grid, 0, sizeof t->args[i].grid);
     }
-    int r2 = record_loop_end(kc, dispatches, NULL);
+    int r2 = wnrt_record_loop_end(kc, dispatches, NULL);
     return rc < 0 ? rc : r2;
 }
 
-void loop_free(WnrtModel *m) {
+void wnrt_loop_free(WnrtModel *m) {
     struct TokenLoop *L = m->loop;
     if (!L) return;
     if (L->cb) vkFreeCommandBuffers(m->dev->device, m->dev->cmd_pool, 1, &L->cb);
-    replay_trace_free(&L->rec);
-    replay_trace_free(&L->now);
-    mempool_destroy(L->ring_pool);
+    wnrt_replay_trace_free(&L->rec);
+    wnrt_replay_trace_free(&L->now);
+    vk_mempool_destroy(L->ring_pool);
     free(L);
     m->loop = NULL;
 }
 
 int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c) {
-    loop_free(m);
+    wnrt_loop_free(m);
     if (!m->replay || !m->kv_resident || m->prof) {
         diag_error("device token loop: needs replayed recordings (not WEBNNC_REPLAY=0), resident KV caches and no "
                    "profiler");
@@ -182,21 +182,21 @@ int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c) {
             L->logits = i;
     if (L->ids < 0 || L->pos < -1 || L->mask < 0 || L->logits < 0) {
         if (L->logits < 0 && !diag_has_error()) diag_error("device token loop: the graph has no output %s", c->logits);
-        loop_free(m);
+        wnrt_loop_free(m);
         return -1;
     }
     DType dt = m->g->outputs[L->logits]->dtype;
-    if ((L->shader = shader_lookup("next_token", dt, DT_U32)) < 0) {
+    if ((L->shader = vk_shader_lookup("next_token", dt, DT_U32)) < 0) {
         diag_error("device token loop: no next_token kernel for %s logits", dtype_name(dt));
-        loop_free(m);
+        wnrt_loop_free(m);
         return -1;
     }
     uint64_t ring_bytes = 4 * ((uint64_t)L->cfg.steps + 1);
-    if ((L->ring_pool = mempool_create(m->dev, MEM_STAGING)))
-        mempool_hint(L->ring_pool, ring_bytes); /* a block of its size, not the pool's default 256 MiB */
-    if (!L->ring_pool || mempool_alloc(L->ring_pool, ring_bytes, &L->ring) < 0 || !L->ring.map) {
+    if ((L->ring_pool = vk_mempool_create(m->dev, MEM_STAGING)))
+        vk_mempool_hint(L->ring_pool, ring_bytes); /* a block of its size, not the pool's default 256 MiB */
+    if (!L->ring_pool || vk_mempool_alloc(L->ring_pool, ring_bytes, &L->ring) < 0 || !L->ring.map) {
         if (!diag_has_error()) diag_error("device token loop: the id ring is not host visible");
-        loop_free(m);
+        wnrt_loop_free(m);
         return -1;
     }
     return 0;
@@ -204,7 +204,7 @@ int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c) {
 
 /* Makes the loop's command buffer for the plan of L->now. */
 static int record(WnrtModel *m, struct TokenLoop *L, int steps) {
-    if (replay_reserve(m, &L->params, &L->params_cap, L->now.n) < 0) return -1;
+    if (wnrt_replay_reserve(m, &L->params, &L->params_cap, L->now.n) < 0) return -1;
     if (!L->cb) {
         VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                           .commandPool = m->dev->cmd_pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
@@ -214,7 +214,7 @@ static int record(WnrtModel *m, struct TokenLoop *L, int steps) {
     }
     L->recorded = false;
     if (walk(m, L, L->cb, &L->rec, steps, NULL) < 0) return -1;
-    if (!replay_same_plan(&L->rec, &L->now)) {
+    if (!wnrt_replay_same_plan(&L->rec, &L->now)) {
         diag_error("internal: the device loop's recording differs from its capture");
         return -1;
     }
@@ -239,11 +239,11 @@ int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
     if (steps == 0) return picks;
     uint64_t t0 = now_ns();
     if (walk(m, L, VK_NULL_HANDLE, &L->now, steps, NULL) < 0) return -1;
-    if (!L->recorded || !replay_same_plan(&L->rec, &L->now)) {
+    if (!L->recorded || !wnrt_replay_same_plan(&L->rec, &L->now)) {
         if (record(m, L, steps) < 0) return -1;
-        m->stats.params_written = replay_write(m, &L->params, NULL, &L->rec);
+        m->stats.params_written = wnrt_replay_write(m, &L->params, NULL, &L->rec);
     } else {
-        m->stats.params_written = replay_write(m, &L->params, &L->rec, &L->now);
+        m->stats.params_written = wnrt_replay_write(m, &L->params, &L->rec, &L->now);
         m->stats.replays += steps;
     }
     m->stats.prepare_ns = now_ns() - t0; /* the batch's host work: sizes, capture, parameter writes */

@@ -95,13 +95,13 @@ int plan_model(WnrtModel *m) {
             goto done;
         }
         m->fam[i] = f;
-        if (record_check_node(m, n) < 0) goto done;
+        if (wnrt_record_check_node(m, n) < 0) goto done;
         for (int k = 0; k < n_ins; k++)
             if (ins[k]) used[ins[k]->id] = true;
         for (int k = 0; k < n->n_outputs; k++) used[n->outputs[k]->id] = true;
         if (f->flags & KF_VIEW) m->root[n->outputs[0]->id] = m->root[n->inputs[0]->id];
     }
-    if (kv_plan(m) < 0) goto done; /* KV caches: present shares the past's storage */
+    if (wnrt_kv_plan(m) < 0) goto done; /* KV caches: present shares the past's storage */
     for (int i = 0; i < g->n_inputs; i++) used[g->inputs[i]->id] = true;
     for (int i = 0; i < g->n_outputs; i++) used[g->outputs[i]->id] = true;
 
@@ -125,13 +125,13 @@ int plan_model(WnrtModel *m) {
     for (int i = 0; i < g->n_outputs; i++) last[m->root[g->outputs[i]->id]] = nn;
 
     /* Sizes; constants resident. */
-    up = uploader_create(m->dev);
+    up = vk_uploader_create(m->dev);
     if (!up) goto done;
     uint64_t const_total = 0;
     for (int i = 0; i < nv; i++)
         if (used[i] && m->root[i] == i && (g->values[i]->flags & VF_CONST))
             const_total += (value_bytes(g, g->values[i]) + 2 * ALIGN) & ~(uint64_t)(ALIGN - 1);
-    mempool_hint(m->const_pool, const_total);
+    vk_mempool_hint(m->const_pool, const_total);
     for (int i = 0; i < nv; i++) {
         Value *v = g->values[i];
         if (!used[i]) continue;
@@ -144,7 +144,7 @@ int plan_model(WnrtModel *m) {
                 goto done;
             }
             const void *data = m->const_data && m->const_data[i] ? m->const_data[i] : v->data;
-            if (mempool_alloc(m->const_pool, bytes[i], &m->mem[i]) < 0 || uploader_put(up, &m->mem[i], 0, data, bytes[i]) < 0)
+            if (vk_mempool_alloc(m->const_pool, bytes[i], &m->mem[i]) < 0 || vk_uploader_put(up, &m->mem[i], 0, data, bytes[i]) < 0)
                 goto done;
             m->stats.const_bytes += bytes[i];
             continue;
@@ -155,7 +155,7 @@ int plan_model(WnrtModel *m) {
         }
         m->stats.intermediate_sum += bytes[i];
     }
-    int r = uploader_finish(up);
+    int r = vk_uploader_finish(up);
     up = NULL;
     if (r < 0) goto done;
 
@@ -177,11 +177,11 @@ int plan_model(WnrtModel *m) {
     }
     uint64_t slot_total = 0;
     for (int s = 0; s < n_slots; s++) slot_total += (slots[s].size + 2 * ALIGN) & ~(uint64_t)(ALIGN - 1);
-    mempool_hint(m->pool, slot_total + (m->scratch_bytes ? m->scratch_bytes + 2 * ALIGN : 0));
+    vk_mempool_hint(m->pool, slot_total + (m->scratch_bytes ? m->scratch_bytes + 2 * ALIGN : 0));
     MemAlloc *slot_mem = calloc((size_t)n_slots + 1, sizeof *slot_mem);
     if (!slot_mem) { diag_error("out of memory"); goto done; }
     for (int s = 0; s < n_slots; s++) {
-        if (mempool_alloc(m->pool, slots[s].size, &slot_mem[s]) < 0) { free(slot_mem); goto done; }
+        if (vk_mempool_alloc(m->pool, slots[s].size, &slot_mem[s]) < 0) { free(slot_mem); goto done; }
         m->stats.peak_bytes += slots[s].size;
     }
     for (int i = 0; i < nv; i++)
@@ -191,7 +191,7 @@ int plan_model(WnrtModel *m) {
         }
     free(slot_mem);
     if (m->scratch_bytes) { /* kc_scratch_reserve */
-        if (mempool_alloc(m->pool, m->scratch_bytes, &m->scratch) < 0) goto done;
+        if (vk_mempool_alloc(m->pool, m->scratch_bytes, &m->scratch) < 0) goto done;
         m->stats.peak_bytes += m->scratch_bytes;
     }
 
@@ -205,15 +205,15 @@ int plan_model(WnrtModel *m) {
             const Value *v = pass ? g->outputs[i] : g->inputs[i];
             int rt = m->root[v->id];
             if ((m->mem[rt].map && !force_staging) || m->staging[v->id].buffer) continue;
-            if (!m->staging_pool && !(m->staging_pool = mempool_create(m->dev, MEM_STAGING))) goto done;
-            if (mempool_alloc(m->staging_pool, bytes[v->id], &m->staging[v->id]) < 0) goto done;
+            if (!m->staging_pool && !(m->staging_pool = vk_mempool_create(m->dev, MEM_STAGING))) goto done;
+            if (vk_mempool_alloc(m->staging_pool, bytes[v->id], &m->staging[v->id]) < 0) goto done;
             if (!m->staging[v->id].map) { diag_error("vulkan: staging memory is not mappable"); goto done; }
         }
     }
-    m->stats.device_bytes = mempool_bytes(m->pool) + mempool_bytes(m->const_pool);
+    m->stats.device_bytes = vk_mempool_bytes(m->pool) + vk_mempool_bytes(m->const_pool);
     rc = 0;
 done:
-    if (up) uploader_finish(up);
+    if (up) vk_uploader_finish(up);
     free(def);
     free(last);
     free(slot_of);

@@ -72,7 +72,7 @@ static const char *no_timestamps(const WnrtModel *m, VkPhysicalDeviceLimits *lim
     VkPhysicalDeviceProperties p;
     vkGetPhysicalDeviceProperties(m->dev->phys, &p);
     *lim = p.limits;
-    if (timing_bits(m->dev) == 0)
+    if (wnrt_timing_bits(m->dev) == 0)
         return lim->timestampComputeAndGraphics ? "the compute queue has no timestamps (timestampValidBits 0)"
                                                 : "no timestamps on the compute queue (timestampComputeAndGraphics false, "
                                                   "timestampValidBits 0)";
@@ -110,7 +110,7 @@ int wnrt_profile_enable(WnrtModel *m, const char **why) {
             p->pool = VK_NULL_HANDLE;
             reason = "vkCreateQueryPool failed";
         } else {
-            uint32_t bits = timing_bits(m->dev);
+            uint32_t bits = wnrt_timing_bits(m->dev);
             p->mask = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
             p->period = lim.timestampPeriod;
         }
@@ -119,7 +119,7 @@ int wnrt_profile_enable(WnrtModel *m, const char **why) {
     return reason ? 0 : 1;
 }
 
-void profile_free(WnrtModel *m) {
+void wnrt_profile_free(WnrtModel *m) {
     struct Profile *p = m->prof;
     if (!p) return;
     if (p->pool) vkDestroyQueryPool(m->dev->device, p->pool, NULL);
@@ -138,7 +138,7 @@ static ProfRecording *find_recording(struct Profile *p, VkCommandBuffer cb) {
     return NULL;
 }
 
-int profile_record_begin_(WnrtModel *m, VkCommandBuffer cb) {
+int wnrt_profile_record_begin_(WnrtModel *m, VkCommandBuffer cb) {
     struct Profile *p = m->prof;
     ProfRecording *r = find_recording(p, cb);
     if (!r) {
@@ -152,7 +152,7 @@ int profile_record_begin_(WnrtModel *m, VkCommandBuffer cb) {
     return 0;
 }
 
-int profile_dispatch_begin_(WnrtModel *m, VkCommandBuffer cb, const Node *n) {
+int wnrt_profile_dispatch_begin_(WnrtModel *m, VkCommandBuffer cb, const Node *n) {
     struct Profile *p = m->prof;
     ProfRecording *r = p->recording;
     if (!r || r->cb != cb) {
@@ -168,7 +168,7 @@ int profile_dispatch_begin_(WnrtModel *m, VkCommandBuffer cb, const Node *n) {
     return 0;
 }
 
-void profile_dispatch_end_(WnrtModel *m, VkCommandBuffer cb) {
+void wnrt_profile_dispatch_end_(WnrtModel *m, VkCommandBuffer cb) {
     struct Profile *p = m->prof;
     ProfRecording *r = p->recording;
     if (!r || r->cb != cb) return;
@@ -177,7 +177,7 @@ void profile_dispatch_end_(WnrtModel *m, VkCommandBuffer cb) {
     r->n++;
 }
 
-void profile_phase_(WnrtModel *m, int phase) {
+void wnrt_profile_phase_(WnrtModel *m, int phase) {
     struct Profile *p = m->prof;
     double now = wnrt_profile_now_ns();
     if (p->phase != WNRT_PROF_IDLE && grow((void **)&p->spans, &p->cap_spans, p->n_spans + 1, sizeof *p->spans) == 0)
@@ -188,7 +188,7 @@ void profile_phase_(WnrtModel *m, int phase) {
     p->phase_begin = now;
 }
 
-int profile_run_done_(WnrtModel *m, VkCommandBuffer cb, int dispatches) {
+int wnrt_profile_run_done_(WnrtModel *m, VkCommandBuffer cb, int dispatches) {
     struct Profile *p = m->prof;
     ProfRecording *r = find_recording(p, cb);
     p->recording = NULL;
@@ -226,7 +226,7 @@ int wnrt_profile_take(WnrtModel *m, WnrtProfStep *out) {
         diag_error("wnrt_profile_take: profiling is not enabled");
         return -1;
     }
-    profile_phase_(m, WNRT_PROF_IDLE);
+    wnrt_profile_phase_(m, WNRT_PROF_IDLE);
     out->gpu_timed = p->pool != VK_NULL_HANDLE;
     for (int i = 0; i < p->n_spans; i++) out->host_ns[p->spans[i].phase] += p->spans[i].end_ns - p->spans[i].begin_ns;
     out->n_spans = p->n_spans;

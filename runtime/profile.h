@@ -12,27 +12,27 @@
 #include "rt_model.h"
 #include "webnnc_profile.h"
 
-int profile_record_begin_(WnrtModel *m, VkCommandBuffer cb);
-int profile_dispatch_begin_(WnrtModel *m, VkCommandBuffer cb, const Node *n);
-void profile_dispatch_end_(WnrtModel *m, VkCommandBuffer cb);
-void profile_phase_(WnrtModel *m, int phase);
-int profile_run_done_(WnrtModel *m, VkCommandBuffer cb, int dispatches);
-void profile_free(WnrtModel *m);
+int wnrt_profile_record_begin_(WnrtModel *m, VkCommandBuffer cb);
+int wnrt_profile_dispatch_begin_(WnrtModel *m, VkCommandBuffer cb, const Node *n);
+void wnrt_profile_dispatch_end_(WnrtModel *m, VkCommandBuffer cb);
+void wnrt_profile_phase_(WnrtModel *m, int phase);
+int wnrt_profile_run_done_(WnrtModel *m, VkCommandBuffer cb, int dispatches);
+void wnrt_profile_free(WnrtModel *m);
 
 static inline int profile_record_begin(WnrtModel *m, VkCommandBuffer cb) {
-    return m->prof ? profile_record_begin_(m, cb) : 0;
+    return m->prof ? wnrt_profile_record_begin_(m, cb) : 0;
 }
 static inline int profile_dispatch_begin(WnrtModel *m, VkCommandBuffer cb, const Node *n) {
-    return m->prof ? profile_dispatch_begin_(m, cb, n) : 0;
+    return m->prof ? wnrt_profile_dispatch_begin_(m, cb, n) : 0;
 }
 static inline void profile_dispatch_end(WnrtModel *m, VkCommandBuffer cb) {
-    if (m->prof) profile_dispatch_end_(m, cb);
+    if (m->prof) wnrt_profile_dispatch_end_(m, cb);
 }
 static inline void profile_phase(WnrtModel *m, int phase) {
-    if (m->prof) profile_phase_(m, phase);
+    if (m->prof) wnrt_profile_phase_(m, phase);
 }
 static inline int profile_run_done(WnrtModel *m, VkCommandBuffer cb, int dispatches) {
-    return m->prof ? profile_run_done_(m, cb, dispatches) : 0;
+    return m->prof ? wnrt_profile_run_done_(m, cb, dispatches) : 0;
 }
 
 #endif

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 
-int prof_agg_init(ProfAgg *a, const char *name, const Graph *g) {
+int wnrt_prof_agg_init(ProfAgg *a, const char *name, const Graph *g) {
     memset(a, 0, sizeof *a);
     a->name = name;
     a->g = g;
@@ -14,21 +14,21 @@ int prof_agg_init(ProfAgg *a, const char *name, const Graph *g) {
     a->node_calls = calloc((size_t)g->n_nodes + 1, sizeof *a->node_calls);
     a->node_ns = calloc((size_t)g->n_nodes + 1, sizeof *a->node_ns);
     if (!a->node_calls || !a->node_ns) {
-        prof_agg_free(a);
+        wnrt_prof_agg_free(a);
         diag_error("out of memory");
         return -1;
     }
     return 0;
 }
 
-void prof_agg_free(ProfAgg *a) {
+void wnrt_prof_agg_free(ProfAgg *a) {
     free(a->node_calls);
     free(a->node_ns);
     a->node_calls = NULL;
     a->node_ns = NULL;
 }
 
-int prof_agg_add(ProfAgg *a, const WnrtProfStep *s, double wall_ns) {
+int wnrt_prof_agg_add(ProfAgg *a, const WnrtProfStep *s, double wall_ns) {
     for (int i = 0; i < s->n_dispatches; i++) {
         int node = s->dispatches[i].node;
         if (node < 0 || node >= a->g->n_nodes || (unsigned)a->g->nodes[node]->op >= OP_COUNT) {
@@ -64,7 +64,7 @@ static int by_time(const void *pa, const void *pb) {
     return (x->key > y->key) - (x->key < y->key);
 }
 
-int prof_agg_rows(const ProfAgg *a, bool by_node, ProfRow **rows) {
+int wnrt_prof_agg_rows(const ProfAgg *a, bool by_node, ProfRow **rows) {
     int n = by_node ? a->g->n_nodes : OP_COUNT, count = 0;
     *rows = malloc(sizeof **rows * ((size_t)n + 1));
     if (!*rows) {
@@ -79,7 +79,7 @@ int prof_agg_rows(const ProfAgg *a, bool by_node, ProfRow **rows) {
     return count;
 }
 
-double prof_agg_host_ns(const ProfAgg *a) {
+double wnrt_prof_agg_host_ns(const ProfAgg *a) {
     double t = 0;
     for (int p = 0; p < WNRT_PROF_NPHASES; p++) t += a->host_ns[p];
     return t;

@@ -4,7 +4,7 @@
 #ifndef WEBNNC_PROFILE_AGG_H
 #define WEBNNC_PROFILE_AGG_H
 
-#include "ir.h"
+#include "core.h"
 #include "webnnc_profile.h"
 
 typedef struct {
@@ -28,14 +28,14 @@ typedef struct {
 } ProfAgg;
 
 /* 0, or -1 with a diagnostic (out of memory). */
-int prof_agg_init(ProfAgg *a, const char *name, const Graph *g);
-void prof_agg_free(ProfAgg *a);
+int wnrt_prof_agg_init(ProfAgg *a, const char *name, const Graph *g);
+void wnrt_prof_agg_free(ProfAgg *a);
 /* Adds one step measured in wall_ns.  -1 with a diagnostic when a dispatch names no node of g. */
-int prof_agg_add(ProfAgg *a, const WnrtProfStep *s, double wall_ns);
+int wnrt_prof_agg_add(ProfAgg *a, const WnrtProfStep *s, double wall_ns);
 /* Rows with calls, by node (by_node) or op type, largest time first (then most calls, then key);
  * returns the count, *rows malloc'ed (caller frees), or -1 with a diagnostic. */
-int prof_agg_rows(const ProfAgg *a, bool by_node, ProfRow **rows);
+int wnrt_prof_agg_rows(const ProfAgg *a, bool by_node, ProfRow **rows);
 /* Host phases summed. */
-double prof_agg_host_ns(const ProfAgg *a);
+double wnrt_prof_agg_host_ns(const ProfAgg *a);
 
 #endif

@@ -38,14 +38,14 @@ const void *kc_node_params(const KernelCtx *kc, const Node *n) {
 }
 
 int kc_has_shader(const KernelCtx *kc, const char *name, DType a, DType b) {
-    if (!shader_dtype_ok(kc->dev, a) || !shader_dtype_ok(kc->dev, b)) return -1;
-    return shader_lookup(name, a, b);
+    if (!vk_shader_dtype_ok(kc->dev, a) || !vk_shader_dtype_ok(kc->dev, b)) return -1;
+    return vk_shader_lookup(name, a, b);
 }
 
 int kc_find_shader(KernelCtx *kc, const Node *n, const char *name, DType a, DType b) {
     int id = kc_has_shader(kc, name, a, b);
     if (id < 0) {
-        const char *missing = !shader_dtype_ok(kc->dev, a) || !shader_dtype_ok(kc->dev, b) ? " on this device" : "";
+        const char *missing = !vk_shader_dtype_ok(kc->dev, a) || !vk_shader_dtype_ok(kc->dev, b) ? " on this device" : "";
         if (a == b || b == DT_INVALID)
             diag_error("no kernel for op %s (dtype %s) at node %s%s", op_name(n->op), dtype_name(a), node_display_name(n), missing);
         else
@@ -178,10 +178,10 @@ int kc_dispatch(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, 
     if (gx > mx[0] || gy > mx[1] || gz > mx[2])
         return DISPATCH_ERROR(n, "dispatch grid %ux%ux%u exceeds the device limit", gx, gy, gz);
     if ((gx == 0 || gy == 0 || gz == 0) && !kc->replay) return 0;
-    VkPipeline p = pipeset_get(kc->dev, shader, spec, n_spec);
+    VkPipeline p = vk_pipeset_get(kc->dev, shader, spec, n_spec);
     if (!p) return -1;
     int slot = kc->trace->n;
-    if (replay_note(kc->trace, p, binds, n_binds, push, push_size, gx, gy, gz) < 0) return -1;
+    if (wnrt_replay_note(kc->trace, p, binds, n_binds, push, push_size, gx, gy, gz) < 0) return -1;
     if (!kc->cb) return 0;
     bool hazard = false;
     for (int i = 0; i < n_binds && !hazard; i++)
@@ -203,7 +203,7 @@ int kc_dispatch(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, 
     if (descriptors(kc, binds, n_binds, slot) < 0) return -1;
     if (n && profile_dispatch_begin(kc->m, kc->cb, n) < 0) return -1; /* graph I/O copies are not timed */
     if (kc->replay)
-        vkCmdDispatchIndirect(kc->cb, kc->params->buffer, kc->params->offset + replay_slot_stride(kc->m) * (uint64_t)slot + K_PUSH_MAX);
+        vkCmdDispatchIndirect(kc->cb, kc->params->buffer, kc->params->offset + wnrt_replay_slot_stride(kc->m) * (uint64_t)slot + K_PUSH_MAX);
     else
         vkCmdDispatch(kc->cb, gx, gy, gz);
     if (n) profile_dispatch_end(kc->m, kc->cb);
@@ -232,7 +232,7 @@ static int descriptors(KernelCtx *kc, const KBind *binds, int n_binds, int slot)
     VkWriteDescriptorSet w[K_MAX_BINDINGS + 1];
     for (int i = 0; i <= n_binds; i++) {
         bool par = i == n_binds;
-        bi[i] = par ? (VkDescriptorBufferInfo){kc->params->buffer, kc->params->offset + replay_slot_stride(kc->m) * (uint64_t)slot,
+        bi[i] = par ? (VkDescriptorBufferInfo){kc->params->buffer, kc->params->offset + wnrt_replay_slot_stride(kc->m) * (uint64_t)slot,
                                                K_PUSH_MAX}
                     : (VkDescriptorBufferInfo){binds[i].buffer, binds[i].offset, binds[i].range};
         w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
@@ -240,7 +240,7 @@ static int descriptors(KernelCtx *kc, const KBind *binds, int n_binds, int slot)
                                       .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &bi[i]};
     }
     if (kc->dev->push_descriptor_fn) {
-        kc->dev->push_descriptor_fn(kc->cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeset_layout(kc->dev), 0, (uint32_t)n_binds + 1, w);
+        kc->dev->push_descriptor_fn(kc->cb, VK_PIPELINE_BIND_POINT_COMPUTE, vk_pipeset_layout(kc->dev), 0, (uint32_t)n_binds + 1, w);
         return 0;
     }
     diag_error("vulkan: device lacks VK_KHR_push_descriptor (descriptor-set fallback not implemented yet)");
@@ -249,7 +249,7 @@ static int descriptors(KernelCtx *kc, const KBind *binds, int n_binds, int slot)
 
 /* ---- tensors, checks, recording ------------------------------------------------------------ */
 
-void tensor_of(const WnrtModel *m, const Value *v, const int64_t *shape, KTensor *t) {
+void wnrt_tensor_of(const WnrtModel *m, const Value *v, const int64_t *shape, KTensor *t) {
     memset(t, 0, sizeof *t);
     t->value = v;
     t->dtype = v->dtype;
@@ -264,7 +264,7 @@ void tensor_of(const WnrtModel *m, const Value *v, const int64_t *shape, KTensor
     t->offset = a->offset;
 }
 
-int record_check_node(WnrtModel *m, const Node *n) {
+int wnrt_record_check_node(WnrtModel *m, const Node *n) {
     KernelCtx kc = {.m = m, .dev = m->dev};
     const KernelFamily *f = m->fam[n->index];
     return f->check ? f->check(&kc, n) : 0;
@@ -276,9 +276,9 @@ static void copy_io(WnrtModel *m, VkCommandBuffer cb, const Recording *r, bool i
     for (int i = 0; i < cnt; i++) {
         const Value *v = in ? g->inputs[i] : g->outputs[i];
         const MemAlloc *s = &m->staging[v->id];
-        if (!s->buffer || kv_skips_io(m, v)) continue;
+        if (!s->buffer || wnrt_kv_skips_io(m, v)) continue;
         KTensor t;
-        tensor_of(m, v, r->shapes[v->id], &t);
+        wnrt_tensor_of(m, v, r->shapes[v->id], &t);
         VkBufferCopy c = {.size = dtype_storage_bytes(v->dtype, t.numel)};
         if (!c.size) continue;
         if (in) {
@@ -309,28 +309,28 @@ static int record_nodes(KernelCtx *kc, int64_t (*shapes)[WN_MAX_RANK]) {
             return -1;
         }
         for (int k = 0; k < n_ins; k++) {
-            if (ins[k]) tensor_of(m, ins[k], shapes[ins[k]->id], &in[k]);
+            if (ins[k]) wnrt_tensor_of(m, ins[k], shapes[ins[k]->id], &in[k]);
             else memset(&in[k], 0, sizeof in[k]);
         }
-        for (int k = 0; k < n->n_outputs; k++) tensor_of(m, n->outputs[k], shapes[n->outputs[k]->id], &out[k]);
+        for (int k = 0; k < n->n_outputs; k++) wnrt_tensor_of(m, n->outputs[k], shapes[n->outputs[k]->id], &out[k]);
         if (f->record(kc, n, in, out) < 0) return -1;
     }
     return 0;
 }
 
-int record_capture(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], ReplayTrace *t) {
+int wnrt_record_capture(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], ReplayTrace *t) {
     KernelCtx kc = {.m = m, .dev = m->dev, .trace = t, .replay = m->replay};
     t->n = 0;
-    int rc = m->replay ? replay_io(&kc, m, shapes, true) : 0;
+    int rc = m->replay ? wnrt_replay_io(&kc, m, shapes, true) : 0;
     if (rc == 0) rc = record_nodes(&kc, shapes);
-    if (rc == 0) rc = loop_pick(&kc, m, shapes);
-    if (rc == 0 && m->replay) rc = replay_io(&kc, m, shapes, false);
+    if (rc == 0) rc = wnrt_loop_pick(&kc, m, shapes);
+    if (rc == 0 && m->replay) rc = wnrt_replay_io(&kc, m, shapes, false);
     free(kc.written);
     free(kc.read);
     return rc;
 }
 
-int record_commands(WnrtModel *m, Recording *r) {
+int wnrt_record_commands(WnrtModel *m, Recording *r) {
     VkDev *d = m->dev;
     if (!r->cb) {
         VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = d->cmd_pool,
@@ -348,15 +348,15 @@ int record_commands(WnrtModel *m, Recording *r) {
     if (!m->replay) copy_io(m, r->cb, r, true);
     barrier(&kc, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT,
             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    if (m->replay) rc = replay_io(&kc, m, r->shapes, true);
+    if (m->replay) rc = wnrt_replay_io(&kc, m, r->shapes, true);
     if (m->timestamps) { /* wnrt_set_timing: GPU time of the node dispatches (timing.c) */
         vkCmdResetQueryPool(r->cb, m->timestamps, 0, 2);
         vkCmdWriteTimestamp(r->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, m->timestamps, 0);
     }
     if (rc == 0) rc = record_nodes(&kc, r->shapes);
-    if (rc == 0) rc = loop_pick(&kc, m, r->shapes);
+    if (rc == 0) rc = wnrt_loop_pick(&kc, m, r->shapes);
     if (m->timestamps) vkCmdWriteTimestamp(r->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, m->timestamps, 1);
-    if (rc == 0 && m->replay) rc = replay_io(&kc, m, r->shapes, false);
+    if (rc == 0 && m->replay) rc = wnrt_replay_io(&kc, m, r->shapes, false);
     barrier(&kc, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
             VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT);
     if (!m->replay) copy_io(m, r->cb, r, false);
@@ -372,7 +372,7 @@ int record_commands(WnrtModel *m, Recording *r) {
 
 /* ---- the device token loop (loop.c) --------------------------------------------------------- */
 
-KernelCtx *record_loop_begin(WnrtModel *m, VkCommandBuffer cb, const MemAlloc *params, ReplayTrace *t) {
+KernelCtx *wnrt_record_loop_begin(WnrtModel *m, VkCommandBuffer cb, const MemAlloc *params, ReplayTrace *t) {
     KernelCtx *kc = calloc(1, sizeof *kc);
     if (!kc) {
         diag_error("out of memory");
@@ -389,12 +389,12 @@ KernelCtx *record_loop_begin(WnrtModel *m, VkCommandBuffer cb, const MemAlloc *p
     return kc;
 }
 
-int record_loop_step(KernelCtx *kc, int64_t (*shapes)[WN_MAX_RANK]) {
-    int rc = replay_io(kc, kc->m, shapes, true);
+int wnrt_record_loop_step(KernelCtx *kc, int64_t (*shapes)[WN_MAX_RANK]) {
+    int rc = wnrt_replay_io(kc, kc->m, shapes, true);
     return rc < 0 ? rc : record_nodes(kc, shapes);
 }
 
-int record_loop_end(KernelCtx *kc, int *dispatches, int *barriers) {
+int wnrt_record_loop_end(KernelCtx *kc, int *dispatches, int *barriers) {
     int rc = 0;
     if (kc->cb) {
         barrier(kc, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,

@@ -9,12 +9,12 @@
 #include "rt_model.h"
 #include "vk_pipeline.h"
 
-bool replay_env_enabled(void) {
+bool wnrt_replay_env_enabled(void) {
     const char *e = getenv("WEBNNC_REPLAY");
     return !e || strcmp(e, "0") != 0;
 }
 
-int replay_note(ReplayTrace *t, VkPipeline p, const KBind *binds, int n_binds, const void *params, uint32_t params_size,
+int wnrt_replay_note(ReplayTrace *t, VkPipeline p, const KBind *binds, int n_binds, const void *params, uint32_t params_size,
                 uint32_t gx, uint32_t gy, uint32_t gz) {
     if (t->n == t->cap) {
         int cap = t->cap ? 2 * t->cap : 256;
@@ -42,7 +42,7 @@ int replay_note(ReplayTrace *t, VkPipeline p, const KBind *binds, int n_binds, c
     return 0;
 }
 
-void replay_trace_free(ReplayTrace *t) {
+void wnrt_replay_trace_free(ReplayTrace *t) {
     free(t->ops);
     free(t->args);
     memset(t, 0, sizeof *t);
@@ -52,7 +52,7 @@ static bool same_bind(const KBind *a, const KBind *b) {
     return a->buffer == b->buffer && a->offset == b->offset && a->range == b->range && a->write == b->write;
 }
 
-bool replay_same_plan(const ReplayTrace *a, const ReplayTrace *b) {
+bool wnrt_replay_same_plan(const ReplayTrace *a, const ReplayTrace *b) {
     if (a->n != b->n) return false;
     for (int i = 0; i < a->n; i++) {
         const ReplayOp *x = &a->ops[i], *y = &b->ops[i];
@@ -63,18 +63,18 @@ bool replay_same_plan(const ReplayTrace *a, const ReplayTrace *b) {
     return true;
 }
 
-uint64_t replay_slot_stride(const WnrtModel *m) {
+uint64_t wnrt_replay_slot_stride(const WnrtModel *m) {
     uint64_t align = m->dev->info.min_storage_offset_alignment;
     return align > 256 ? align : 256;
 }
 
-int replay_reserve(WnrtModel *m, MemAlloc *params, int *cap, int n) {
+int wnrt_replay_reserve(WnrtModel *m, MemAlloc *params, int *cap, int n) {
     if (n <= *cap && params->buffer) return 0;
-    if (!m->param_pool && !(m->param_pool = mempool_create(m->dev, MEM_UPLOAD))) return -1;
+    if (!m->param_pool && !(m->param_pool = vk_mempool_create(m->dev, MEM_UPLOAD))) return -1;
     int want = n + n / 4 + 16; /* room for a few more dispatches before growing again */
-    uint64_t bytes = replay_slot_stride(m) * (uint64_t)want;
-    mempool_hint(m->param_pool, bytes);
-    if (mempool_alloc(m->param_pool, bytes, params) < 0) return -1;
+    uint64_t bytes = wnrt_replay_slot_stride(m) * (uint64_t)want;
+    vk_mempool_hint(m->param_pool, bytes);
+    if (vk_mempool_alloc(m->param_pool, bytes, params) < 0) return -1;
     if (!params->map) {
         diag_error("vulkan: the parameter buffer is not host visible");
         return -1;
@@ -84,8 +84,8 @@ int replay_reserve(WnrtModel *m, MemAlloc *params, int *cap, int n) {
     return 0;
 }
 
-int replay_write(const WnrtModel *m, const MemAlloc *params, ReplayTrace *last, const ReplayTrace *now) {
-    uint64_t stride = replay_slot_stride(m);
+int wnrt_replay_write(const WnrtModel *m, const MemAlloc *params, ReplayTrace *last, const ReplayTrace *now) {
+    uint64_t stride = wnrt_replay_slot_stride(m);
     int written = 0;
     for (int i = 0; i < now->n; i++) {
         const ReplayArgs *a = &now->args[i];
@@ -99,23 +99,23 @@ int replay_write(const WnrtModel *m, const MemAlloc *params, ReplayTrace *last, 
     return written;
 }
 
-int replay_io(KernelCtx *kc, WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], bool in) {
+int wnrt_replay_io(KernelCtx *kc, WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], bool in) {
     Graph *g = m->g;
     int cnt = in ? g->n_inputs : g->n_outputs;
     int shader = -1;
     for (int i = 0; i < cnt; i++) {
         const Value *v = in ? g->inputs[i] : g->outputs[i];
         const MemAlloc *s = &m->staging[v->id];
-        if (!s->buffer || kv_skips_io(m, v)) continue;
-        if (shader < 0 && (shader = shader_lookup("io_copy", DT_U32, DT_U32)) < 0) {
+        if (!s->buffer || wnrt_kv_skips_io(m, v)) continue;
+        if (shader < 0 && (shader = vk_shader_lookup("io_copy", DT_U32, DT_U32)) < 0) {
             diag_error("internal: the io_copy shader is missing");
             return -1;
         }
         KTensor t;
-        tensor_of(m, v, shapes[v->id], &t);
+        wnrt_tensor_of(m, v, shapes[v->id], &t);
         uint64_t bound_words = (s->size + 3) / 4, words = (dtype_storage_bytes(v->dtype, t.numel) + 3) / 4;
         /* pieces of at most one binding's range; their count follows the bound, not the run */
-        uint64_t align = replay_slot_stride(m), piece = m->dev->info.max_storage_buffer_range / align * align / 4;
+        uint64_t align = wnrt_replay_slot_stride(m), piece = m->dev->info.max_storage_buffer_range / align * align / 4;
         uint32_t wg = 256;
         for (uint64_t w0 = 0; w0 < bound_words; w0 += piece) {
             uint64_t cap = bound_words - w0 < piece ? bound_words - w0 : piece;

@@ -36,25 +36,25 @@ typedef struct WnrtModel WnrtModel;
 typedef struct KernelCtx KernelCtx;
 
 /* WEBNNC_REPLAY unset or not "0". */
-bool replay_env_enabled(void);
+bool wnrt_replay_env_enabled(void);
 /* Appends one dispatch.  0 or -1 (out of memory). */
-int replay_note(ReplayTrace *t, VkPipeline p, const KBind *binds, int n_binds, const void *params,
+int wnrt_replay_note(ReplayTrace *t, VkPipeline p, const KBind *binds, int n_binds, const void *params,
                 uint32_t params_size, uint32_t gx, uint32_t gy, uint32_t gz);
-void replay_trace_free(ReplayTrace *t);
+void wnrt_replay_trace_free(ReplayTrace *t);
 /* Same pipelines and bindings, dispatch by dispatch. */
-bool replay_same_plan(const ReplayTrace *a, const ReplayTrace *b);
+bool wnrt_replay_same_plan(const ReplayTrace *a, const ReplayTrace *b);
 
 /* Byte stride of one dispatch's slot (parameter block, then the indirect arguments at
  * K_PUSH_MAX) for the model's device. */
-uint64_t replay_slot_stride(const WnrtModel *m);
+uint64_t wnrt_replay_slot_stride(const WnrtModel *m);
 /* Makes *params hold n slots (keeps it when large enough; *cap is its slot count). */
-int replay_reserve(WnrtModel *m, MemAlloc *params, int *cap, int n);
+int wnrt_replay_reserve(WnrtModel *m, MemAlloc *params, int *cap, int n);
 /* Writes the slots of `now` that differ from `last` into params and copies them into `last`
  * (last = NULL: writes all of now).  Returns the number of slots written. */
-int replay_write(const WnrtModel *m, const MemAlloc *params, ReplayTrace *last, const ReplayTrace *now);
+int wnrt_replay_write(const WnrtModel *m, const MemAlloc *params, ReplayTrace *last, const ReplayTrace *now);
 
 /* The graph inputs' copies from host staging to device storage (in) or the outputs' back (out)
  * as io_copy dispatches sized by the run's shapes.  0 or -1 with a diagnostic. */
-int replay_io(KernelCtx *kc, WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], bool in);
+int wnrt_replay_io(KernelCtx *kc, WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], bool in);
 
 #endif

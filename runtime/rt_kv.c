@@ -1,6 +1,6 @@
 /* rt_kv.c - KV caches in the runtime (Graph.kv, docs/kv-cache.md).
  *
- * Plan time (kv_plan, from plan_model): each binding's present output gets the storage of its past
+ * Plan time (wnrt_kv_plan, from plan_model): each binding's present output gets the storage of its past
  * input when the present is produced in place - by scatterElements/scatterND whose data operand is
  * the past, or by groupQueryAttention from that past - and no node after the producer reads the
  * past.  Views of the present follow it.  Every past buffer lives for the whole run (its slot is
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gqa.h"
+#include "core.h"
 #include "rt_model.h"
 
 static int find_io(Value **vals, int n, const char *name) {
@@ -47,7 +47,7 @@ static bool read_after(const WnrtModel *m, int after, int root) {
     return false;
 }
 
-int kv_plan(WnrtModel *m) {
+int wnrt_kv_plan(WnrtModel *m) {
     Graph *g = m->g;
     if (g->n_kv <= 0) return 0;
     m->kv = calloc((size_t)g->n_kv, sizeof *m->kv);
@@ -98,7 +98,7 @@ int kv_plan(WnrtModel *m) {
     return 0;
 }
 
-void kv_free(WnrtModel *m) {
+void wnrt_kv_free(WnrtModel *m) {
     free(m->kv);
     free(m->kv_role);
 }
@@ -118,19 +118,19 @@ static int zero_caches(WnrtModel *m) {
             memset(a->map, 0, a->size);
             continue;
         }
-        if ((!zeros && !(zeros = calloc(1, max ? max : 1))) || (!up && !(up = uploader_create(m->dev)))) {
+        if ((!zeros && !(zeros = calloc(1, max ? max : 1))) || (!up && !(up = vk_uploader_create(m->dev)))) {
             if (!diag_has_error()) diag_error("out of memory");
             free(zeros);
-            if (up) uploader_finish(up);
+            if (up) vk_uploader_finish(up);
             return -1;
         }
-        if (uploader_put(up, a, 0, zeros, a->size) < 0) {
+        if (vk_uploader_put(up, a, 0, zeros, a->size) < 0) {
             free(zeros);
-            uploader_finish(up);
+            vk_uploader_finish(up);
             return -1;
         }
     }
-    int rc = up ? uploader_finish(up) : 0;
+    int rc = up ? vk_uploader_finish(up) : 0;
     free(zeros);
     return rc;
 }
@@ -168,4 +168,4 @@ int wnrt_kv_reset(WnrtModel *m) {
     return zero_caches(m);
 }
 
-bool kv_skips_io(const WnrtModel *m, const Value *v) { return m->kv_resident && m->kv_role[v->id] != 0; }
+bool wnrt_kv_skips_io(const WnrtModel *m, const Value *v) { return m->kv_resident && m->kv_role[v->id] != 0; }

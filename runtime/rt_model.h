@@ -5,7 +5,7 @@
 #define WEBNNC_RT_MODEL_H
 
 #include "kernel.h"
-#include "op_support.h"
+#include "core.h"
 #include "replay.h"
 #include "vk_memory.h"
 
@@ -100,17 +100,17 @@ int plan_matvec_rewrite(WnrtModel *m);
 void fuse_free(WnrtModel *m);
 /* rt_kv.c: aliases each present onto its past where it is written in place (after the views are
  * known, before liveness); frees; whether copy_io skips v (a resident cache) */
-int kv_plan(WnrtModel *m);
-void kv_free(WnrtModel *m);
-bool kv_skips_io(const WnrtModel *m, const Value *v);
+int wnrt_kv_plan(WnrtModel *m);
+void wnrt_kv_free(WnrtModel *m);
+bool wnrt_kv_skips_io(const WnrtModel *m, const Value *v);
 /* timing.c: destroys the timestamp pool; valid timestamp bits of the device's queue (0: none) */
-void timing_free(WnrtModel *m);
+void wnrt_timing_free(WnrtModel *m);
 /* loop.c: frees; the pick that ends every run once the loop is configured (record.c; nothing
  * otherwise); notes a finished run's pick (runtime.c) */
-void loop_free(WnrtModel *m);
-int loop_pick(KernelCtx *kc, WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]);
-void loop_after_run(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]);
-uint32_t timing_bits(const VkDev *d);
+void wnrt_loop_free(WnrtModel *m);
+int wnrt_loop_pick(KernelCtx *kc, WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]);
+void wnrt_loop_after_run(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]);
+uint32_t wnrt_timing_bits(const VkDev *d);
 /* Operands node n runs with (its rewrite's, else its own); returns the count. */
 static inline int plan_node_inputs(const WnrtModel *m, const Node *n, const Value *const **ins) {
     const PlanRewrite *rw = m->rewrite ? m->rewrite[n->index] : NULL;
@@ -126,19 +126,19 @@ const KernelFamily *kernel_family(OpId op);
 OpSupport kernel_support(OpId op, const char **reason);
 /* k_eltwise.c: whether an op of the unary/binary kernel families has its shader op code
  * (OPSUP_NOT_APPLICABLE for ops of other families). */
-OpSupport eltwise_code_support(OpId op, const char **reason);
+OpSupport kernel_eltwise_code_support(OpId op, const char **reason);
 /* record.c */
-int record_commands(WnrtModel *m, Recording *r);
+int wnrt_record_commands(WnrtModel *m, Recording *r);
 /* The dispatches of a run with these shapes, without a command buffer (replay.h). */
-int record_capture(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], ReplayTrace *t);
+int wnrt_record_capture(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], ReplayTrace *t);
 /* The device token loop's recording (loop.c): begin (cb VK_NULL_HANDLE: capture only; dispatches
  * are appended to t, their slots in params), one step's input copies and nodes (no output copies),
  * end (frees kc; a barrier that makes shader writes visible to the host). */
-KernelCtx *record_loop_begin(WnrtModel *m, VkCommandBuffer cb, const MemAlloc *params, ReplayTrace *t);
-int record_loop_step(KernelCtx *kc, int64_t (*shapes)[WN_MAX_RANK]);
-int record_loop_end(KernelCtx *kc, int *dispatches, int *barriers);
+KernelCtx *wnrt_record_loop_begin(WnrtModel *m, VkCommandBuffer cb, const MemAlloc *params, ReplayTrace *t);
+int wnrt_record_loop_step(KernelCtx *kc, int64_t (*shapes)[WN_MAX_RANK]);
+int wnrt_record_loop_end(KernelCtx *kc, int *dispatches, int *barriers);
 /* kernel check context (no command buffer) */
-int record_check_node(WnrtModel *m, const Node *n);
-void tensor_of(const WnrtModel *m, const Value *v, const int64_t *shape, KTensor *t);
+int wnrt_record_check_node(WnrtModel *m, const Node *n);
+void wnrt_tensor_of(const WnrtModel *m, const Value *v, const int64_t *shape, KTensor *t);
 
 #endif

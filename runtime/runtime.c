@@ -42,9 +42,9 @@ WnrtModel *wnrt_load(WnrtContext *ctx, Graph *g) {
     m->in_shape = calloc(ni, sizeof *m->in_shape);
     m->sym = calloc((size_t)g->n_symbols + 1, sizeof *m->sym);
     m->now_shapes = calloc(nv, sizeof *m->now_shapes);
-    m->replay = m->stats.replay = replay_env_enabled();
-    m->pool = mempool_create(m->dev, MEM_DEVICE);
-    m->const_pool = mempool_create(m->dev, MEM_DEVICE);
+    m->replay = m->stats.replay = wnrt_replay_env_enabled();
+    m->pool = vk_mempool_create(m->dev, MEM_DEVICE);
+    m->const_pool = vk_mempool_create(m->dev, MEM_DEVICE);
     if (!m->fam || !m->root || !m->mem || !m->staging || !m->bound || !m->in_shape || !m->sym || !m->now_shapes || !m->pool || !m->const_pool) {
         if (!diag_has_error()) diag_error("out of memory");
         wnrt_free(m);
@@ -71,7 +71,7 @@ static void free_recording(WnrtModel *m, Recording *r) {
     if (r->cb) vkFreeCommandBuffers(m->dev->device, m->dev->cmd_pool, 1, &r->cb);
     free(r->sym);
     free(r->shapes);
-    replay_trace_free(&r->trace);
+    wnrt_replay_trace_free(&r->trace);
     MemAlloc params = r->params;
     int cap = r->params_cap;
     memset(r, 0, sizeof *r);
@@ -84,16 +84,16 @@ void wnrt_free(WnrtModel *m) {
     if (m->dev && m->dev->device) vkQueueWaitIdle(m->dev->queue);
     for (int i = 0; i < m->n_rec; i++) free_recording(m, &m->rec[i]);
     if (m->fence) vkDestroyFence(m->dev->device, m->fence, NULL);
-    loop_free(m);
-    timing_free(m);
-    profile_free(m);
+    wnrt_loop_free(m);
+    wnrt_timing_free(m);
+    wnrt_profile_free(m);
     fuse_free(m);
-    kv_free(m);
-    mempool_destroy(m->pool);
-    mempool_destroy(m->const_pool);
-    mempool_destroy(m->staging_pool);
-    mempool_destroy(m->param_pool);
-    replay_trace_free(&m->now);
+    wnrt_kv_free(m);
+    vk_mempool_destroy(m->pool);
+    vk_mempool_destroy(m->const_pool);
+    vk_mempool_destroy(m->staging_pool);
+    vk_mempool_destroy(m->param_pool);
+    wnrt_replay_trace_free(&m->now);
     free(m->now_shapes);
     free(m->fam);
     free(m->root);
@@ -111,14 +111,14 @@ static int find_recording(WnrtModel *m, Recording **out) {
     Graph *g = m->g;
     size_t symbytes = sizeof(int64_t) * (size_t)g->n_symbols;
     *out = NULL;
-    if (m->replay && (bind_eval_shapes(m, m->now_shapes) < 0 || record_capture(m, m->now_shapes, &m->now) < 0))
+    if (m->replay && (wnrt_bind_eval_shapes(m, m->now_shapes) < 0 || wnrt_record_capture(m, m->now_shapes, &m->now) < 0))
         return -1;
     for (int i = 0; i < m->n_rec; i++) {
         Recording *r = &m->rec[i];
-        if (m->replay ? !replay_same_plan(&r->trace, &m->now) : symbytes && memcmp(r->sym, m->sym, symbytes) != 0) continue;
+        if (m->replay ? !wnrt_replay_same_plan(&r->trace, &m->now) : symbytes && memcmp(r->sym, m->sym, symbytes) != 0) continue;
         m->stats.replays++;
         if (m->replay) {
-            m->stats.params_written = replay_write(m, &r->params, &r->trace, &m->now);
+            m->stats.params_written = wnrt_replay_write(m, &r->params, &r->trace, &m->now);
             memcpy(r->shapes, m->now_shapes, sizeof *r->shapes * (size_t)g->n_values);
             memcpy(r->sym, m->sym, symbytes);
         }
@@ -147,15 +147,15 @@ static Recording *record_new(WnrtModel *m) {
     else {
         memcpy(r->sym, m->sym, symbytes);
         if (m->replay) memcpy(r->shapes, m->now_shapes, sizeof *r->shapes * (size_t)g->n_values);
-        rc = m->replay ? 0 : bind_eval_shapes(m, r->shapes);
-        if (rc == 0 && !m->replay) rc = record_capture(m, r->shapes, &m->now); /* the slot count */
-        if (rc == 0) rc = replay_reserve(m, &r->params, &r->params_cap, m->now.n);
-        if (rc == 0) rc = record_commands(m, r);
-        if (rc == 0 && !replay_same_plan(&r->trace, &m->now)) {
+        rc = m->replay ? 0 : wnrt_bind_eval_shapes(m, r->shapes);
+        if (rc == 0 && !m->replay) rc = wnrt_record_capture(m, r->shapes, &m->now); /* the slot count */
+        if (rc == 0) rc = wnrt_replay_reserve(m, &r->params, &r->params_cap, m->now.n);
+        if (rc == 0) rc = wnrt_record_commands(m, r);
+        if (rc == 0 && !wnrt_replay_same_plan(&r->trace, &m->now)) {
             diag_error("internal: the recording differs from its capture");
             rc = -1;
         }
-        if (rc == 0) m->stats.params_written = replay_write(m, &r->params, NULL, &r->trace);
+        if (rc == 0) m->stats.params_written = wnrt_replay_write(m, &r->params, NULL, &r->trace);
     }
     if (rc < 0) {
         free_recording(m, r);
@@ -185,7 +185,7 @@ static uint64_t now_ns(void) {
 int wnrt_run(WnrtModel *m) {
     profile_phase(m, WNRT_PROF_BIND);
     uint64_t t0 = now_ns();
-    if (bind_resolve_symbols(m) < 0) return -1;
+    if (wnrt_bind_resolve_symbols(m) < 0) return -1;
     profile_phase(m, WNRT_PROF_RECORD);
     Recording *r;
     if (find_recording(m, &r) < 0 || (!r && !(r = record_new(m)))) return -1;
@@ -201,7 +201,7 @@ int wnrt_run(WnrtModel *m) {
     profile_phase(m, WNRT_PROF_WAIT);
     int rc = vkdev_wait(m->dev, m->fence);
     profile_phase(m, WNRT_PROF_IDLE);
-    if (rc == 0) loop_after_run(m, r->shapes);
+    if (rc == 0) wnrt_loop_after_run(m, r->shapes);
     return rc < 0 ? rc : profile_run_done(m, r->cb, r->dispatches);
 }
 
@@ -239,7 +239,7 @@ int wnrt_read_output(WnrtModel *m, int index, void *dst, uint64_t capacity) {
         return -1;
     }
     const Value *v = m->g->outputs[index];
-    if (kv_skips_io(m, v)) {
+    if (wnrt_kv_skips_io(m, v)) {
         diag_error("output %s is a KV cache kept on the device (wnrt_kv_resident); it is not read back", info.name);
         return -1;
     }

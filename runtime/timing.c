@@ -6,7 +6,7 @@
 #include "rt_model.h"
 
 /* Valid timestamp bits of the model's queue family (0: no timestamps). */
-uint32_t timing_bits(const VkDev *d) {
+uint32_t wnrt_timing_bits(const VkDev *d) {
     uint32_t n = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &n, NULL);
     if (d->queue_family >= n) return 0;
@@ -24,11 +24,11 @@ int wnrt_set_timing(WnrtModel *m, bool on) {
         return -1;
     }
     if (!on) {
-        timing_free(m);
+        wnrt_timing_free(m);
         return 0;
     }
     if (m->timestamps) return 0;
-    if (timing_bits(m->dev) == 0) {
+    if (wnrt_timing_bits(m->dev) == 0) {
         diag_error("vulkan: device %s has no timestamps on its compute queue", m->dev->info.name);
         return -1;
     }
@@ -51,7 +51,7 @@ int wnrt_last_gpu_ns(WnrtModel *m, double *ns) {
     VkResult r = vkGetQueryPoolResults(m->dev->device, m->timestamps, 0, 2, sizeof t, t, sizeof t[0],
                                        VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
     if (r != VK_SUCCESS) return vkdev_fail("vkGetQueryPoolResults", r);
-    uint32_t bits = timing_bits(m->dev);
+    uint32_t bits = wnrt_timing_bits(m->dev);
     uint64_t mask = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
     VkPhysicalDeviceProperties p;
     vkGetPhysicalDeviceProperties(m->dev->phys, &p);
@@ -59,7 +59,7 @@ int wnrt_last_gpu_ns(WnrtModel *m, double *ns) {
     return 0;
 }
 
-void timing_free(WnrtModel *m) {
+void wnrt_timing_free(WnrtModel *m) {
     if (m->timestamps && m->dev && m->dev->device) vkDestroyQueryPool(m->dev->device, m->timestamps, NULL);
     m->timestamps = VK_NULL_HANDLE;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "vk_pipeline.h"
 
 #define MAX_DEVICES 16
@@ -302,7 +302,7 @@ VkDev *vkdev_open(int index) {
                                    .queueFamilyIndex = d->queue_family};
     r = vkCreateCommandPool(d->device, &pci, NULL, &d->cmd_pool);
     if (r != VK_SUCCESS) { vkdev_fail("vkCreateCommandPool", r); goto fail; }
-    d->pipelines = pipeset_create(d);
+    d->pipelines = vk_pipeset_create(d);
     if (!d->pipelines) goto fail;
     return d;
 fail:
@@ -314,7 +314,7 @@ void vkdev_close(VkDev *d) {
     if (!d) return;
     if (d->device) {
         vkDeviceWaitIdle(d->device);
-        pipeset_destroy(d, d->pipelines);
+        vk_pipeset_destroy(d, d->pipelines);
         if (d->cmd_pool) vkDestroyCommandPool(d->device, d->cmd_pool, NULL);
         vkDestroyDevice(d->device, NULL);
     }

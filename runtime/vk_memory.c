@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 
 #define BLOCK_SIZE (256ull << 20)
 #define STAGING_SIZE (64ull << 20)
@@ -46,7 +46,7 @@ static int find_type(VkDev *d, uint32_t bits, MemKind kind) {
     return -1;
 }
 
-MemPool *mempool_create(VkDev *d, MemKind kind) {
+MemPool *vk_mempool_create(VkDev *d, MemKind kind) {
     MemPool *p = calloc(1, sizeof *p);
     if (!p) { diag_error("out of memory"); return NULL; }
     p->dev = d;
@@ -105,7 +105,7 @@ static int new_block(MemPool *p, uint64_t size) {
     return 0;
 }
 
-int mempool_alloc(MemPool *p, uint64_t size, MemAlloc *out) {
+int vk_mempool_alloc(MemPool *p, uint64_t size, MemAlloc *out) {
     if (size == 0) size = 1;
     if (size > UINT64_MAX - p->align) { diag_error("allocation size overflow"); return -1; }
     uint64_t asize = (size + p->align - 1) / p->align * p->align;
@@ -128,11 +128,11 @@ int mempool_alloc(MemPool *p, uint64_t size, MemAlloc *out) {
     return 0;
 }
 
-void mempool_hint(MemPool *p, uint64_t total) { p->hint = total; }
+void vk_mempool_hint(MemPool *p, uint64_t total) { p->hint = total; }
 
-uint64_t mempool_bytes(const MemPool *p) { return p ? p->total : 0; }
+uint64_t vk_mempool_bytes(const MemPool *p) { return p ? p->total : 0; }
 
-void mempool_destroy(MemPool *p) {
+void vk_mempool_destroy(MemPool *p) {
     if (!p) return;
     for (int i = 0; i < p->n_blocks; i++) {
         if (p->blocks[i].map) vkUnmapMemory(p->dev->device, p->blocks[i].memory);
@@ -153,7 +153,7 @@ struct Uploader {
     VkCommandBuffer cb;
 };
 
-Uploader *uploader_create(VkDev *d) {
+Uploader *vk_uploader_create(VkDev *d) {
     Uploader *u = calloc(1, sizeof *u);
     if (!u) { diag_error("out of memory"); return NULL; }
     u->dev = d;
@@ -168,7 +168,7 @@ static int flush(Uploader *u) {
     return rc;
 }
 
-int uploader_put(Uploader *u, const MemAlloc *dst, uint64_t dst_offset, const void *src, uint64_t n) {
+int vk_uploader_put(Uploader *u, const MemAlloc *dst, uint64_t dst_offset, const void *src, uint64_t n) {
     if (dst_offset > dst->size || n > dst->size - dst_offset) {
         diag_error("internal: upload of %llu bytes overflows its allocation", (unsigned long long)n);
         return -1;
@@ -180,8 +180,8 @@ int uploader_put(Uploader *u, const MemAlloc *dst, uint64_t dst_offset, const vo
     const uint8_t *s = src;
     while (n > 0) {
         if (!u->staging) {
-            u->staging = mempool_create(u->dev, MEM_STAGING);
-            if (!u->staging || mempool_alloc(u->staging, STAGING_SIZE, &u->buf) < 0) return -1;
+            u->staging = vk_mempool_create(u->dev, MEM_STAGING);
+            if (!u->staging || vk_mempool_alloc(u->staging, STAGING_SIZE, &u->buf) < 0) return -1;
             if (!u->buf.map) { diag_error("vulkan: staging memory is not mappable"); return -1; }
         }
         if (u->used == STAGING_SIZE && flush(u) < 0) return -1;
@@ -199,10 +199,10 @@ int uploader_put(Uploader *u, const MemAlloc *dst, uint64_t dst_offset, const vo
     return 0;
 }
 
-int uploader_finish(Uploader *u) {
+int vk_uploader_finish(Uploader *u) {
     if (!u) return 0;
     int rc = flush(u);
-    mempool_destroy(u->staging);
+    vk_mempool_destroy(u->staging);
     free(u);
     return rc;
 }

@@ -23,18 +23,18 @@ typedef enum {
 
 typedef struct MemPool MemPool;
 
-MemPool *mempool_create(VkDev *d, MemKind kind);
-int mempool_alloc(MemPool *p, uint64_t size, MemAlloc *out);
-uint64_t mempool_bytes(const MemPool *p); /* bytes of device memory allocated */
+MemPool *vk_mempool_create(VkDev *d, MemKind kind);
+int vk_mempool_alloc(MemPool *p, uint64_t size, MemAlloc *out);
+uint64_t vk_mempool_bytes(const MemPool *p); /* bytes of device memory allocated */
 /* Expected total of the coming allocations: new blocks are made no larger than needed for it
  * (still at most 256 MiB unless one allocation is bigger). */
-void mempool_hint(MemPool *p, uint64_t total);
-void mempool_destroy(MemPool *p);
+void vk_mempool_hint(MemPool *p, uint64_t total);
+void vk_mempool_destroy(MemPool *p);
 
 /* Batched uploads into device allocations. */
 typedef struct Uploader Uploader;
-Uploader *uploader_create(VkDev *d);
-int uploader_put(Uploader *u, const MemAlloc *dst, uint64_t dst_offset, const void *src, uint64_t n);
-int uploader_finish(Uploader *u); /* flushes and frees */
+Uploader *vk_uploader_create(VkDev *d);
+int vk_uploader_put(Uploader *u, const MemAlloc *dst, uint64_t dst_offset, const void *src, uint64_t n);
+int vk_uploader_finish(Uploader *u); /* flushes and frees */
 
 #endif

@@ -11,23 +11,23 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "diag.h"
+#include "core.h"
 #include "kernel.h"
 #include "webnn.h"
 
 /* ---- shader table (generated) ------------------------------------------------------------ */
 #include "shader_table.h"
 
-int shader_count(void) { return (int)(sizeof shader_table / sizeof shader_table[0]); }
-const ShaderInfo *shader_get(int id) { return id >= 0 && id < shader_count() ? &shader_table[id] : NULL; }
+int vk_shader_count(void) { return (int)(sizeof shader_table / sizeof shader_table[0]); }
+const ShaderInfo *vk_shader_get(int id) { return id >= 0 && id < vk_shader_count() ? &shader_table[id] : NULL; }
 
-int shader_lookup(const char *name, DType a, DType b) {
-    for (int i = 0; i < shader_count(); i++)
+int vk_shader_lookup(const char *name, DType a, DType b) {
+    for (int i = 0; i < vk_shader_count(); i++)
         if (shader_table[i].a == a && shader_table[i].b == b && strcmp(shader_table[i].name, name) == 0) return i;
     return -1;
 }
 
-bool shader_dtype_ok(const VkDev *d, DType dt) {
+bool vk_shader_dtype_ok(const VkDev *d, DType dt) {
     switch (dt) {
     case DT_F16: return d->info.storage16;
     case DT_I8:
@@ -78,9 +78,9 @@ static void cache_dir_init(PipelineSet *p) {
         p->cache_dir[0] = 0;
 }
 
-PipelineSet *pipeset_create(VkDev *d) {
+PipelineSet *vk_pipeset_create(VkDev *d) {
     PipelineSet *p = calloc(1, sizeof *p);
-    if (p) p->modules = calloc((size_t)shader_count() + 1, sizeof *p->modules);
+    if (p) p->modules = calloc((size_t)vk_shader_count() + 1, sizeof *p->modules);
     if (!p || !p->modules) {
         free(p);
         diag_error("out of memory");
@@ -104,14 +104,14 @@ PipelineSet *pipeset_create(VkDev *d) {
     return p;
 fail:
     vkdev_fail("vkCreatePipelineLayout", r);
-    pipeset_destroy(d, p);
+    vk_pipeset_destroy(d, p);
     return NULL;
 }
 
-void pipeset_destroy(VkDev *d, PipelineSet *p) {
+void vk_pipeset_destroy(VkDev *d, PipelineSet *p) {
     if (!p) return;
     for (int i = 0; i < p->n; i++) vkDestroyPipeline(d->device, p->entries[i].pipeline, NULL);
-    for (int i = 0; i < shader_count(); i++)
+    for (int i = 0; i < vk_shader_count(); i++)
         if (p->modules[i]) vkDestroyShaderModule(d->device, p->modules[i], NULL);
     if (p->layout) vkDestroyPipelineLayout(d->device, p->layout, NULL);
     if (p->set_layout) vkDestroyDescriptorSetLayout(d->device, p->set_layout, NULL);
@@ -120,9 +120,9 @@ void pipeset_destroy(VkDev *d, PipelineSet *p) {
     free(p);
 }
 
-VkPipelineLayout pipeset_layout(const VkDev *d) { return d->pipelines->layout; }
-VkDescriptorSetLayout pipeset_set_layout(const VkDev *d) { return d->pipelines->set_layout; }
-int pipeset_count(const VkDev *d) { return d->pipelines->n; }
+VkPipelineLayout vk_pipeset_layout(const VkDev *d) { return d->pipelines->layout; }
+VkDescriptorSetLayout vk_pipeset_set_layout(const VkDev *d) { return d->pipelines->set_layout; }
+int vk_pipeset_count(const VkDev *d) { return d->pipelines->n; }
 
 /* Cache files: "WNPC" + xxHash64 of the driver's data (little-endian) + the data.  A file that is
  * short, foreign or corrupt is ignored (the pipeline is compiled and the file rewritten), so the
@@ -158,9 +158,9 @@ static void write_cache(const char *path, const void *data, size_t len) {
     for (int i = 0; i < 8; i++) hdr[4 + i] = (uint8_t)(h >> (8 * i));
     OutFile f;
     bool had_error = diag_has_error();
-    if (outfile_open(&f, path) < 0 || outfile_write(&f, hdr, sizeof hdr) < 0 || outfile_write(&f, data, len) < 0 ||
-        outfile_commit(&f) < 0) {
-        if (f.fd >= 0) outfile_abort(&f);
+    if (wn_outfile_open(&f, path) < 0 || wn_outfile_write(&f, hdr, sizeof hdr) < 0 || wn_outfile_write(&f, data, len) < 0 ||
+        wn_outfile_commit(&f) < 0) {
+        if (f.fd >= 0) wn_outfile_abort(&f);
         if (!had_error) diag_clear(); /* no error: the pipeline is simply compiled again next time */
     }
 }
@@ -192,9 +192,9 @@ static void print_pipeline_stats(VkDev *d, VkPipeline pipe, const ShaderInfo *si
     fprintf(stderr, "\n");
 }
 
-VkPipeline pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec) {
+VkPipeline vk_pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec) {
     PipelineSet *p = d->pipelines;
-    const ShaderInfo *si = shader_get(shader);
+    const ShaderInfo *si = vk_shader_get(shader);
     if (!si || n_spec < 0 || n_spec > K_MAX_SPEC) {
         diag_error("internal: bad shader %d", shader);
         return VK_NULL_HANDLE;

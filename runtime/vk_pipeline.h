@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "ir.h"
+#include "core.h"
 #include "vk_device.h"
 
 typedef struct {
@@ -23,20 +23,20 @@ typedef struct {
     size_t size;      /* bytes */
 } ShaderInfo;
 
-int shader_count(void);
-const ShaderInfo *shader_get(int id);
+int vk_shader_count(void);
+const ShaderInfo *vk_shader_get(int id);
 /* Variant id or -1. */
-int shader_lookup(const char *name, DType a, DType b);
+int vk_shader_lookup(const char *name, DType a, DType b);
 /* Whether the device can run dtype dt in a shader (16/8-bit storage, int64). */
-bool shader_dtype_ok(const VkDev *d, DType dt);
+bool vk_shader_dtype_ok(const VkDev *d, DType dt);
 
 typedef struct PipelineSet PipelineSet;
-PipelineSet *pipeset_create(VkDev *d);
-void pipeset_destroy(VkDev *d, PipelineSet *p);
-VkPipelineLayout pipeset_layout(const VkDev *d);
-VkDescriptorSetLayout pipeset_set_layout(const VkDev *d);
+PipelineSet *vk_pipeset_create(VkDev *d);
+void vk_pipeset_destroy(VkDev *d, PipelineSet *p);
+VkPipelineLayout vk_pipeset_layout(const VkDev *d);
+VkDescriptorSetLayout vk_pipeset_set_layout(const VkDev *d);
 /* Pipeline for (shader, spec constants ids 0..n_spec-1); created on first use. */
-VkPipeline pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec);
-int pipeset_count(const VkDev *d);
+VkPipeline vk_pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec);
+int vk_pipeset_count(const VkDev *d);
 
 #endif

@@ -2,14 +2,14 @@
  * before the first run.  Pipelines are otherwise made when a run first needs them (from the disk
  * cache where it has them), which a generation pays inside its time to first token.  For each
  * size asked for, the dispatch plan with every symbolic dimension at that size (clamped to its
- * bound; 0: the bound) is captured without a command buffer (record_capture, as every replayed run
+ * bound; 0: the bound) is captured without a command buffer (wnrt_record_capture, as every replayed run
  * does), with the inputs' shapes set for the capture only; the bound inputs and their shapes are
  * restored.  Other sizes may choose other kernels (made on first use, as before). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "bind.h"
-#include "diag.h"
+#include "core.h"
 #include "replay.h"
 #include "rt_model.h"
 
@@ -49,10 +49,10 @@ int wnrt_warm(WnrtModel *m, int count, const int64_t *sizes) {
     for (int k = 0; k < count; k++) {
         ReplayTrace t = {0};
         /* A graph whose shapes do not evaluate at these sizes is simply not warmed for them. */
-        if (set_shapes(m, sizes[k], symvals) == 0 && bind_resolve_symbols(m) == 0 &&
-            bind_eval_shapes(m, m->now_shapes) == 0 && record_capture(m, m->now_shapes, &t) == 0)
+        if (set_shapes(m, sizes[k], symvals) == 0 && wnrt_bind_resolve_symbols(m) == 0 &&
+            wnrt_bind_eval_shapes(m, m->now_shapes) == 0 && wnrt_record_capture(m, m->now_shapes, &t) == 0)
             warmed++;
-        replay_trace_free(&t);
+        wnrt_replay_trace_free(&t);
         diag_clear();
     }
     memcpy(m->bound, bound, sizeof *bound * ni);

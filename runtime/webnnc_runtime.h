@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ir.h"
+#include "core.h"
 
 typedef enum {
     WNRT_DEV_OTHER = 0,

@@ -3,9 +3,12 @@
 a floor is compiled with the include folders of its own floor and of the floors below it only
 (read from the build's compile_commands.json), so no lower floor can include a higher one's
 header; no source file of a floor includes a header that exists only in a higher floor; and a
-floor reaches a lower one (lib/core aside: the IR's vocabulary) only through that floor's one
-public header (PUBLIC); no global symbol is defined in two floors' libraries (a clash that static
-linking would resolve by taking whichever archive comes first).
+floor reaches a lower one only through that floor's one public header (PUBLIC; lib/core's is
+core.h, its X-macro tables aside); no global symbol is defined in two floors' libraries (a clash that static
+linking would resolve by taking whichever archive comes first); every global symbol of a floor's
+library carries one of its folder's prefixes (PREFIXES); and every runtime kernel family of
+runtime/kernels.def lives in runtime/k_OPFAMILY.c or k_OPFAMILY_PART.c, OPFAMILY being the
+lib/core/ops.def family of each op it runs (a neutral file says "shared by op families: A, B").
 usage: floors.py BUILD_ROOT SOURCE_ROOT
 """
 import json
@@ -29,8 +32,9 @@ FLOORS = {
 }
 
 
-# the one header each floor offers the floors above it (lib/core: every header, the IR's vocabulary)
-PUBLIC = {"lib/eval": "eval.h", "lib/webnn": "webnn.h", "lib/onnx": "onnx.h", "passes": "pipeline_plan.h",
+# the one header each floor offers the floors above it (lib/core: core.h, the IR's vocabulary, plus its
+# X-macro tables ops.def, op_families.def, ... for the floors that expand them)
+PUBLIC = {"lib/core": "core.h", "lib/eval": "eval.h", "lib/webnn": "webnn.h", "lib/onnx": "onnx.h", "passes": "pipeline_plan.h",
           "lib/convert": "convert.h", "runtime": "webnnc_runtime.h", "lib/run": "run.h", "lib/tokenizer": "tokenizer.h"}
 ABOVE = ["lib/api", "cli"]  # the top floors: they see everything, through the public headers too
 
@@ -57,14 +61,91 @@ def public_header_misses(path, floor, headers):
     out = []
     for h in re.findall(r'#include "([^"]+)"', open(path).read()):
         owner = headers.get(os.path.basename(h))
+        if owner == "lib/core" and h.endswith(".def"):
+            continue
         if owner and owner != floor and owner in PUBLIC and os.path.basename(h) != PUBLIC[owner]:
             out.append(f"{path} ({floor}) includes {h}: {owner} offers {PUBLIC[owner]} to the floors above")
     return out
 
 
-LIBS = ["libwebnnc_core.a", "libwebnnc_eval.a", "libwebnnc_webnn.a", "libwebnnc_onnx.a", "libwebnnc_passes.a",
-        "libwebnnc_convert.a", "runtime/libwebnnc_runtime.a", "lib/run/libwebnnc_run.a",
-        "lib/tokenizer/libwebnnc_tokenizer.a"]
+LIB_OF = {"lib/core": "libwebnnc_core.a", "lib/eval": "libwebnnc_eval.a", "lib/webnn": "libwebnnc_webnn.a",
+          "lib/onnx": "libwebnnc_onnx.a", "passes": "libwebnnc_passes.a", "lib/convert": "libwebnnc_convert.a",
+          "runtime": "runtime/libwebnnc_runtime.a", "lib/run": "lib/run/libwebnnc_run.a",
+          "lib/tokenizer": "lib/tokenizer/libwebnnc_tokenizer.a"}
+LIBS = list(LIB_OF.values())
+
+
+# folder -> the prefixes of its global symbols (docs/architecture.md, "Prefixes").  lib/core's are its
+# headers' nouns, the IR vocabulary every floor speaks.
+PREFIXES = {
+    "lib/core": ["arena_", "clamp_", "diag_", "dim_", "dtype_", "file_map_", "graph_", "infer_", "input_", "json_",
+                 "name_", "nameset_", "node_", "op_", "progress_", "value_",
+                 "fused_", "gate_", "gbq_", "gqa_", "nbits_", "rotary_", "skip_rms_norm_"],  # ext_ops.h, fused_ops.h, gqa.h
+    "lib/eval": ["eval_", "ten_"],
+    "lib/webnn": ["webnn_", "wn_"],
+    "lib/onnx": ["onnx_"],
+    "passes": ["pass_", "fuse_", "pipeline_"],
+    "lib/convert": ["convert_"],
+    "runtime": ["wnrt_", "vk_", "vkdev_", "plan_", "kernel_", "kfam_", "kx_", "kc_", "kcheck_", "kshape_", "kstrided_",
+                "kmatvec_", "ext_"],
+    "lib/run": ["run_", "decoder_"],
+    "lib/tokenizer": ["tokenizer_", "tk_"],
+}
+# symbols that keep another prefix for now, with the reason
+PREFIX_EXCEPTIONS = {
+    "fuse_free": "runtime/plan_matvec.c, under concurrent GPU kernel work: rename to plan_ after it merges",
+    "fuse_transpose_bits": "runtime/plan_matvec.c, under concurrent GPU kernel work: rename to plan_ after it merges",
+}
+
+
+def lib_symbols(build, lib):
+    """(symbol, object) of the global symbols a library defines."""
+    r = subprocess.run(["nm", "-A", "--defined-only", "-g", os.path.join(build, lib)],
+                       capture_output=True, text=True, check=True)
+    out = []
+    for line in r.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "TDBR":  # ARCHIVE:MEMBER:VALUE TYPE NAME
+            out.append((parts[2], os.path.basename(parts[0].split(":")[1])))
+    return out
+
+
+def prefix_misses(build):
+    """Global symbols without a prefix of their folder, as failure lines."""
+    out = []
+    for folder, lib in LIB_OF.items():
+        for sym, obj in lib_symbols(build, lib):
+            if not sym.startswith(tuple(PREFIXES[folder])) and sym not in PREFIX_EXCEPTIONS:
+                out.append(f"global {sym} of {obj} ({folder}) lacks a prefix of its folder: {' '.join(PREFIXES[folder])}")
+    return out
+
+
+def kernel_layout_misses(build, src):
+    """Ops whose kernel family lives in a file of another op family, as failure lines."""
+    fam_of = dict(re.findall(r"^OP\((\w+),\s*(\w+)", open(os.path.join(src, "lib/core/ops.def")).read(), re.M))
+    families = set(re.findall(r"^FAMILY\((\w+)\)", open(os.path.join(src, "lib/core/op_families.def")).read(), re.M))
+    kernels = re.findall(r"^KERNEL\((\w+),\s*(\w+)\)", open(os.path.join(src, "runtime/kernels.def")).read(), re.M)
+    home = {sym[len("kfam_"):]: obj[:-len(".o")] for sym, obj in lib_symbols(build, "runtime/libwebnnc_runtime.a")
+            if sym.startswith("kfam_")}
+    out = []
+    for op, kfam in kernels:
+        fam, f = fam_of.get(op), home.get(kfam)
+        if f is None:
+            out.append(f"op {op}: kernel family {kfam} is defined in no runtime object")
+            continue
+        rest = f[len("k_"):-len(".c")] if f.startswith("k_") else ""
+        ffam = next((x for x in sorted(families, key=len, reverse=True) if rest == x or rest.startswith(x + "_")), None)
+        if ffam is not None:
+            if ffam != fam:
+                out.append(f"op {op} of op family {fam}: its kernel family {kfam} lives in runtime/{f}, a file of "
+                           f"op family {ffam}")
+            continue
+        head = open(os.path.join(src, "runtime", f)).read(2000)
+        m = re.search(r"shared by op\s+families:\s*([a-z_]+(?:,\s*[a-z_]+)*)", head)
+        if not m or fam not in re.split(r",\s*", m.group(1)):
+            out.append(f"op {op} of op family {fam}: its kernel family {kfam} lives in runtime/{f}, neither "
+                       f"k_{fam}.c / k_{fam}_PART.c nor a file \"shared by op families: ..., {fam}\"")
+    return out
 
 
 def symbol_clashes(build):
@@ -115,6 +196,8 @@ def main():
                 if owner and owner not in allowed:
                     failures.append(f"{f} ({floor}) includes {h} of {owner}")
     failures += symbol_clashes(build)
+    failures += prefix_misses(build)
+    failures += kernel_layout_misses(build, src)
     for x in failures:
         print("FAIL " + x)
     print(f"{checked} floor sources checked, {len(failures)} failures")

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "ir.h"
+#include "core.h"
 #include "onnx.h"
 #include "webnnc/webnnc.h"
 

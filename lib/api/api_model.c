@@ -8,7 +8,7 @@
 
 #include "api_internal.h"
 #include "convert.h"
-#include "diag.h"
+#include "core.h"
 #include "pipeline_plan.h"
 #include "webnn.h"
 
@@ -77,7 +77,7 @@ void webnnc_model_free(webnnc_model *m) {
 int webnnc_load(const char *path, webnnc_model **out) {
     *out = NULL;
     api_begin(path);
-    InputKind kind = input_kind(path);
+    InputKind kind = convert_input_kind(path);
     if (kind == INPUT_UNKNOWN) return api_fail("not an ONNX model or webnn-graph");
     webnnc_model *m = model_new(path);
     if (!m) return api_fail("out of memory");
@@ -96,7 +96,7 @@ int webnnc_read(const char *path, const char *fuse, webnnc_model **out) {
     if (fuse_parse(fuse, &mask) != 0) return api_end(WEBNNC_BAD_INPUT, "bad fuse list");
     webnnc_model *m = model_new(path);
     if (!m) return api_fail("out of memory");
-    if (!(m->g = read_webnn_fused(path, mask))) {
+    if (!(m->g = convert_read_webnn_fused(path, mask))) {
         webnnc_model_free(m);
         return api_end(WEBNNC_BAD_INPUT, "cannot read");
     }
@@ -135,13 +135,13 @@ int webnnc_convert(webnnc_model *m, const webnnc_convert_options *opt) {
     bool no_limits = opt->limits && !strcmp(opt->limits, "none");
     if (mask && opt->limits && !no_limits) return api_fail("limits apply to the spec-op output: the fused output is webnnc's own");
     ImplLimits *limits = NULL;
-    if (!mask && !no_limits && !(limits = impl_limits_load(opt->limits))) return api_end(WEBNNC_BAD_INPUT, "bad limits");
+    if (!mask && !no_limits && !(limits = wn_impl_limits_load(opt->limits))) return api_end(WEBNNC_BAD_INPUT, "bad limits");
     ConvertOptions copt = {&fix, &dim, mask, opt->verbose, limits};
     int code;
     OnnxModel *onnx = m->onnx;
     m->onnx = NULL; /* taken over by the conversion */
     m->g = convert_onnx_model(onnx, &copt, &code);
-    impl_limits_free(limits);
+    wn_impl_limits_free(limits);
     m->spec_only = mask == 0;
     return api_end(m->g ? WEBNNC_OK : code, "conversion failed");
 }
@@ -172,9 +172,9 @@ int webnnc_validate(const char *path, int allow_extensions, const char *limits_s
     api_begin(path);
     char buf[512];
     ImplLimits *limits = NULL;
-    if (limits_spec && !(limits = impl_limits_load(limits_spec))) return api_end(WEBNNC_BAD_INPUT, "bad limits");
-    int code = validate_graph_files_limits(path, allow_extensions ? VALIDATE_ALLOW_EXTENSION_OPS : 0, limits, buf, sizeof buf);
-    impl_limits_free(limits);
+    if (limits_spec && !(limits = wn_impl_limits_load(limits_spec))) return api_end(WEBNNC_BAD_INPUT, "bad limits");
+    int code = convert_validate_graph_files_limits(path, allow_extensions ? VALIDATE_ALLOW_EXTENSION_OPS : 0, limits, buf, sizeof buf);
+    wn_impl_limits_free(limits);
     if (code == WEBNNC_OK && summary && summary_len) snprintf(summary, summary_len, "%s", buf);
     return api_end(code, "validation failed");
 }

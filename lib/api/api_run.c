@@ -7,7 +7,7 @@
 
 #include "api_internal.h"
 #include "run.h"
-#include "diag.h"
+#include "core.h"
 #include "webnnc_runtime.h"
 
 _Static_assert(DT_F32 == (int)WEBNNC_FLOAT32 && DT_F16 == (int)WEBNNC_FLOAT16 && DT_I32 == (int)WEBNNC_INT32 &&
@@ -93,7 +93,7 @@ static int bind_inputs(webnnc_session *s, const webnnc_tensor *inputs, int n_inp
     for (int k = 0; k < n_inputs; k++) {
         const webnnc_tensor *t = &inputs[k];
         int i = 0;
-        while (i < g->n_inputs && !(t->name && tensor_name_matches(g->inputs[i], t->name))) i++;
+        while (i < g->n_inputs && !(t->name && run_tensor_name_matches(g->inputs[i], t->name))) i++;
         if (i == g->n_inputs) return api_fail("input %s: not a graph input", t->name ? t->name : "(no name)");
         const Value *v = g->inputs[i];
         if ((int)t->dtype != (int)v->dtype)

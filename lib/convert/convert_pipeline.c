@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "convert_pipeline.h"
-#include "diag.h"
+#include "core.h"
 #include "pipeline_plan.h"
 #include "onnx.h"
 #include "webnn.h"
@@ -19,7 +19,7 @@ const char *convert_dim_conflict(const DimSettingList *fix, const DimSettingList
     return NULL;
 }
 
-Graph *read_webnn_fused(const char *path, unsigned fuse_mask) {
+Graph *convert_read_webnn_fused(const char *path, unsigned fuse_mask) {
     Graph *g = webnn_read(path);
     if (g && (pipeline_run(g, PIPE_RESTORE, NULL) != 0 || fuse_run(g, fuse_mask, NULL) < 0)) {
         graph_free(g);
@@ -44,14 +44,14 @@ double convert_stage_done(int verbose, const char *stage, double since) {
 static int genai_defaults(const OnnxModel *m, DimSettingList *fix, DimSettingList *dim, int64_t *kv_capacity) {
     if (!m->genai_config_path) return 0;
     GenaiConfig cfg;
-    if (genai_config_read(m->genai_config_path, &cfg) < 0) return -1;
+    if (onnx_genai_config_read(m->genai_config_path, &cfg) < 0) return -1;
     /* A user bound on the total length below max_length bounds every sequence dim (a query longer
      * than the cache cannot be attended). */
     for (int i = 0; i < dim->count; i++)
         if (!strcmp(dim->items[i].name, "total_sequence_length") && dim->items[i].value < cfg.max_length)
             cfg.max_length = dim->items[i].value;
     int nf = fix->count, nd = dim->count;
-    genai_default_dims(&cfg, fix->items, fix->count, dim->items, dim->count, fix->items, &nf, dim->items, &nd,
+    onnx_genai_default_dims(&cfg, fix->items, fix->count, dim->items, dim->count, fix->items, &nf, dim->items, &nd,
                        CONVERT_MAX_DIMS);
     fix->count = nf;
     dim->count = nd;

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ir.h"
+#include "core.h"
 #include "onnx.h"
 
 #define CONVERT_MAX_DIMS 64 /* --fix / --dim settings, each */
@@ -31,7 +31,7 @@ const char *convert_dim_conflict(const DimSettingList *fix, const DimSettingList
 /* A webnn-graph (file or output folder) read, the KV-cache scatters a target legalization rewrote
  * restored (pass restore_scatter), and fused with the patterns of fuse_mask, as a WebNN
  * implementation would (run, generate).  NULL with a diagnostic. */
-Graph *read_webnn_fused(const char *path, unsigned fuse_mask);
+Graph *convert_read_webnn_fused(const char *path, unsigned fuse_mask);
 
 /* Monotonic seconds; stage_done prints "webnnc: STAGE  0.123 s" when verbose and returns now. */
 double convert_now_s(void);
@@ -55,7 +55,7 @@ typedef struct {
 } ConvertWriteOptions;
 
 /* Writes g to OUTDIR (through a temporary folder, renamed into place), re-reads and validates the
- * written files (validate_graph_files) and copies the companion files of INPUT's folder
+ * written files (convert_validate_graph_files) and copies the companion files of INPUT's folder
  * (genai_config.json, tokenizer files) beside them; a graph that fails leaves no output behind.
  * Returns WN_EXIT_OK, or WN_EXIT_BAD_INPUT / WN_EXIT_CHECK_FAILED (validation) with a diagnostic. */
 int convert_write(Graph *g, const char *input, const char *outdir, const ConvertWriteOptions *opt);

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "convert_pipeline.h"
-#include "diag.h"
+#include "core.h"
 #include "webnn.h"
 #include "validate.h"
 
@@ -26,7 +26,7 @@ static int copy_companions(const char *model_dir, const char *tmpdir) {
         char src[4096];
         struct stat st;
         snprintf(src, sizeof src, "%s/%s", model_dir, companion_files[i]);
-        if (stat(src, &st) == 0 && outdir_copy_file(tmpdir, companion_files[i], src) < 0) return -1;
+        if (stat(src, &st) == 0 && wn_outdir_copy_file(tmpdir, companion_files[i], src) < 0) return -1;
     }
     return 0;
 }
@@ -34,7 +34,7 @@ static int copy_companions(const char *model_dir, const char *tmpdir) {
 static int check_written(const char *tmpdir, void *ctx) {
     WrittenCheck *c = ctx;
     char summary[512];
-    int rc = validate_graph_files(tmpdir, c->flags, summary, sizeof summary);
+    int rc = convert_validate_graph_files(tmpdir, c->flags, summary, sizeof summary);
     /* Malformed output of our own writer is a failed check too, not bad user input. */
     if (rc != WN_EXIT_OK) c->failed = WN_EXIT_CHECK_FAILED;
     return rc == WN_EXIT_OK ? copy_companions(c->model_dir, tmpdir) : -1;

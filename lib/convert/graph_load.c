@@ -1,15 +1,15 @@
-/* graph_load.c - graph_load_any(), graph_load_baseline() and graph_load_fused(): a model input (ONNX or
+/* graph_load.c - convert_graph_load_any(), convert_graph_load_baseline() and convert_graph_load_fused(): a model input (ONNX or
  * webnn-graph) into the IR (graph_load.h). */
 #include "convert_pipeline.h"
-#include "diag.h"
+#include "core.h"
 #include "pipeline_plan.h"
 #include "graph_load.h"
 #include "input_kind.h"
 #include "webnn.h"
 
-Graph *graph_load_any(const char *path, const ImportOptions *iopt, int *origin_nodes) {
+Graph *convert_graph_load_any(const char *path, const ImportOptions *iopt, int *origin_nodes) {
     *origin_nodes = 0;
-    InputKind kind = input_kind(path);
+    InputKind kind = convert_input_kind(path);
     if (kind == INPUT_WEBNN) {
         Graph *g = webnn_read(path);
         if (g) *origin_nodes = graph_node_count(g);
@@ -27,11 +27,11 @@ Graph *graph_load_any(const char *path, const ImportOptions *iopt, int *origin_n
     return g;
 }
 
-Graph *graph_load_baseline(const char *path, DimSettingList *fix, DimSettingList *dim, int verbose, int *origin_nodes,
+Graph *convert_graph_load_baseline(const char *path, DimSettingList *fix, DimSettingList *dim, int verbose, int *origin_nodes,
                            int *exit_code) {
     *origin_nodes = 0;
     *exit_code = WN_EXIT_BAD_INPUT;
-    if (input_kind(path) == INPUT_ONNX) {
+    if (convert_input_kind(path) == INPUT_ONNX) {
         ConvertOptions copt = {fix, dim, 0, verbose};
         size_t onnx_nodes = 0;
         Graph *g = convert_onnx(path, &copt, &onnx_nodes, exit_code);
@@ -39,7 +39,7 @@ Graph *graph_load_baseline(const char *path, DimSettingList *fix, DimSettingList
         return g;
     }
     ImportOptions iopt = {fix->items, fix->count, dim->items, dim->count};
-    Graph *g = graph_load_any(path, &iopt, origin_nodes);
+    Graph *g = convert_graph_load_any(path, &iopt, origin_nodes);
     PassOptions popt = {.verbose = verbose, .keep_quantized = 1};
     if (g && pipeline_run(g, PIPE_GRAPH_BASELINE, &popt) < 0) {
         graph_free(g);
@@ -49,19 +49,19 @@ Graph *graph_load_baseline(const char *path, DimSettingList *fix, DimSettingList
     return g;
 }
 
-Graph *graph_load_fused(const char *path, const char *fuse, const DimSettingList *fix, const DimSettingList *dim,
+Graph *convert_graph_load_fused(const char *path, const char *fuse, const DimSettingList *fix, const DimSettingList *dim,
                         int *exit_code) {
     int origin;
     unsigned mask = 0;
     *exit_code = WN_EXIT_BAD_INPUT;
     if (fuse && fuse_parse(fuse, &mask) < 0) return NULL;
     Graph *g;
-    if (input_kind(path) == INPUT_ONNX) {
+    if (convert_input_kind(path) == INPUT_ONNX) {
         DimSettingList f = *fix, d = *dim; /* each load gets its own GenAI defaults */
-        g = graph_load_baseline(path, &f, &d, 0, &origin, exit_code);
+        g = convert_graph_load_baseline(path, &f, &d, 0, &origin, exit_code);
     } else {
         ImportOptions none = {0};
-        g = graph_load_any(path, &none, &origin);
+        g = convert_graph_load_any(path, &none, &origin);
     }
     if (!g) return NULL;
     PassOptions popt = {.keep_quantized = 1};

@@ -11,7 +11,7 @@ static bool ends_with(const char *s, const char *suffix) {
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-InputKind input_kind(const char *path) {
+InputKind convert_input_kind(const char *path) {
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         char buf[4096];

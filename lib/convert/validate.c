@@ -1,10 +1,10 @@
-/* validate.c - validate_graph_files(): a written webnn-graph re-read and checked against the WebNN
+/* validate.c - convert_validate_graph_files(): a written webnn-graph re-read and checked against the WebNN
  * op table, the exportable-dims rules and (optionally) a WebNN implementation's limits
  * (validate.h); `webnnc validate` and convert_write() call it. */
 #include <stdio.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "webnn.h"
 #include "validate.h"
 
@@ -44,16 +44,16 @@ static int check_outputs(const Graph *g) {
     return 0;
 }
 
-int validate_graph_files(const char *path, unsigned flags, char *summary, size_t len) {
-    return validate_graph_files_limits(path, flags, NULL, summary, len);
+int convert_validate_graph_files(const char *path, unsigned flags, char *summary, size_t len) {
+    return convert_validate_graph_files_limits(path, flags, NULL, summary, len);
 }
 
-int validate_graph_files_limits(const char *path, unsigned flags, const ImplLimits *limits, char *summary, size_t len) {
+int convert_validate_graph_files_limits(const char *path, unsigned flags, const ImplLimits *limits, char *summary, size_t len) {
     Graph *g = webnn_read_ex(path, flags & VALIDATE_TRUST_WEIGHT_HASHES ? WEBNN_READ_SKIP_HASH : 0);
     if (!g) return WN_EXIT_BAD_INPUT;
     unsigned verify = VERIFY_EXPORTABLE | (flags & VALIDATE_ALLOW_EXTENSION_OPS ? 0 : VERIFY_SPEC_ONLY);
     if (graph_verify(g, verify) != 0 || check_outputs(g) < 0 ||
-        check_symbols_bound(g) < 0 || (limits && limits_check_graph(g, limits) < 0)) {
+        check_symbols_bound(g) < 0 || (limits && wn_limits_check_graph(g, limits) < 0)) {
         graph_free(g);
         return WN_EXIT_CHECK_FAILED;
     }

@@ -18,8 +18,8 @@ enum {
     VALIDATE_TRUST_WEIGHT_HASHES = 1 << 0, /* files this process just wrote: skip re-hashing */
     VALIDATE_ALLOW_EXTENSION_OPS = 1 << 1, /* --fuse output: webnnc extension ops are expected */
 };
-int validate_graph_files(const char *path, unsigned flags, char *summary, size_t len);
-/* Same, and (limits not NULL) the checks of limits_check_graph. */
-int validate_graph_files_limits(const char *path, unsigned flags, const ImplLimits *limits, char *summary, size_t len);
+int convert_validate_graph_files(const char *path, unsigned flags, char *summary, size_t len);
+/* Same, and (limits not NULL) the checks of wn_limits_check_graph. */
+int convert_validate_graph_files_limits(const char *path, unsigned flags, const ImplLimits *limits, char *summary, size_t len);
 
 #endif

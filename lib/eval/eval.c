@@ -1,13 +1,12 @@
 /* eval.c - the CPU reference evaluator's entry points: eval_node() checks the operands, allocates
  * the outputs from their inferred static shapes and calls the op's evaluator, its entry in the
  * table of its ops.def family (eval_FAMILY_ops in eval_FAMILY.c; eval_support() answers the op
- * coverage test); fold_node() turns a node with constant operands into constants (constant folding). */
+ * coverage test); eval_fold_node() turns a node with constant operands into constants (constant folding). */
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "eval_internal.h"
-#include "op_support.h"
 
 /* Folding limit: results up to this size are always folded (shape arithmetic, small masks and
  * tables); larger ones only when they are no bigger than the largest constant operand, so folding
@@ -72,7 +71,7 @@ int eval_node(Graph *g, const Node *n, const void **out_data, uint64_t *out_nbyt
     return fn(g, n, in, out);
 }
 
-int fold_node(Graph *g, Node *n) {
+int eval_fold_node(Graph *g, Node *n) {
     if (n->dead || n->n_outputs <= 0) return 0;
     uint64_t largest = 0;
     for (int i = 0; i < n->n_inputs; i++) {

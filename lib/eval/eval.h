@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ir.h"
+#include "core.h"
 
 /* A static tensor: dtype, shape, element count and its bytes in IR layout. */
 typedef struct {
@@ -40,8 +40,8 @@ bool ten_is_unsigned64(const Ten *t);
 /* Wraps a 64-bit integer to the width and signedness of an integer dtype. */
 int64_t ten_wrap_int(DType dt, int64_t v);
 /* Converts between double and IEEE half precision (round to nearest even, saturating to inf). */
-uint16_t f64_to_f16(double v);
-double f16_to_f64(uint16_t h);
+uint16_t ten_f64_to_f16(double v);
+double ten_f16_to_f64(uint16_t h);
 /* Rounds a double to the nearest float32 / float16 value (as a double). */
 double ten_round_to_dtype(DType dt, double v);
 
@@ -63,6 +63,6 @@ int eval_node(Graph *g, const Node *n, const void **out_data, uint64_t *out_nbyt
 
 /* If every operand of n is constant, the op is supported and the result is not too large, turns
  * n's outputs into constants and marks n dead.  Returns 1 if folded, 0 if not, -1 on error. */
-int fold_node(Graph *g, Node *n);
+int eval_fold_node(Graph *g, Node *n);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
 
 /* A 4-D tensor viewed in a logical dimension order: dim[k] is the size of logical dim k and
@@ -42,15 +42,15 @@ typedef struct {
 
 static int window_opts(const Node *n, Window *w) {
     int64_t tmp[4];
-    int c = attr_ints(n, "padding", tmp, 4);
+    int c = eval_attr_ints(n, "padding", tmp, 4);
     if (c == -1) memset(w->pad, 0, sizeof w->pad);
     else if (c == 4) memcpy(w->pad, tmp, sizeof w->pad);
     else return eval_fail(n, "padding needs 4 values");
-    c = attr_ints(n, "strides", tmp, 2);
+    c = eval_attr_ints(n, "strides", tmp, 2);
     if (c == -1) w->stride[0] = w->stride[1] = 1;
     else if (c == 2) memcpy(w->stride, tmp, sizeof w->stride);
     else return eval_fail(n, "strides needs 2 values");
-    c = attr_ints(n, "dilations", tmp, 2);
+    c = eval_attr_ints(n, "dilations", tmp, 2);
     if (c == -1) w->dil[0] = w->dil[1] = 1;
     else if (c == 2) memcpy(w->dil, tmp, sizeof w->dil);
     else return eval_fail(n, "dilations needs 2 values");
@@ -122,7 +122,7 @@ static int pool2d(const Node *n, const Ten *x, Ten *o) {
     if (view4(x, layout, "nchw", &vx) || view4(o, layout, "nchw", &vo)) return eval_fail(n, "unsupported layout or rank");
     if (vx.dim[0] != vo.dim[0] || vx.dim[1] != vo.dim[1]) return eval_fail(n, "pool changes batch or channels");
     int64_t win[2] = {vx.dim[2], vx.dim[3]};
-    int c = attr_ints(n, "windowDimensions", win, 2);
+    int c = eval_attr_ints(n, "windowDimensions", win, 2);
     if (c != -1 && c != 2) return eval_fail(n, "windowDimensions needs 2 values");
     for (int k = 0; k < 2; k++) { /* the dilated window must fit in the padded input */
         int64_t padded = vx.dim[2 + k] + w.pad[2 * k] + w.pad[2 * k + 1];
@@ -167,7 +167,7 @@ static int pool2d(const Node *n, const Ten *x, Ten *o) {
 static int resample2d(const Node *n, const Ten *x, Ten *o) {
     int64_t axes[2] = {2, 3};
     double scales[2] = {0, 0};
-    int c = attr_ints(n, "axes", axes, 2);
+    int c = eval_attr_ints(n, "axes", axes, 2);
     if (c != -1 && c != 2) return eval_fail(n, "axes needs 2 values");
     if (x->rank != 4 || o->rank != 4) return eval_fail(n, "resample2d needs 4-D tensors");
     for (int k = 0; k < 2; k++)

@@ -5,8 +5,7 @@
  * Family eltwise of ops.def: its op-indexed table is eval_eltwise_ops. */
 #include <math.h>
 
-#include "clamp_bounds.h"
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
 
 /* ---- unary ---------------------------------------------------------------------------------- */

@@ -7,9 +7,8 @@
  * Family ext of ops.def: its op-indexed table is eval_ext_ops. */
 #include <math.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
-#include "ext_ops.h"
 
 /* Bits of packed element `i` of a uint8 buffer holding 8/bits values per byte, low bits first. */
 static int64_t packed_elem(const Ten *t, int64_t i, int64_t bits) {

@@ -11,7 +11,7 @@
 
 #include "eval.h"
 #include "eval_internal.h"
-#include "fused_ops.h"
+#include "core.h"
 
 /* A temporary constant Value shaped like `like` with the last dim `last` (no data yet). */
 static Value *temp_value(Graph *g, const Value *like, int64_t last) {

@@ -4,7 +4,7 @@
  * Family gather of ops.def: its op-indexed table is eval_gather_ops. */
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
 
 /* Index value `i` of `idx` resolved against a dimension of size `len`. */
@@ -16,7 +16,7 @@ static int64_t index_at(const Ten *idx, int64_t i, int64_t len) {
 }
 
 static int gather(const Node *n, const Ten *x, const Ten *idx, Ten *o) {
-    int axis = attr_axis(n, "axis", 0, x->rank);
+    int axis = eval_attr_axis(n, "axis", 0, x->rank);
     if (axis < 0) return -1;
     if (o->rank != x->rank - 1 + idx->rank) return eval_fail(n, "output rank mismatch");
     for (int d = 0; d < o->rank; d++) {
@@ -41,7 +41,7 @@ static int gather(const Node *n, const Ten *x, const Ten *idx, Ten *o) {
 /* Shared walk of gatherElements / scatterElements: element j of `idx` addresses the input element
  * with the coordinates of j except along axis. */
 static int elements(const Node *n, const Ten *x, const Ten *idx, const Ten *upd, Ten *o) {
-    int axis = attr_axis(n, "axis", 0, x->rank);
+    int axis = eval_attr_axis(n, "axis", 0, x->rank);
     if (axis < 0) return -1;
     if (idx->rank != x->rank) return eval_fail(n, "indices must have the input's rank");
     for (int d = 0; d < x->rank; d++)

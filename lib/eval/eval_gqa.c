@@ -16,9 +16,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
-#include "gqa.h"
 
 typedef struct {
     const GqaGeom *geo;

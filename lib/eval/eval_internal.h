@@ -11,14 +11,14 @@
 #include <stdint.h>
 
 #include "eval.h"
-#include "op_support.h"
+#include "core.h"
 
 /* ---- attributes ------------------------------------------------------------------------- */
 /* Reads an integer-array option with a bound on its length; returns its count (-1 if absent). */
-int attr_ints(const Node *n, const char *key, int64_t *out, int max);
+int eval_attr_ints(const Node *n, const char *key, int64_t *out, int max);
 /* A node's "axis"-style option resolved against a rank (negative counts from the end); -1 with a
  * diagnostic when out of range. */
-int attr_axis(const Node *n, const char *key, int64_t def, int rank);
+int eval_attr_axis(const Node *n, const char *key, int64_t def, int rank);
 
 /* ---- per-op evaluators --------------------------------------------------------------- */
 typedef int (*EvalFn)(Graph *g, const Node *n, const Ten *in, Ten *out);

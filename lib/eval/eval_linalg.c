@@ -1,7 +1,7 @@
 /* eval_linalg.c - matmul (batch dims broadcast) and gemm for the CPU evaluator; everything
  * accumulates in double and rounds once to the output dtype.
  * Family linalg of ops.def: its op-indexed table is eval_linalg_ops. */
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
 
 /* A tensor's leading (batch) dimensions as a Ten of rank-2 (for broadcasting strides). */

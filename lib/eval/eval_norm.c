@@ -4,11 +4,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
 
 static int softmax(Graph *g, const Node *n, const Ten *x, Ten *o) {
-    int axis = attr_axis(n, "axis", 0, x->rank);
+    int axis = eval_attr_axis(n, "axis", 0, x->rank);
     if (axis < 0) return -1;
     int64_t len = x->shape[axis], stride = 1;
     for (int d = axis + 1; d < x->rank; d++) stride *= x->shape[d];
@@ -72,7 +72,7 @@ static int normalize(Graph *g, const Node *n, const Ten *x, const int64_t *axes,
 
 static int layer_norm(Graph *g, const Node *n, const Ten *x, const Ten *scale, const Ten *bias, Ten *o) {
     int64_t axes[WN_MAX_RANK];
-    int na = attr_ints(n, "axes", axes, WN_MAX_RANK);
+    int na = eval_attr_ints(n, "axes", axes, WN_MAX_RANK);
     if (na == -2) return eval_fail(n, "invalid axes");
     if (na == -1) {
         na = x->rank > 0 ? x->rank - 1 : 0;
@@ -96,7 +96,7 @@ static int instance_norm(Graph *g, const Node *n, const Ten *x, const Ten *scale
 
 static int batch_norm(const Node *n, const Ten *in, Ten *o) {
     const Ten *x = &in[0];
-    int axis = attr_axis(n, "axis", 1, x->rank);
+    int axis = eval_attr_axis(n, "axis", 1, x->rank);
     if (axis < 0) return -1;
     int64_t C = x->shape[axis], stride = 1;
     for (int d = axis + 1; d < x->rank; d++) stride *= x->shape[d];

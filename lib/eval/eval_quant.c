@@ -4,7 +4,7 @@
  * Family quant of ops.def: its op-indexed table is eval_quant_ops. */
 #include <math.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
 
 /* Per-dimension block sizes of `p` against x; -1 with a diagnostic when they do not divide. */

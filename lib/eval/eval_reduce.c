@@ -4,13 +4,13 @@
  * Family reduce of ops.def: its op-indexed table is eval_reduce_ops. */
 #include <math.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
 
 /* Marks the reduced axes from the "axes" option (default: all); -1 with a diagnostic when bad. */
 static int reduced_axes(const Node *n, int rank, bool *red) {
     int64_t axes[WN_MAX_RANK * 2];
-    int count = attr_ints(n, "axes", axes, WN_MAX_RANK * 2);
+    int count = eval_attr_ints(n, "axes", axes, WN_MAX_RANK * 2);
     for (int d = 0; d < rank; d++) red[d] = count == -1;
     if (count == -2) {
         diag_node_error(n, "invalid axes");
@@ -129,7 +129,7 @@ static int reduce(Graph *g, const Node *n, const Ten *x, Ten *o) {
 }
 
 static int arg_min_max(const Node *n, const Ten *x, Ten *o) {
-    int axis = attr_axis(n, "axis", 0, x->rank);
+    int axis = eval_attr_axis(n, "axis", 0, x->rank);
     if (axis < 0) return -1;
     int64_t len = x->shape[axis], stride = 1;
     for (int d = axis + 1; d < x->rank; d++) stride *= x->shape[d];
@@ -166,7 +166,7 @@ static int eval_reduce(Graph *g, const Node *n, const Ten *in, Ten *out) {
 }
 
 static int eval_cumsum(Graph *g, const Node *n, const Ten *x, Ten *o) {
-    int axis = attr_axis(n, "axis", 0, x->rank);
+    int axis = eval_attr_axis(n, "axis", 0, x->rank);
     if (axis < 0) return -1;
     bool excl = node_bool(n, "exclusive", false), rev = node_bool(n, "reversed", false);
     int64_t len = x->shape[axis], stride = 1;

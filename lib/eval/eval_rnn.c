@@ -5,7 +5,7 @@
  * Family rnn of ops.def: its op-indexed table is eval_rnn_ops. */
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
 
 /* Index of the operand slot `name` in n's op table entry, or -1. */

@@ -4,7 +4,7 @@
  * Family shape of ops.def: its op-indexed table is eval_shape_ops. */
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
 
 static int eval_expand(const Ten *x, Ten *o) {
@@ -19,9 +19,9 @@ static int eval_expand(const Ten *x, Ten *o) {
 
 static int eval_slice(const Node *n, const Ten *x, Ten *o) {
     int64_t starts[WN_MAX_RANK], strides[WN_MAX_RANK], xs[WN_MAX_RANK], c[WN_MAX_RANK];
-    if (attr_ints(n, "starts", starts, WN_MAX_RANK) != x->rank || o->rank != x->rank)
+    if (eval_attr_ints(n, "starts", starts, WN_MAX_RANK) != x->rank || o->rank != x->rank)
         return eval_fail(n, "starts must have one entry per input dimension");
-    int ns = attr_ints(n, "strides", strides, WN_MAX_RANK);
+    int ns = eval_attr_ints(n, "strides", strides, WN_MAX_RANK);
     if (ns == -1)
         for (int d = 0; d < x->rank; d++) strides[d] = 1;
     else if (ns != x->rank)
@@ -63,7 +63,7 @@ static bool same_except(const Ten *a, const Ten *b, int axis) {
 }
 
 static int eval_split(const Node *n, const Ten *x, Ten *out) {
-    int axis = attr_axis(n, "axis", 0, x->rank);
+    int axis = eval_attr_axis(n, "axis", 0, x->rank);
     if (axis < 0) return -1;
     int64_t off = 0;
     for (int k = 0; k < n->n_outputs; k++) {
@@ -76,7 +76,7 @@ static int eval_split(const Node *n, const Ten *x, Ten *out) {
 }
 
 static int eval_concat(const Node *n, const Ten *in, Ten *o) {
-    int axis = attr_axis(n, "axis", 0, o->rank);
+    int axis = eval_attr_axis(n, "axis", 0, o->rank);
     if (axis < 0) return -1;
     int64_t off = 0;
     for (int k = 0; k < n->n_inputs; k++) {
@@ -90,7 +90,7 @@ static int eval_concat(const Node *n, const Ten *in, Ten *o) {
 
 static int eval_transpose(const Node *n, const Ten *x, Ten *o) {
     int64_t perm[WN_MAX_RANK], xs[WN_MAX_RANK], c[WN_MAX_RANK], ic[WN_MAX_RANK];
-    int np = attr_ints(n, "permutation", perm, WN_MAX_RANK);
+    int np = eval_attr_ints(n, "permutation", perm, WN_MAX_RANK);
     if (np == -1)
         for (int d = 0; d < x->rank; d++) perm[d] = x->rank - 1 - d;
     else if (np != x->rank)
@@ -136,8 +136,8 @@ static int64_t pad_coord(int mode, int64_t c, int64_t len) {
 
 static int eval_pad(const Node *n, const Ten *x, Ten *o) {
     int64_t beg[WN_MAX_RANK], end[WN_MAX_RANK], xs[WN_MAX_RANK], c[WN_MAX_RANK];
-    if (attr_ints(n, "beginningPadding", beg, WN_MAX_RANK) != x->rank ||
-        attr_ints(n, "endingPadding", end, WN_MAX_RANK) != x->rank || o->rank != x->rank)
+    if (eval_attr_ints(n, "beginningPadding", beg, WN_MAX_RANK) != x->rank ||
+        eval_attr_ints(n, "endingPadding", end, WN_MAX_RANK) != x->rank || o->rank != x->rank)
         return eval_fail(n, "padding must have one entry per dimension");
     const char *m = node_str(n, "mode", "constant");
     int mode = !strcmp(m, "constant") ? 0 : !strcmp(m, "edge") ? 1 : !strcmp(m, "reflection") ? 2
@@ -164,7 +164,7 @@ static int eval_pad(const Node *n, const Ten *x, Ten *o) {
 static int eval_reverse(const Node *n, const Ten *x, Ten *o) {
     int64_t axes[WN_MAX_RANK * 2], xs[WN_MAX_RANK], c[WN_MAX_RANK];
     bool rev[WN_MAX_RANK];
-    int na = attr_ints(n, "axes", axes, WN_MAX_RANK * 2);
+    int na = eval_attr_ints(n, "axes", axes, WN_MAX_RANK * 2);
     if (na == -2) return eval_fail(n, "invalid axes");
     for (int d = 0; d < x->rank; d++) rev[d] = na == -1;
     for (int k = 0; k < na; k++) {

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
 
 int ten_from_value(const Node *n, const Value *v, Ten *t) {
@@ -47,7 +47,7 @@ int eval_fail(const Node *n, const char *what) {
 
 /* ---- float16 ----------------------------------------------------------------------------- */
 
-uint16_t f64_to_f16(double v) {
+uint16_t ten_f64_to_f16(double v) {
     uint16_t sign = signbit(v) ? 0x8000 : 0;
     double a = fabs(v);
     if (isnan(v)) return sign | 0x7e00;
@@ -66,7 +66,7 @@ uint16_t f64_to_f16(double v) {
     return sign | (uint16_t)(((exp + 15) << 10) | ((int)m - 1024));
 }
 
-double f16_to_f64(uint16_t h) {
+double ten_f16_to_f64(uint16_t h) {
     int e = (h >> 10) & 0x1f;
     int m = h & 0x3ff;
     double s = (h & 0x8000) ? -1.0 : 1.0;
@@ -77,7 +77,7 @@ double f16_to_f64(uint16_t h) {
 
 double ten_round_to_dtype(DType dt, double v) {
     if (dt == DT_F32) return (double)(float)v;
-    if (dt == DT_F16) return f16_to_f64(f64_to_f16(v));
+    if (dt == DT_F16) return ten_f16_to_f64(ten_f64_to_f16(v));
     return v;
 }
 
@@ -159,7 +159,7 @@ double ten_getf(const Ten *t, int64_t i) {
     if (t->dt == DT_F16) {
         uint16_t h;
         memcpy(&h, p + i * 2, 2);
-        return f16_to_f64(h);
+        return ten_f16_to_f64(h);
     }
     return ten_value_as_double(t->dt, get_raw_int(t, i));
 }
@@ -194,7 +194,7 @@ static void put_float(Ten *t, int64_t i, double v) {
         float x = (float)v;
         memcpy(p + i * 4, &x, 4);
     } else {
-        uint16_t h = f64_to_f16(v);
+        uint16_t h = ten_f64_to_f16(v);
         memcpy(p + i * 2, &h, 2);
     }
 }
@@ -254,7 +254,7 @@ int64_t ten_dot_strides(int rank, const int64_t *coord, const int64_t *strides) 
 
 /* ---- options ------------------------------------------------------------------------------- */
 
-int attr_ints(const Node *n, const char *key, int64_t *out, int max) {
+int eval_attr_ints(const Node *n, const char *key, int64_t *out, int max) {
     const Attr *a = node_attr(n, key);
     if (!a) return -1;
     if (a->type == AT_INTS) {
@@ -283,7 +283,7 @@ int attr_ints(const Node *n, const char *key, int64_t *out, int max) {
     return -2;
 }
 
-int attr_axis(const Node *n, const char *key, int64_t def, int rank) {
+int eval_attr_axis(const Node *n, const char *key, int64_t def, int rank) {
     int64_t a = node_int(n, key, def);
     if (a < 0) a += rank;
     if (a < 0 || a >= (rank ? rank : 1)) {

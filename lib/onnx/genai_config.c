@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
-#include "input_limits.h"
+#include "core.h"
 #include "genai_config.h"
 
 /* Positive integer at obj.a.b (NULL b: obj.a); 0 when absent, -1 (diagnostic) when invalid. */
@@ -48,7 +47,7 @@ static int eos_ids(const char *path, const cJSON *root, GenaiConfig *out) {
     return 0;
 }
 
-int genai_config_read(const char *path, GenaiConfig *out) {
+int onnx_genai_config_read(const char *path, GenaiConfig *out) {
     memset(out, 0, sizeof *out);
     size_t len = 0;
     char *text = input_file_read(path, LIMIT_CONFIG_JSON_BYTES, &len);
@@ -95,7 +94,7 @@ static bool given(const DimSetting *s, int n, const char *name) {
     return false;
 }
 
-void genai_default_dims(const GenaiConfig *cfg, const DimSetting *user_fix, int n_user_fix,
+void onnx_genai_default_dims(const GenaiConfig *cfg, const DimSetting *user_fix, int n_user_fix,
                         const DimSetting *user_bound, int n_user_bound, DimSetting *fix, int *n_fix,
                         DimSetting *bound, int *n_bound, int max) {
     for (size_t i = 0; i < sizeof genai_dims / sizeof genai_dims[0]; i++) {

@@ -20,7 +20,7 @@ typedef struct {
 
 /* Reads PATH.  Returns 0, or -1 with a diagnostic naming the file (unreadable, not JSON, a field
  * of the wrong type or out of range). */
-int genai_config_read(const char *path, GenaiConfig *out);
+int onnx_genai_config_read(const char *path, GenaiConfig *out);
 
 /* Appends the default --fix / --dim settings for the GenAI dims the user did not set (names given
  * in neither user_fix nor user_bound), at most `max` entries each:
@@ -28,7 +28,7 @@ int genai_config_read(const char *path, GenaiConfig *out);
  *   sequence_length, total_sequence_length, past_sequence_length, past_sliding_length,
  *   total_sliding_length -> dim max_length.
  * The settings' names point at static strings. */
-void genai_default_dims(const GenaiConfig *cfg, const DimSetting *user_fix, int n_user_fix,
+void onnx_genai_default_dims(const GenaiConfig *cfg, const DimSetting *user_fix, int n_user_fix,
                         const DimSetting *user_bound, int n_user_bound, DimSetting *fix, int *n_fix,
                         DimSetting *bound, int *n_bound, int max);
 

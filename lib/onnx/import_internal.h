@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ir.h"
+#include "core.h"
 #include "onnx_import.h"
 #include "onnx_model.h"
 
@@ -54,102 +54,102 @@ int onnx_attr_floats(const OnnxCtx *c, const char *name, double *out, int max);
 
 /* ---- inputs, outputs, errors (ops_common.c) ------------------------------------------------- */
 /* Input i or NULL when absent/empty.  A symbolic shape value (shape_expr.c) is materialized as
- * graph data first (and stays so for the rest of this node); use in_raw() to see it as is. */
-Value *in_opt(const OnnxCtx *c, int i);
+ * graph data first (and stays so for the rest of this node); use onnx_in_raw() to see it as is. */
+Value *onnx_in_opt(const OnnxCtx *c, int i);
 /* Input i as bound, possibly a symbolic shape value; NULL when absent. */
-Value *in_raw(const OnnxCtx *c, int i);
+Value *onnx_in_raw(const OnnxCtx *c, int i);
 /* Input i; records "node X (Op): missing required input i" and returns NULL when absent. */
-Value *in_req(const OnnxCtx *c, int i);
+Value *onnx_in_req(const OnnxCtx *c, int i);
 /* Records an error prefixed with "node NAME (OpType): ". Returns -1. */
-int imp_error(const OnnxCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int onnx_imp_error(const OnnxCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Sets output i (ignored when the node does not name it). Returns 0. */
-int imp_set_out(OnnxCtx *c, int i, Value *v);
+int onnx_imp_set_out(OnnxCtx *c, int i, Value *v);
 /* Sets output 0 to v; returns 0, or -1 when v is NULL (an error was recorded). */
-int imp_result(OnnxCtx *c, Value *v);
+int onnx_imp_result(OnnxCtx *c, Value *v);
 /* True when output i is named (requested) by the node. */
-bool imp_wants_out(const OnnxCtx *c, int i);
+bool onnx_imp_wants_out(const OnnxCtx *c, int i);
 
 /* ONNX TensorProto.DataType -> IR dtype (bool -> uint8, bfloat16 -> float32); DT_INVALID if none. */
 DType onnx_elem_dtype(int onnx_code);
 
 /* Normalizes an axis in [-rank, rank-1] to [0, rank-1]; error naming the node on range failure. */
-int imp_axis(const OnnxCtx *c, int64_t axis, int rank, int64_t *out);
+int onnx_imp_axis(const OnnxCtx *c, int64_t axis, int rank, int64_t *out);
 /* Normalizes a list of axes (no duplicates allowed). */
-int imp_axes(const OnnxCtx *c, int64_t *axes, int n, int rank);
+int onnx_imp_axes(const OnnxCtx *c, int64_t *axes, int n, int rank);
 
 /* ---- reading constant operands (ops_common.c) ----------------------------------------------- */
 /* Integer constant (int64/int32/uint8..) of rank <= 1 into out (at most max entries).
  * Returns the count, or -1 with "node X (Op): WHAT must be a constant ..." */
-int imp_const_ints(const OnnxCtx *c, const Value *v, const char *what, int64_t *out, int max);
+int onnx_imp_const_ints(const OnnxCtx *c, const Value *v, const char *what, int64_t *out, int max);
 /* Single-element numeric constant as double. */
-int imp_const_scalar(const OnnxCtx *c, const Value *v, const char *what, double *out);
+int onnx_imp_const_scalar(const OnnxCtx *c, const Value *v, const char *what, double *out);
 /* Reads element i of a constant as double / int64 (any dtype; i must be in range). */
-double const_elem_f64(const Value *v, uint64_t i);
-int64_t const_elem_i64(const Value *v, uint64_t i);
+double onnx_const_elem_f64(const Value *v, uint64_t i);
+int64_t onnx_const_elem_i64(const Value *v, uint64_t i);
 /* Stores x as element i of a buffer of dtype dt (WebNN cast rules, as the evaluator). */
-void store_elem_f64(DType dt, void *buf, uint64_t i, double x);
+void onnx_store_elem_f64(DType dt, void *buf, uint64_t i, double x);
 
 /* ---- emitting (ops_common.c) ----------------------------------------------------------------- */
-Node *imp_node(OnnxCtx *c, OpId op);
+Node *onnx_imp_node(OnnxCtx *c, OpId op);
 /* Inserts n (shape inference), folds it when all operands are constant, rejects zero-size
  * outputs.  Returns 0 or -1. */
-int imp_insert(OnnxCtx *c, Node *n);
-/* imp_insert, then outputs[0] (NULL on error). */
-Value *imp_finish(OnnxCtx *c, Node *n);
-Value *emit_unary(OnnxCtx *c, OpId op, Value *x);
-Value *emit_binary(OnnxCtx *c, OpId op, Value *a, Value *b);
-Value *emit_cast(OnnxCtx *c, Value *x, DType dt);
+int onnx_imp_insert(OnnxCtx *c, Node *n);
+/* onnx_imp_insert, then outputs[0] (NULL on error). */
+Value *onnx_imp_finish(OnnxCtx *c, Node *n);
+Value *onnx_emit_unary(OnnxCtx *c, OpId op, Value *x);
+Value *onnx_emit_binary(OnnxCtx *c, OpId op, Value *a, Value *b);
+Value *onnx_emit_cast(OnnxCtx *c, Value *x, DType dt);
 /* Reshape; a constant input with a static new shape becomes a new constant sharing its bytes. */
-Value *emit_reshape(OnnxCtx *c, Value *x, int rank, const Dim *shape);
-Value *emit_transpose(OnnxCtx *c, Value *x, const int64_t *perm);
+Value *onnx_emit_reshape(OnnxCtx *c, Value *x, int rank, const Dim *shape);
+Value *onnx_emit_transpose(OnnxCtx *c, Value *x, const int64_t *perm);
 /* Reduction over axes (normalized) with keepDimensions. */
-Value *emit_reduce(OnnxCtx *c, OpId op, Value *x, int n_axes, const int64_t *axes, bool keep);
+Value *onnx_emit_reduce(OnnxCtx *c, OpId op, Value *x, int n_axes, const int64_t *axes, bool keep);
 /* Scalar constant (rank 0) of dtype dt holding x. */
-Value *const_scalar(OnnxCtx *c, DType dt, double x);
+Value *onnx_const_scalar(OnnxCtx *c, DType dt, double x);
 /* Constant with a static shape and zero-filled arena bytes to fill in (returned via *data). */
-Value *const_new(OnnxCtx *c, DType dt, int rank, const int64_t *shape, void **data);
+Value *onnx_const_new(OnnxCtx *c, DType dt, int rank, const int64_t *shape, void **data);
 /* 1-D int64 constant. */
-Value *const_i64(OnnxCtx *c, int n, const int64_t *vals);
+Value *onnx_const_i64(OnnxCtx *c, int n, const int64_t *vals);
 /* Product of n dims. */
-Dim dims_product_of(OnnxCtx *c, const Dim *dims, int n);
+Dim onnx_dims_product_of(OnnxCtx *c, const Dim *dims, int n);
 /* Product of dims [from, to) of x. */
-Dim dims_product(OnnxCtx *c, const Value *x, int from, int to);
+Dim onnx_dims_product(OnnxCtx *c, const Value *x, int from, int to);
 /* Checked element count of a static shape; -1 (with error) if it overflows 2^31 elements. */
-int64_t imp_elements(const OnnxCtx *c, int rank, const int64_t *shape);
+int64_t onnx_imp_elements(const OnnxCtx *c, int rank, const int64_t *shape);
 
 /* ScatterND (nd) / ScatterElements with a reduction attribute (ops_scatter_reduce.c): 0 when the
  * reduction is "none" (nothing emitted), 1 when lowered (outputs set), -1 on error. */
-int scatter_reduce(OnnxCtx *c, bool nd);
+int onnx_scatter_reduce(OnnxCtx *c, bool nd);
 
 /* ---- shape expressions (shape_expr.c) ---------------------------------------------------------
  * A *symbolic shape value* is a Value outside the graph (id -1, no producer, not constant) whose
  * `symval` holds its elements (rank 0 or 1) as Dims; Shape/Size of tensors with symbolic dims make
- * them and sx_try() propagates them through shape arithmetic.  Never a node operand: in_opt/in_req
+ * them and onnx_sx_try() propagates them through shape arithmetic.  Never a node operand: onnx_in_opt/in_req
  * and graph outputs materialize them. */
-bool sx_is_symbolic(const Value *v);
+bool onnx_sx_is_symbolic(const Value *v);
 /* A shape value of dtype dt; a constant when every element is static.  NULL with an error. */
-Value *sx_new(OnnxCtx *c, DType dt, int rank, int n, const Dim *vals);
+Value *onnx_sx_new(OnnxCtx *c, DType dt, int rank, int n, const Dim *vals);
 /* When an input is a symbolic shape value and the node is shape arithmetic that can be evaluated
  * on Dims, sets the outputs and returns 1; 0 when not applicable; -1 on error. */
-int sx_try(OnnxCtx *c);
+int onnx_sx_try(OnnxCtx *c);
 /* v as graph data (constant / computed from symbolic dims); cached per value.  NULL with an error. */
-Value *sx_materialize(Graph *g, const char *origin, Value *v);
+Value *onnx_sx_materialize(Graph *g, const char *origin, Value *v);
 /* max(a, b) (want_max) or min(a, b) when decidable from the bounds (symbols are >= 1). */
-bool sx_dim_extreme(Graph *g, bool want_max, Dim a, Dim b, Dim *out);
+bool onnx_sx_dim_extreme(Graph *g, bool want_max, Dim a, Dim b, Dim *out);
 /* Integer operand (constant or symbolic shape value) of rank <= 1 as Dims; count or -1 (error). */
-int imp_shape_dims(OnnxCtx *c, const Value *v, const char *what, Dim *out, int max);
+int onnx_imp_shape_dims(OnnxCtx *c, const Value *v, const char *what, Dim *out, int max);
 
 /* ---- folding through symbolic dims (prefix_fold.c) -------------------------------------------- */
-PrefixShadows *pf_new(void);
-void pf_free(PrefixShadows *pf);
+PrefixShadows *onnx_pf_new(void);
+void onnx_pf_free(PrefixShadows *pf);
 /* Before inserting n: 1 when n may get a twin at the upper bounds (its operands are constants or
  * shadowed and its op keeps in-range indices); otherwise replaces shadowed operands by their
  * materialized slices and returns 0; -1 on error. */
-int pf_prepare(PrefixShadows *pf, Graph *g, Node *n);
+int onnx_pf_prepare(PrefixShadows *pf, Graph *g, Node *n);
 /* After inserting n (not folded): evaluates its twin; a static result makes n's output a constant,
  * a dynamic one records the twin's constant as its shadow.  0, or -1 on error. */
-int pf_twin(PrefixShadows *pf, Graph *g, Node *n);
+int onnx_pf_twin(PrefixShadows *pf, Graph *g, Node *n);
 /* v, or slice(shadow, 0, v's dims) when v has a shadow (cached).  NULL on error. */
-Value *pf_materialize(PrefixShadows *pf, Graph *g, Value *v);
+Value *onnx_pf_materialize(PrefixShadows *pf, Graph *g, Value *v);
 
 #endif

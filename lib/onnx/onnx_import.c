@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "import_internal.h"
 
 /* ---- string -> pointer map (open addressing; keys are borrowed) ------------------------------- */
@@ -346,8 +346,8 @@ static int import_node(Importer *im, const Onnx__NodeProto *np, size_t index) {
     if (!entry) return -1;
     OnnxCtx c = {.g = g, .m = im->m, .node = np, .origin = label, .domain = dflt ? "ai.onnx" : np->domain,
                  .opset = opset, .pf = im->pf};
-    if (np->n_input > 64) return imp_error(&c, "too many inputs (%zu)", np->n_input);
-    if (np->n_output > 64) return imp_error(&c, "too many outputs (%zu)", np->n_output);
+    if (np->n_input > 64) return onnx_imp_error(&c, "too many inputs (%zu)", np->n_input);
+    if (np->n_output > 64) return onnx_imp_error(&c, "too many outputs (%zu)", np->n_output);
     c.n_in = (int)np->n_input;
     c.in = graph_alloc(g, sizeof *c.in * (size_t)(c.n_in + 1));
     for (int i = 0; i < c.n_in; i++)
@@ -355,14 +355,14 @@ static int import_node(Importer *im, const Onnx__NodeProto *np, size_t index) {
     c.n_out = (int)np->n_output;
     while (c.n_out > 0 && empty(np->output[c.n_out - 1])) c.n_out--;
     c.out = graph_alloc(g, sizeof *c.out * (size_t)(c.n_out + 1));
-    int shaped = sx_try(&c); /* shape arithmetic on symbolic shape values (shape_expr.c) */
+    int shaped = onnx_sx_try(&c); /* shape arithmetic on symbolic shape values (shape_expr.c) */
     if (shaped < 0 || (shaped == 0 && entry->fn(&c) < 0) || diag_has_error()) {
-        if (!diag_has_error()) imp_error(&c, "import failed");
+        if (!diag_has_error()) onnx_imp_error(&c, "import failed");
         return -1;
     }
     for (int i = 0; i < c.n_out; i++) {
         if (empty(np->output[i])) continue;
-        if (!c.out[i]) return imp_error(&c, "output %d ('%s') is not supported", i, np->output[i]);
+        if (!c.out[i]) return onnx_imp_error(&c, "output %d ('%s') is not supported", i, np->output[i]);
         if (bind_value(im, np->output[i], c.out[i]) < 0) return -1;
     }
     return 0;
@@ -387,7 +387,7 @@ static int import_outputs(Importer *im) {
             diag_error("graph output '%s' is not produced by any node", vi->name);
             return -1;
         }
-        if (!(v = sx_materialize(im->g, vi->name, v)) || !(v = pf_materialize(im->pf, im->g, v))) return -1;
+        if (!(v = onnx_sx_materialize(im->g, vi->name, v)) || !(v = onnx_pf_materialize(im->pf, im->g, v))) return -1;
         bool passthrough = (v->flags & (VF_INPUT | VF_CONST | VF_OUTPUT)) || !v->origin ||
                            strcmp(v->origin, vi->name) != 0;
         if (passthrough) { /* outputs must be node results with their own name */
@@ -419,7 +419,7 @@ Graph *onnx_import(OnnxModel *m, const ImportOptions *opt) {
         return NULL;
     }
     const Onnx__GraphProto *gp = m->proto->graph;
-    Importer im = {.m = m, .gp = gp, .opt = opt, .pf = pf_new()};
+    Importer im = {.m = m, .gp = gp, .opt = opt, .pf = onnx_pf_new()};
     im.g = graph_new(empty(gp->name) ? "graph" : gp->name);
     if (m->path) im.g->source = graph_strdup(im.g, m->path);
     size_t *order = malloc(sizeof *order * (gp->n_node ? gp->n_node : 1));
@@ -438,7 +438,7 @@ Graph *onnx_import(OnnxModel *m, const ImportOptions *opt) {
     rc = 0;
 out:
     free(order);
-    pf_free(im.pf);
+    onnx_pf_free(im.pf);
     map_free(&im.values);
     if (rc < 0) {
         graph_free(im.g);

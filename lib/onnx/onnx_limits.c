@@ -3,8 +3,7 @@
  * bounded by the protobuf-nesting limit the wire check already enforced. */
 #include <string.h>
 
-#include "diag.h"
-#include "input_limits.h"
+#include "core.h"
 #include "onnx_model.h"
 
 typedef struct {

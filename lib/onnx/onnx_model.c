@@ -11,8 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "file_map.h"
+#include "core.h"
 #include "onnx_model.h"
 
 typedef struct {

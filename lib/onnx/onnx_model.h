@@ -6,8 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "input_limits.h"
-#include "ir.h"
+#include "core.h"
 #include "onnx.pb-c.h"
 
 typedef struct OnnxModel {

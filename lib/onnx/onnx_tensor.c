@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
-#include "input_limits.h"
+#include "core.h"
 #include "onnx_model.h"
 
 /* How the ONNX element type is stored and what it becomes in the IR. */

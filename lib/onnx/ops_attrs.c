@@ -18,7 +18,7 @@ static const Onnx__AttributeProto *typed(const OnnxCtx *c, const char *name,
     const Onnx__AttributeProto *a = onnx_attr_find(c, name);
     if (!a) return NULL;
     if (a->type != want) {
-        imp_error(c, "attribute '%s' has type %d, expected %d", name, (int)a->type, (int)want);
+        onnx_imp_error(c, "attribute '%s' has type %d, expected %d", name, (int)a->type, (int)want);
         return NULL;
     }
     return a;
@@ -46,7 +46,7 @@ const char *onnx_attr_string(const OnnxCtx *c, const char *name, const char *def
 int onnx_attr_ints(const OnnxCtx *c, const char *name, int64_t *out, int max) {
     const Onnx__AttributeProto *a = typed(c, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
     if (!a) return -1;
-    if (a->n_ints > (size_t)max) return imp_error(c, "attribute '%s' has %zu values (at most %d)", name, a->n_ints, max);
+    if (a->n_ints > (size_t)max) return onnx_imp_error(c, "attribute '%s' has %zu values (at most %d)", name, a->n_ints, max);
     for (size_t i = 0; i < a->n_ints; i++) out[i] = a->ints[i];
     return (int)a->n_ints;
 }
@@ -54,7 +54,7 @@ int onnx_attr_ints(const OnnxCtx *c, const char *name, int64_t *out, int max) {
 int onnx_attr_floats(const OnnxCtx *c, const char *name, double *out, int max) {
     const Onnx__AttributeProto *a = typed(c, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS);
     if (!a) return -1;
-    if (a->n_floats > (size_t)max) return imp_error(c, "attribute '%s' has %zu values (at most %d)", name, a->n_floats, max);
+    if (a->n_floats > (size_t)max) return onnx_imp_error(c, "attribute '%s' has %zu values (at most %d)", name, a->n_floats, max);
     for (size_t i = 0; i < a->n_floats; i++) out[i] = a->floats[i];
     return (int)a->n_floats;
 }

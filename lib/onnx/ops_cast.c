@@ -8,22 +8,22 @@
 static int cast_to(OnnxCtx *c, Value *x, int onnx_code, DType to) {
     if (!x) return -1;
     if (onnx_code == 9) /* also for uint8 sources: any nonzero -> 1 */
-        return imp_result(c, emit_binary(c, OP_NOT_EQUAL, x, const_scalar(c, x->dtype, 0)));
-    if (to == DT_INVALID) return imp_error(c, "unsupported target type %d", onnx_code);
-    return imp_result(c, emit_cast(c, x, to));
+        return onnx_imp_result(c, onnx_emit_binary(c, OP_NOT_EQUAL, x, onnx_const_scalar(c, x->dtype, 0)));
+    if (to == DT_INVALID) return onnx_imp_error(c, "unsupported target type %d", onnx_code);
+    return onnx_imp_result(c, onnx_emit_cast(c, x, to));
 }
 
 int onnx_Cast(OnnxCtx *c) {
     const Onnx__AttributeProto *a = onnx_attr_find(c, "to");
-    if (!a) return imp_error(c, "missing attribute 'to'");
+    if (!a) return onnx_imp_error(c, "missing attribute 'to'");
     int code = (int)onnx_attr_int(c, "to", 0);
-    return cast_to(c, in_req(c, 0), code, onnx_elem_dtype(code));
+    return cast_to(c, onnx_in_req(c, 0), code, onnx_elem_dtype(code));
 }
 
 int onnx_CastLike(OnnxCtx *c) {
-    Value *like = in_req(c, 1);
+    Value *like = onnx_in_req(c, 1);
     if (!like) return -1;
-    return cast_to(c, in_req(c, 0), 0, like->dtype);
+    return cast_to(c, onnx_in_req(c, 0), 0, like->dtype);
 }
 
 /* Clip = min(max(x, lo), hi).  Constant bounds become clamp options (one clamp node); a constant
@@ -31,7 +31,7 @@ int onnx_CastLike(OnnxCtx *c) {
  * cannot spell it; a bound computed at run time (opset >= 11 inputs) becomes an element-wise
  * max/min with the scalar. */
 int onnx_Clip(OnnxCtx *c) {
-    Value *x = in_req(c, 0);
+    Value *x = onnx_in_req(c, 0);
     if (!x) return -1;
     static const char *const keys[2] = {"minValue", "maxValue"}, *const what[2] = {"min", "max"};
     static const OpId elementwise[2] = {OP_MAX, OP_MIN};
@@ -44,12 +44,12 @@ int onnx_Clip(OnnxCtx *c) {
             if ((has_k[i] = onnx_attr_find(c, what[i]) != NULL)) k[i] = onnx_attr_float(c, what[i], 0);
             continue;
         }
-        Value *b = in_opt(c, i + 1);
+        Value *b = onnx_in_opt(c, i + 1);
         if (!b) continue;
-        if (b->rank > 1 || value_max_elements(b) != 1) return imp_error(c, "'%s' must be a scalar", what[i]);
+        if (b->rank > 1 || value_max_elements(b) != 1) return onnx_imp_error(c, "'%s' must be a scalar", what[i]);
         if (!(b->flags & VF_CONST)) {
-            if (!(run_time[i] = emit_reshape(c, b, 0, NULL))) return -1;
-        } else if (imp_const_scalar(c, b, what[i], &k[i]) < 0) {
+            if (!(run_time[i] = onnx_emit_reshape(c, b, 0, NULL))) return -1;
+        } else if (onnx_imp_const_scalar(c, b, what[i], &k[i]) < 0) {
             return -1;
         } else {
             has_k[i] = true;
@@ -58,17 +58,17 @@ int onnx_Clip(OnnxCtx *c) {
     for (int i = 0; i < 2; i++)
         if (has_k[i] && k[i] == unbounded[i]) has_k[i] = false;
     Value *y = x;
-    if (run_time[0] && has_k[1]) y = emit_binary(c, OP_MAX, y, run_time[0]), run_time[0] = NULL;
+    if (run_time[0] && has_k[1]) y = onnx_emit_binary(c, OP_MAX, y, run_time[0]), run_time[0] = NULL;
     if (y && (has_k[0] || has_k[1])) {
-        Node *n = imp_node(c, OP_CLAMP);
+        Node *n = onnx_imp_node(c, OP_CLAMP);
         node_add_input(c->g, n, y);
         for (int i = 0; i < 2; i++)
             if (has_k[i]) node_set_float(c->g, n, keys[i], k[i]);
-        y = imp_finish(c, n);
+        y = onnx_imp_finish(c, n);
     }
     for (int i = 0; i < 2; i++)
-        if (y && run_time[i]) y = emit_binary(c, elementwise[i], y, run_time[i]);
-    return imp_result(c, y);
+        if (y && run_time[i]) y = onnx_emit_binary(c, elementwise[i], y, run_time[i]);
+    return onnx_imp_result(c, y);
 }
 
 /* Reshapes a per-axis scale/zero point of length C to broadcast against x along `axis`
@@ -77,17 +77,17 @@ static Value *align_param(OnnxCtx *c, Value *p, const Value *x) {
     if (!p) return NULL;
     if (p->rank == x->rank) return p; /* blocked form: already full rank */
     if (p->rank > 1) {
-        imp_error(c, "scale/zero point of rank %d does not match input rank %d", p->rank, x->rank);
+        onnx_imp_error(c, "scale/zero point of rank %d does not match input rank %d", p->rank, x->rank);
         return NULL;
     }
     Dim shape[WN_MAX_RANK];
     for (int i = 0; i < x->rank; i++) shape[i] = dim_static(1);
     if (p->rank == 1 && x->rank > 0) {
         int64_t axis;
-        if (imp_axis(c, onnx_attr_int(c, "axis", 1), x->rank, &axis) < 0) return NULL;
+        if (onnx_imp_axis(c, onnx_attr_int(c, "axis", 1), x->rank, &axis) < 0) return NULL;
         shape[axis] = p->shape[0];
     }
-    return emit_reshape(c, p, x->rank, shape);
+    return onnx_emit_reshape(c, p, x->rank, shape);
 }
 
 /* Zero point with the scale's shape, filled with zeros, of dtype dt. */
@@ -95,30 +95,30 @@ static Value *zero_point(OnnxCtx *c, const Value *scale, DType dt) {
     int64_t shape[WN_MAX_RANK];
     for (int i = 0; i < scale->rank; i++) {
         if (!dim_is_static(scale->shape[i])) {
-            imp_error(c, "scale must have a static shape");
+            onnx_imp_error(c, "scale must have a static shape");
             return NULL;
         }
         shape[i] = scale->shape[i].v;
     }
     void *data;
-    return const_new(c, dt, scale->rank, shape, &data);
+    return onnx_const_new(c, dt, scale->rank, shape, &data);
 }
 
 static int quant(OnnxCtx *c, OpId op) {
-    Value *x = in_req(c, 0), *scale = in_req(c, 1), *zp = in_opt(c, 2);
+    Value *x = onnx_in_req(c, 0), *scale = onnx_in_req(c, 1), *zp = onnx_in_opt(c, 2);
     if (!x || !scale) return -1;
-    if (onnx_attr_int(c, "block_size", 0) != 0) return imp_error(c, "block_size is not supported");
+    if (onnx_attr_int(c, "block_size", 0) != 0) return onnx_imp_error(c, "block_size is not supported");
     if (op == OP_QUANTIZE_LINEAR && onnx_attr_find(c, "output_dtype") && !zp)
-        return imp_error(c, "output_dtype without a zero point is not supported");
+        return onnx_imp_error(c, "output_dtype without a zero point is not supported");
     if (!zp) zp = zero_point(c, scale, op == OP_QUANTIZE_LINEAR ? DT_U8 : x->dtype);
     scale = align_param(c, scale, x);
     zp = align_param(c, zp, x);
     if (!scale || !zp) return -1;
-    Node *n = imp_node(c, op);
+    Node *n = onnx_imp_node(c, op);
     node_add_input(c->g, n, x);
     node_add_input(c->g, n, scale);
     node_add_input(c->g, n, zp);
-    return imp_result(c, imp_finish(c, n));
+    return onnx_imp_result(c, onnx_imp_finish(c, n));
 }
 
 int onnx_DequantizeLinear(OnnxCtx *c) { return quant(c, OP_DEQUANTIZE_LINEAR); }

@@ -6,13 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "import_internal.h"
 
 /* ---- inputs, outputs, errors ------------------------------------------------------------------ */
 
-int imp_error(const OnnxCtx *c, const char *fmt, ...) {
+int onnx_imp_error(const OnnxCtx *c, const char *fmt, ...) {
     char prefix[512];
     snprintf(prefix, sizeof prefix, "node %s (%s): ", c->origin, c->node->op_type ? c->node->op_type : "?");
     va_list ap;
@@ -22,31 +22,31 @@ int imp_error(const OnnxCtx *c, const char *fmt, ...) {
     return -1;
 }
 
-Value *in_raw(const OnnxCtx *c, int i) { return (i >= 0 && i < c->n_in) ? c->in[i] : NULL; }
+Value *onnx_in_raw(const OnnxCtx *c, int i) { return (i >= 0 && i < c->n_in) ? c->in[i] : NULL; }
 
-Value *in_opt(const OnnxCtx *c, int i) {
-    Value *v = in_raw(c, i);
-    if (sx_is_symbolic(v)) v = c->in[i] = sx_materialize(c->g, c->origin, v);
+Value *onnx_in_opt(const OnnxCtx *c, int i) {
+    Value *v = onnx_in_raw(c, i);
+    if (onnx_sx_is_symbolic(v)) v = c->in[i] = onnx_sx_materialize(c->g, c->origin, v);
     return v;
 }
 
-Value *in_req(const OnnxCtx *c, int i) {
-    Value *v = in_opt(c, i);
-    if (!v) imp_error(c, "missing required input %d", i);
+Value *onnx_in_req(const OnnxCtx *c, int i) {
+    Value *v = onnx_in_opt(c, i);
+    if (!v) onnx_imp_error(c, "missing required input %d", i);
     return v;
 }
 
-bool imp_wants_out(const OnnxCtx *c, int i) {
+bool onnx_imp_wants_out(const OnnxCtx *c, int i) {
     return i >= 0 && i < c->n_out && c->node->output[i] && c->node->output[i][0];
 }
 
-int imp_set_out(OnnxCtx *c, int i, Value *v) {
+int onnx_imp_set_out(OnnxCtx *c, int i, Value *v) {
     if (i >= 0 && i < c->n_out) c->out[i] = v;
     return 0;
 }
 
-int imp_result(OnnxCtx *c, Value *v) {
-    imp_set_out(c, 0, v);
+int onnx_imp_result(OnnxCtx *c, Value *v) {
+    onnx_imp_set_out(c, 0, v);
     return v ? 0 : -1;
 }
 
@@ -56,18 +56,18 @@ DType onnx_elem_dtype(int code) {
     return dtype_from_onnx(code);
 }
 
-int imp_axis(const OnnxCtx *c, int64_t axis, int rank, int64_t *out) {
+int onnx_imp_axis(const OnnxCtx *c, int64_t axis, int rank, int64_t *out) {
     if (axis < -(int64_t)rank || axis >= rank)
-        return imp_error(c, "axis %lld out of range for rank %d", (long long)axis, rank);
+        return onnx_imp_error(c, "axis %lld out of range for rank %d", (long long)axis, rank);
     *out = axis < 0 ? axis + rank : axis;
     return 0;
 }
 
-int imp_axes(const OnnxCtx *c, int64_t *axes, int n, int rank) {
+int onnx_imp_axes(const OnnxCtx *c, int64_t *axes, int n, int rank) {
     unsigned seen = 0;
     for (int i = 0; i < n; i++) {
-        if (imp_axis(c, axes[i], rank, &axes[i]) < 0) return -1;
-        if (seen & (1u << axes[i])) return imp_error(c, "axis %lld repeated", (long long)axes[i]);
+        if (onnx_imp_axis(c, axes[i], rank, &axes[i]) < 0) return -1;
+        if (seen & (1u << axes[i])) return onnx_imp_error(c, "axis %lld repeated", (long long)axes[i]);
         seen |= 1u << axes[i];
     }
     return 0;
@@ -80,12 +80,12 @@ static Ten view(const Value *v, void *data) {
     return t;
 }
 
-double const_elem_f64(const Value *v, uint64_t i) {
+double onnx_const_elem_f64(const Value *v, uint64_t i) {
     Ten t = view(v, (void *)v->data);
     return ten_getf(&t, (int64_t)i);
 }
 
-int64_t const_elem_i64(const Value *v, uint64_t i) {
+int64_t onnx_const_elem_i64(const Value *v, uint64_t i) {
     Ten t = view(v, (void *)v->data);
     if (v->dtype == DT_U64) {
         uint64_t x = (uint64_t)ten_geti(&t, (int64_t)i);
@@ -94,7 +94,7 @@ int64_t const_elem_i64(const Value *v, uint64_t i) {
     return ten_geti(&t, (int64_t)i);
 }
 
-void store_elem_f64(DType dt, void *buf, uint64_t i, double x) {
+void onnx_store_elem_f64(DType dt, void *buf, uint64_t i, double x) {
     Ten t = {.dt = dt, .data = buf};
     ten_setf(&t, (int64_t)i, x);
 }
@@ -103,52 +103,52 @@ void store_elem_f64(DType dt, void *buf, uint64_t i, double x) {
 
 /* Checks that v is a constant of rank <= 1 with at most max elements; returns the count. */
 static int64_t const_count(const OnnxCtx *c, const Value *v, const char *what, int64_t max) {
-    if (!v) return imp_error(c, "%s is missing", what);
+    if (!v) return onnx_imp_error(c, "%s is missing", what);
     if (!(v->flags & VF_CONST) || (!v->data && v->nbytes))
-        return imp_error(c, "%s must be a constant (computed at conversion time), got tensor '%s'", what,
+        return onnx_imp_error(c, "%s must be a constant (computed at conversion time), got tensor '%s'", what,
                          value_display_name(v));
-    if (v->rank > 1) return imp_error(c, "%s must be a scalar or 1-D, got rank %d", what, v->rank);
+    if (v->rank > 1) return onnx_imp_error(c, "%s must be a scalar or 1-D, got rank %d", what, v->rank);
     int64_t n = v->rank ? v->shape[0].v : 1;
-    if (n < 0 || n > max) return imp_error(c, "%s has %lld values (at most %lld)", what, (long long)n, (long long)max);
+    if (n < 0 || n > max) return onnx_imp_error(c, "%s has %lld values (at most %lld)", what, (long long)n, (long long)max);
     if (dtype_storage_bytes(v->dtype, (uint64_t)n) > v->nbytes)
-        return imp_error(c, "%s: constant data is too short", what);
+        return onnx_imp_error(c, "%s: constant data is too short", what);
     return n;
 }
 
-int imp_const_ints(const OnnxCtx *c, const Value *v, const char *what, int64_t *out, int max) {
+int onnx_imp_const_ints(const OnnxCtx *c, const Value *v, const char *what, int64_t *out, int max) {
     int64_t n = const_count(c, v, what, max);
     if (n < 0) return -1;
-    if (!dtype_is_int(v->dtype)) return imp_error(c, "%s must be an integer tensor, got %s", what, dtype_name(v->dtype));
-    for (int64_t i = 0; i < n; i++) out[i] = const_elem_i64(v, (uint64_t)i);
+    if (!dtype_is_int(v->dtype)) return onnx_imp_error(c, "%s must be an integer tensor, got %s", what, dtype_name(v->dtype));
+    for (int64_t i = 0; i < n; i++) out[i] = onnx_const_elem_i64(v, (uint64_t)i);
     return (int)n;
 }
 
-int imp_const_scalar(const OnnxCtx *c, const Value *v, const char *what, double *out) {
+int onnx_imp_const_scalar(const OnnxCtx *c, const Value *v, const char *what, double *out) {
     int64_t n = const_count(c, v, what, 1);
     if (n < 0) return -1;
-    if (n != 1) return imp_error(c, "%s must hold one value", what);
-    *out = const_elem_f64(v, 0);
+    if (n != 1) return onnx_imp_error(c, "%s must hold one value", what);
+    *out = onnx_const_elem_f64(v, 0);
     return 0;
 }
 
 /* ---- constants ---------------------------------------------------------------------------------- */
 
-int64_t imp_elements(const OnnxCtx *c, int rank, const int64_t *shape) {
+int64_t onnx_imp_elements(const OnnxCtx *c, int rank, const int64_t *shape) {
     int64_t n = 1;
     for (int i = 0; i < rank; i++) {
         if (shape[i] < 0 || (shape[i] && n > INT32_MAX / shape[i]))
-            return imp_error(c, "tensor shape too large or negative (dimension %d = %lld)", i, (long long)shape[i]);
+            return onnx_imp_error(c, "tensor shape too large or negative (dimension %d = %lld)", i, (long long)shape[i]);
         n *= shape[i];
     }
     return n;
 }
 
-Value *const_new(OnnxCtx *c, DType dt, int rank, const int64_t *shape, void **data) {
+Value *onnx_const_new(OnnxCtx *c, DType dt, int rank, const int64_t *shape, void **data) {
     if (rank < 0 || rank > WN_MAX_RANK) {
-        imp_error(c, "constant rank %d exceeds %d", rank, WN_MAX_RANK);
+        onnx_imp_error(c, "constant rank %d exceeds %d", rank, WN_MAX_RANK);
         return NULL;
     }
-    int64_t n = imp_elements(c, rank, shape);
+    int64_t n = onnx_imp_elements(c, rank, shape);
     if (n < 0) return NULL;
     uint64_t nbytes = dtype_storage_bytes(dt, (uint64_t)n);
     void *buf = graph_alloc(c->g, nbytes ? nbytes : 1);
@@ -156,88 +156,88 @@ Value *const_new(OnnxCtx *c, DType dt, int rank, const int64_t *shape, void **da
     return graph_add_const(c->g, "const", dt, rank, shape, buf, nbytes);
 }
 
-Value *const_scalar(OnnxCtx *c, DType dt, double x) {
+Value *onnx_const_scalar(OnnxCtx *c, DType dt, double x) {
     void *data;
-    Value *v = const_new(c, dt, 0, NULL, &data);
-    if (v) store_elem_f64(dt, data, 0, x);
+    Value *v = onnx_const_new(c, dt, 0, NULL, &data);
+    if (v) onnx_store_elem_f64(dt, data, 0, x);
     return v;
 }
 
-Value *const_i64(OnnxCtx *c, int n, const int64_t *vals) {
+Value *onnx_const_i64(OnnxCtx *c, int n, const int64_t *vals) {
     int64_t shape[1] = {n};
     void *data;
-    Value *v = const_new(c, DT_I64, 1, shape, &data);
+    Value *v = onnx_const_new(c, DT_I64, 1, shape, &data);
     if (v && n) memcpy(data, vals, sizeof *vals * (size_t)n);
     return v;
 }
 
-Dim dims_product_of(OnnxCtx *c, const Dim *dims, int n) {
+Dim onnx_dims_product_of(OnnxCtx *c, const Dim *dims, int n) {
     Dim d = dim_static(1);
     for (int i = 0; i < n; i++) d = dim_mul(c->g, d, dims[i]);
     return d;
 }
 
-Dim dims_product(OnnxCtx *c, const Value *x, int from, int to) {
+Dim onnx_dims_product(OnnxCtx *c, const Value *x, int from, int to) {
     if (to > x->rank) to = x->rank;
-    return from < to ? dims_product_of(c, x->shape + from, to - from) : dim_static(1);
+    return from < to ? onnx_dims_product_of(c, x->shape + from, to - from) : dim_static(1);
 }
 
 /* ---- emitting ------------------------------------------------------------------------------------ */
 
-Node *imp_node(OnnxCtx *c, OpId op) { return graph_new_node(c->g, op, c->origin); }
+Node *onnx_imp_node(OnnxCtx *c, OpId op) { return graph_new_node(c->g, op, c->origin); }
 
-int imp_insert(OnnxCtx *c, Node *n) {
-    int twin = pf_prepare(c->pf, c->g, n);
+int onnx_imp_insert(OnnxCtx *c, Node *n) {
+    int twin = onnx_pf_prepare(c->pf, c->g, n);
     if (twin < 0) return -1;
     if (graph_insert_node(c->g, n) < 0) {
-        if (!diag_has_error()) imp_error(c, "cannot build %s", op_name(n->op));
+        if (!diag_has_error()) onnx_imp_error(c, "cannot build %s", op_name(n->op));
         return -1;
     }
-    int folded = fold_node(c->g, n);
+    int folded = eval_fold_node(c->g, n);
     if (folded < 0) return -1;
-    if (!folded && twin && pf_twin(c->pf, c->g, n) < 0) return -1;
+    if (!folded && twin && onnx_pf_twin(c->pf, c->g, n) < 0) return -1;
     for (int i = 0; i < n->n_outputs; i++) {
         const Value *v = n->outputs[i];
         for (int d = 0; d < v->rank; d++)
             if (dim_is_static(v->shape[d]) && v->shape[d].v <= 0 && !(v->flags & VF_CONST)) {
                 char buf[160];
-                return imp_error(c, "zero-size tensor %s is not representable in WebNN",
+                return onnx_imp_error(c, "zero-size tensor %s is not representable in WebNN",
                                  value_format_type(c->g, v, buf, sizeof buf));
             }
     }
     return 0;
 }
 
-Value *imp_finish(OnnxCtx *c, Node *n) { return imp_insert(c, n) < 0 ? NULL : n->outputs[0]; }
+Value *onnx_imp_finish(OnnxCtx *c, Node *n) { return onnx_imp_insert(c, n) < 0 ? NULL : n->outputs[0]; }
 
-Value *emit_unary(OnnxCtx *c, OpId op, Value *x) {
+Value *onnx_emit_unary(OnnxCtx *c, OpId op, Value *x) {
     if (!x) return NULL;
-    Node *n = imp_node(c, op);
+    Node *n = onnx_imp_node(c, op);
     node_add_input(c->g, n, x);
-    return imp_finish(c, n);
+    return onnx_imp_finish(c, n);
 }
 
-Value *emit_binary(OnnxCtx *c, OpId op, Value *a, Value *b) {
+Value *onnx_emit_binary(OnnxCtx *c, OpId op, Value *a, Value *b) {
     if (!a || !b) return NULL;
-    Node *n = imp_node(c, op);
+    Node *n = onnx_imp_node(c, op);
     node_add_input(c->g, n, a);
     node_add_input(c->g, n, b);
-    return imp_finish(c, n);
+    return onnx_imp_finish(c, n);
 }
 
-Value *emit_cast(OnnxCtx *c, Value *x, DType dt) {
+Value *onnx_emit_cast(OnnxCtx *c, Value *x, DType dt) {
     if (!x) return NULL;
     if (x->dtype == dt) return x;
-    Node *n = imp_node(c, OP_CAST);
+    Node *n = onnx_imp_node(c, OP_CAST);
     node_add_input(c->g, n, x);
     node_set_dtype(c->g, n, "to", dt);
-    return imp_finish(c, n);
+    return onnx_imp_finish(c, n);
 }
 
-Value *emit_reshape(OnnxCtx *c, Value *x, int rank, const Dim *shape) {
+Value *onnx_emit_reshape(OnnxCtx *c, Value *x, int rank, const Dim *shape) {
     if (!x) return NULL;
     if (rank < 0 || rank > WN_MAX_RANK) {
-        imp_error(c, "reshape to rank %d exceeds %d", rank, WN_MAX_RANK);
+        onnx_imp_error(c, "reshape to rank %d exceeds %d", rank, WN_MAX_RANK);
         return NULL;
     }
     bool same = rank == x->rank, stat = true;
@@ -249,38 +249,38 @@ Value *emit_reshape(OnnxCtx *c, Value *x, int rank, const Dim *shape) {
     if ((x->flags & VF_CONST) && stat) {
         int64_t s[WN_MAX_RANK];
         for (int i = 0; i < rank; i++) s[i] = shape[i].v;
-        int64_t n = imp_elements(c, rank, s);
+        int64_t n = onnx_imp_elements(c, rank, s);
         if (n < 0) return NULL;
         if (dtype_storage_bytes(x->dtype, (uint64_t)n) != dtype_storage_bytes(x->dtype, value_max_elements(x))) {
-            imp_error(c, "cannot reshape %s (%llu elements) to %lld elements", value_display_name(x),
+            onnx_imp_error(c, "cannot reshape %s (%llu elements) to %lld elements", value_display_name(x),
                       (unsigned long long)value_max_elements(x), (long long)n);
             return NULL;
         }
         return graph_add_const(c->g, x->name, x->dtype, rank, s, x->data, x->nbytes);
     }
-    Node *n = imp_node(c, OP_RESHAPE);
+    Node *n = onnx_imp_node(c, OP_RESHAPE);
     node_add_input(c->g, n, x);
     node_set_dims(c->g, n, "newShape", rank, shape);
-    return imp_finish(c, n);
+    return onnx_imp_finish(c, n);
 }
 
-Value *emit_transpose(OnnxCtx *c, Value *x, const int64_t *perm) {
+Value *onnx_emit_transpose(OnnxCtx *c, Value *x, const int64_t *perm) {
     if (!x) return NULL;
     bool ident = true;
     for (int i = 0; i < x->rank; i++)
         if (perm[i] != i) ident = false;
     if (ident) return x;
-    Node *n = imp_node(c, OP_TRANSPOSE);
+    Node *n = onnx_imp_node(c, OP_TRANSPOSE);
     node_add_input(c->g, n, x);
     node_set_ints(c->g, n, "permutation", x->rank, perm);
-    return imp_finish(c, n);
+    return onnx_imp_finish(c, n);
 }
 
-Value *emit_reduce(OnnxCtx *c, OpId op, Value *x, int n_axes, const int64_t *axes, bool keep) {
+Value *onnx_emit_reduce(OnnxCtx *c, OpId op, Value *x, int n_axes, const int64_t *axes, bool keep) {
     if (!x) return NULL;
-    Node *n = imp_node(c, op);
+    Node *n = onnx_imp_node(c, op);
     node_add_input(c->g, n, x);
     node_set_ints(c->g, n, "axes", n_axes, axes);
     node_set_bool(c->g, n, "keepDimensions", keep);
-    return imp_finish(c, n);
+    return onnx_imp_finish(c, n);
 }

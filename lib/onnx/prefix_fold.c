@@ -8,13 +8,13 @@
  * slices, forward cumulative sums, reductions over static axes, concat after static pieces,
  * reshapes that keep the one symbolic dim with the same static neighbours) gets a *twin* evaluated
  * at the upper bounds: its constant result is the value's shadow.  Static results become constants;
- * a consumer outside that set reads slice(shadow, 0, real dims) instead (pf_materialize), so the
+ * a consumer outside that set reads slice(shadow, 0, real dims) instead (onnx_pf_materialize), so the
  * run-time chain (which may carry compound dims such as (1+S)) becomes dead and DCE removes it.
  * This is how the torch-dynamo causal-mask subgraph folds to one sliced constant. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "import_internal.h"
 
@@ -24,9 +24,9 @@ struct PrefixShadows {
     int cap;
 };
 
-PrefixShadows *pf_new(void) { return calloc(1, sizeof(PrefixShadows)); }
+PrefixShadows *onnx_pf_new(void) { return calloc(1, sizeof(PrefixShadows)); }
 
-void pf_free(PrefixShadows *pf) {
+void onnx_pf_free(PrefixShadows *pf) {
     if (!pf) return;
     free(pf->full);
     free(pf->data);
@@ -131,7 +131,7 @@ static bool keeps_prefix(const Node *n) {
 
 /* ---- materializing a shadow ---------------------------------------------------------------------- */
 
-Value *pf_materialize(PrefixShadows *pf, Graph *g, Value *v) {
+Value *onnx_pf_materialize(PrefixShadows *pf, Graph *g, Value *v) {
     Value *full = shadow_of(pf, v);
     if (!full) return v;
     if (pf->data[v->id]) return pf->data[v->id];
@@ -144,9 +144,9 @@ Value *pf_materialize(PrefixShadows *pf, Graph *g, Value *v) {
     return pf->data[v->id] = s->outputs[0];
 }
 
-/* ---- hooks around node insertion (imp_insert) ------------------------------------------------------ */
+/* ---- hooks around node insertion (onnx_imp_insert) ------------------------------------------------------ */
 
-int pf_prepare(PrefixShadows *pf, Graph *g, Node *n) {
+int onnx_pf_prepare(PrefixShadows *pf, Graph *g, Node *n) {
     if (!pf) return 0;
     bool any = false, all = true;
     for (int i = 0; i < n->n_inputs; i++) {
@@ -159,7 +159,7 @@ int pf_prepare(PrefixShadows *pf, Graph *g, Node *n) {
     if (!any) return 0;
     for (int i = 0; i < n->n_inputs; i++) {
         if (!shadow_of(pf, n->inputs[i])) continue;
-        if (!(n->inputs[i] = pf_materialize(pf, g, n->inputs[i]))) return -1;
+        if (!(n->inputs[i] = onnx_pf_materialize(pf, g, n->inputs[i]))) return -1;
     }
     return 0;
 }
@@ -171,7 +171,7 @@ static void bound_dims(Graph *g, Attr *a) {
     a->u.dims = d;
 }
 
-int pf_twin(PrefixShadows *pf, Graph *g, Node *n) {
+int onnx_pf_twin(PrefixShadows *pf, Graph *g, Node *n) {
     if (!pf || n->dead || n->n_outputs != 1) return 0;
     Value *out = n->outputs[0];
     Node *t = graph_new_node(g, n->op, n->origin);
@@ -205,7 +205,7 @@ int pf_twin(PrefixShadows *pf, Graph *g, Node *n) {
         if (!had_error) diag_clear();
         return 0;
     }
-    int folded = fold_node(g, t);
+    int folded = eval_fold_node(g, t);
     if (folded < 0 && !had_error) diag_clear();
     if (folded <= 0) {
         t->dead = true;

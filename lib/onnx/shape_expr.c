@@ -1,14 +1,14 @@
 /* shape_expr.c - shape expressions while importing: Shape/Size of a tensor with symbolic dims
  * yields a *symbolic shape value* (a Value outside the graph whose `symval` lists its elements
  * as Dims; no node), and Gather/Slice/Concat/Unsqueeze/Squeeze/Reshape/Cast/Identity/arithmetic/
- * comparisons/Where/ReduceProd/Expand on such values are evaluated with dim arithmetic (sx_try).
+ * comparisons/Where/ReduceProd/Expand on such values are evaluated with dim arithmetic (onnx_sx_try).
  * Handlers that take shapes (Reshape, Expand, Slice, Range, ConstantOfShape, ...) read them with
- * imp_shape_dims().  Any other use of a symbolic value as data materializes it lazily
- * (sx_materialize): static elements become constants, a symbol S becomes
+ * onnx_imp_shape_dims().  Any other use of a symbolic value as data materializes it lazily
+ * (onnx_sx_materialize): static elements become constants, a symbol S becomes
  * reduceMax(slice(iota[1..maxSize(S)], sizes [S])), compound expressions add/sub/mul/div those. */
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "import_internal.h"
 
@@ -22,11 +22,11 @@ typedef struct {
     Value *data; /* materialized form, once needed */
 } SymValue;
 
-bool sx_is_symbolic(const Value *v) { return v && v->symval && !(v->flags & VF_CONST) && v->id < 0; }
+bool onnx_sx_is_symbolic(const Value *v) { return v && v->symval && !(v->flags & VF_CONST) && v->id < 0; }
 
-Value *sx_new(OnnxCtx *c, DType dt, int rank, int n, const Dim *vals) {
+Value *onnx_sx_new(OnnxCtx *c, DType dt, int rank, int n, const Dim *vals) {
     if (rank < 0 || rank > 1 || n < 0 || n > SX_MAX_ELEMS || (rank == 0 && n != 1)) {
-        imp_error(c, "shape value of rank %d with %d elements is not supported", rank, n);
+        onnx_imp_error(c, "shape value of rank %d with %d elements is not supported", rank, n);
         return NULL;
     }
     bool all_static = true;
@@ -34,8 +34,8 @@ Value *sx_new(OnnxCtx *c, DType dt, int rank, int n, const Dim *vals) {
     if (all_static) {
         int64_t shape[1] = {n};
         void *data;
-        Value *k = const_new(c, dt, rank, shape, &data);
-        for (int i = 0; k && i < n; i++) store_elem_f64(dt, data, (uint64_t)i, (double)vals[i].v);
+        Value *k = onnx_const_new(c, dt, rank, shape, &data);
+        for (int i = 0; k && i < n; i++) onnx_store_elem_f64(dt, data, (uint64_t)i, (double)vals[i].v);
         if (k && dt == DT_I64)
             for (int i = 0; i < n; i++) memcpy((char *)data + 8 * i, &vals[i].v, 8); /* exact beyond 2^53 */
         return k;
@@ -59,7 +59,7 @@ Value *sx_new(OnnxCtx *c, DType dt, int rank, int n, const Dim *vals) {
  * neither (no diagnostic). */
 static int elems_of(const Value *v, Dim *out, int max) {
     if (!v) return -1;
-    if (sx_is_symbolic(v)) {
+    if (onnx_sx_is_symbolic(v)) {
         if (v->symval_len > max) return -1;
         memcpy(out, v->symval, sizeof *out * (size_t)v->symval_len);
         return v->symval_len;
@@ -67,19 +67,19 @@ static int elems_of(const Value *v, Dim *out, int max) {
     if (!(v->flags & VF_CONST) || v->rank > 1 || !dtype_is_int(v->dtype)) return -1;
     int64_t n = v->rank ? v->shape[0].v : 1;
     if (n < 0 || n > max || dtype_storage_bytes(v->dtype, (uint64_t)n) > v->nbytes || (n && !v->data)) return -1;
-    for (int64_t i = 0; i < n; i++) out[i] = dim_static(const_elem_i64(v, (uint64_t)i));
+    for (int64_t i = 0; i < n; i++) out[i] = dim_static(onnx_const_elem_i64(v, (uint64_t)i));
     return (int)n;
 }
 
-int imp_shape_dims(OnnxCtx *c, const Value *v, const char *what, Dim *out, int max) {
-    if (!v) return imp_error(c, "%s is missing", what);
-    if (!sx_is_symbolic(v)) {
+int onnx_imp_shape_dims(OnnxCtx *c, const Value *v, const char *what, Dim *out, int max) {
+    if (!v) return onnx_imp_error(c, "%s is missing", what);
+    if (!onnx_sx_is_symbolic(v)) {
         int64_t ints[IMP_MAX_INTS];
-        int n = imp_const_ints(c, v, what, ints, max < IMP_MAX_INTS ? max : IMP_MAX_INTS);
+        int n = onnx_imp_const_ints(c, v, what, ints, max < IMP_MAX_INTS ? max : IMP_MAX_INTS);
         for (int i = 0; i < n; i++) out[i] = dim_static(ints[i]);
         return n;
     }
-    if (v->symval_len > max) return imp_error(c, "%s has %d values (at most %d)", what, v->symval_len, max);
+    if (v->symval_len > max) return onnx_imp_error(c, "%s has %d values (at most %d)", what, v->symval_len, max);
     memcpy(out, v->symval, sizeof *out * (size_t)v->symval_len);
     return v->symval_len;
 }
@@ -120,7 +120,7 @@ static int decide(Graph *g, OpId op, Dim a, Dim b) {
 }
 
 /* max/min of two dims when decidable; false otherwise. */
-bool sx_dim_extreme(Graph *g, bool want_max, Dim a, Dim b, Dim *out) {
+bool onnx_sx_dim_extreme(Graph *g, bool want_max, Dim a, Dim b, Dim *out) {
     int ge = decide(g, OP_GREATER_OR_EQUAL, a, b);
     if (ge < 0) {
         int le = decide(g, OP_GREATER_OR_EQUAL, b, a); /* b >= a: a is the smaller */
@@ -135,7 +135,7 @@ bool sx_dim_extreme(Graph *g, bool want_max, Dim a, Dim b, Dim *out) {
 
 /* Sets output 0; 1 (handled) or -1 when v is NULL (an error was recorded). */
 static int sx_done(OnnxCtx *c, Value *v) {
-    imp_set_out(c, 0, v);
+    onnx_imp_set_out(c, 0, v);
     return v ? 1 : -1;
 }
 
@@ -159,7 +159,7 @@ static int sx_binary(OnnxCtx *c, OpId op) {
             break;
         case OP_MAX:
         case OP_MIN:
-            if (!sx_dim_extreme(c->g, op == OP_MAX, x, y, &r[i])) return 0;
+            if (!onnx_sx_dim_extreme(c->g, op == OP_MAX, x, y, &r[i])) return 0;
             break;
         default: {
             int d = cmp ? decide(c->g, op, x, y) : -1;
@@ -168,21 +168,21 @@ static int sx_binary(OnnxCtx *c, OpId op) {
         }
         }
     }
-    return sx_done(c, sx_new(c, cmp ? DT_U8 : va->dtype, rank, n, r));
+    return sx_done(c, onnx_sx_new(c, cmp ? DT_U8 : va->dtype, rank, n, r));
 }
 
 static int sx_gather(OnnxCtx *c, const Dim *x, int n) {
     Value *idx = c->in[1];
     Dim ids[SX_MAX_ELEMS], r[SX_MAX_ELEMS];
-    if (onnx_attr_int(c, "axis", 0) != 0 || c->in[0]->rank != 1 || sx_is_symbolic(idx)) return 0;
+    if (onnx_attr_int(c, "axis", 0) != 0 || c->in[0]->rank != 1 || onnx_sx_is_symbolic(idx)) return 0;
     int k = elems_of(idx, ids, SX_MAX_ELEMS);
     if (k < 0) return 0;
     for (int i = 0; i < k; i++) {
         int64_t j = ids[i].v;
-        if (j < -n || j >= n) return imp_error(c, "index %lld out of range for a shape of %d values", (long long)j, n);
+        if (j < -n || j >= n) return onnx_imp_error(c, "index %lld out of range for a shape of %d values", (long long)j, n);
         r[i] = x[j < 0 ? j + n : j];
     }
-    return sx_done(c, sx_new(c, c->in[0]->dtype, idx->rank, k, r));
+    return sx_done(c, onnx_sx_new(c, c->in[0]->dtype, idx->rank, k, r));
 }
 
 static int64_t clampi(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -194,10 +194,10 @@ static int sx_slice(OnnxCtx *c, const Dim *x, int n) {
         int64_t one;
         Value *v = c->in[i];
         if (!v) continue;
-        if (sx_is_symbolic(v) || imp_const_ints(c, v, "slice operand", &one, 1) != 1) return diag_has_error() ? -1 : 0;
+        if (onnx_sx_is_symbolic(v) || onnx_imp_const_ints(c, v, "slice operand", &one, 1) != 1) return diag_has_error() ? -1 : 0;
         p[i - 1] = one;
     }
-    if (p[2] != 0 && p[2] != -1) return imp_error(c, "axis %lld out of range for a shape value", (long long)p[2]);
+    if (p[2] != 0 && p[2] != -1) return onnx_imp_error(c, "axis %lld out of range for a shape value", (long long)p[2]);
     int64_t s = p[0], e = p[1], step = p[3];
     if (step <= 0) return 0;
     if (s < 0) s += n;
@@ -207,8 +207,8 @@ static int sx_slice(OnnxCtx *c, const Dim *x, int n) {
     Dim r[SX_MAX_ELEMS];
     int k = 0;
     for (int64_t i = s; i < e; i += step) r[k++] = x[i];
-    if (k == 0) return imp_error(c, "zero-size tensor (empty slice of a shape) is not representable in WebNN");
-    return sx_done(c, sx_new(c, c->in[0]->dtype, 1, k, r));
+    if (k == 0) return onnx_imp_error(c, "zero-size tensor (empty slice of a shape) is not representable in WebNN");
+    return sx_done(c, onnx_sx_new(c, c->in[0]->dtype, 1, k, r));
 }
 
 static int sx_concat(OnnxCtx *c) {
@@ -220,13 +220,13 @@ static int sx_concat(OnnxCtx *c) {
         if (m < 0) return 0;
         k += m;
     }
-    return k ? sx_done(c, sx_new(c, c->in[0]->dtype, 1, k, r)) : 0;
+    return k ? sx_done(c, onnx_sx_new(c, c->in[0]->dtype, 1, k, r)) : 0;
 }
 
 /* Unsqueeze/Squeeze/Reshape/Expand/Identity/Cast: same elements, rank 0 or 1 result. */
 static int sx_reshaped(OnnxCtx *c, const Dim *x, int n, int rank) {
     if (rank < 0 || rank > 1 || (rank == 0 && n != 1)) return 0;
-    return sx_done(c, sx_new(c, c->in[0]->dtype, rank, n, x));
+    return sx_done(c, onnx_sx_new(c, c->in[0]->dtype, rank, n, x));
 }
 
 /* Rank of a Reshape/Expand/Unsqueeze/Squeeze result on a value of rank <= 1 with n elements; -1 when
@@ -266,12 +266,12 @@ static int sx_reduce_prod(OnnxCtx *c, const Dim *x, int n) {
     Dim p = dim_static(1);
     for (int i = 0; i < n; i++) p = dim_mul(c->g, p, x[i]);
     bool keep = onnx_attr_int(c, "keepdims", 1) != 0;
-    return sx_done(c, sx_new(c, c->in[0]->dtype, keep ? 1 : 0, 1, &p));
+    return sx_done(c, onnx_sx_new(c, c->in[0]->dtype, keep ? 1 : 0, 1, &p));
 }
 
 static int sx_where(OnnxCtx *c) {
     Dim cond[SX_MAX_ELEMS], a[SX_MAX_ELEMS], b[SX_MAX_ELEMS], r[SX_MAX_ELEMS];
-    if (c->n_in != 3 || sx_is_symbolic(c->in[0])) return 0;
+    if (c->n_in != 3 || onnx_sx_is_symbolic(c->in[0])) return 0;
     int nc = elems_of(c->in[0], cond, SX_MAX_ELEMS), na = elems_of(c->in[1], a, SX_MAX_ELEMS),
         nb = elems_of(c->in[2], b, SX_MAX_ELEMS);
     if (nc < 0 || na < 0 || nb < 0) return 0;
@@ -281,7 +281,7 @@ static int sx_where(OnnxCtx *c) {
     int rank = 0;
     for (int i = 0; i < 3; i++) rank = c->in[i]->rank > rank ? c->in[i]->rank : rank;
     for (int i = 0; i < n; i++) r[i] = cond[nc == 1 ? 0 : i].v ? a[na == 1 ? 0 : i] : b[nb == 1 ? 0 : i];
-    return sx_done(c, sx_new(c, c->in[1]->dtype, rank, n, r));
+    return sx_done(c, onnx_sx_new(c, c->in[1]->dtype, rank, n, r));
 }
 
 /* ONNX binary ops evaluated on shape values, with the WebNN op that gives their meaning. */
@@ -294,9 +294,9 @@ static const struct {
     {"Less", OP_LESSER}, {"LessOrEqual", OP_LESSER_OR_EQUAL},
 };
 
-int sx_try(OnnxCtx *c) {
+int onnx_sx_try(OnnxCtx *c) {
     bool any = false;
-    for (int i = 0; i < c->n_in; i++) any |= sx_is_symbolic(c->in[i]);
+    for (int i = 0; i < c->n_in; i++) any |= onnx_sx_is_symbolic(c->in[i]);
     const char *type = c->node->op_type;
     if (!any || !type || (c->domain && strcmp(c->domain, "ai.onnx") != 0)) return 0;
     for (size_t i = 0; i < sizeof sx_binaries / sizeof sx_binaries[0]; i++)
@@ -308,20 +308,20 @@ int sx_try(OnnxCtx *c) {
     if (!strcmp(type, "Where")) return sx_where(c);
     Value *x = c->in[0];
     Dim v[SX_MAX_ELEMS];
-    int n = sx_is_symbolic(x) ? elems_of(x, v, SX_MAX_ELEMS) : -1;
+    int n = onnx_sx_is_symbolic(x) ? elems_of(x, v, SX_MAX_ELEMS) : -1;
     if (n < 0) return 0; /* only input 0 carries the shape value below */
     if (!strcmp(type, "Identity")) return sx_done(c, x);
     if (!strcmp(type, "Cast")) {
         DType to = onnx_elem_dtype((int)onnx_attr_int(c, "to", 0));
         if (to == DT_INVALID || !dtype_is_int(to) || onnx_attr_int(c, "to", 0) == 9) return 0;
-        return sx_done(c, sx_new(c, to, x->rank, n, v));
+        return sx_done(c, onnx_sx_new(c, to, x->rank, n, v));
     }
     if (!strcmp(type, "Gather")) return sx_gather(c, v, n);
     if (!strcmp(type, "Slice")) return sx_slice(c, v, n);
     if (!strcmp(type, "ReduceProd")) return sx_reduce_prod(c, v, n);
     if (!strcmp(type, "Unsqueeze") || !strcmp(type, "Squeeze") || !strcmp(type, "Reshape") || !strcmp(type, "Expand")) {
         for (int i = 1; i < c->n_in; i++)
-            if (sx_is_symbolic(c->in[i])) return 0;
+            if (onnx_sx_is_symbolic(c->in[i])) return 0;
         return sx_reshaped(c, v, n, result_rank(c, type, n));
     }
     return 0;
@@ -331,7 +331,7 @@ int sx_try(OnnxCtx *c) {
 
 /* Inserts n (shape inference) and folds it when its operands are constants. */
 static Value *insert(Graph *g, Node *n) {
-    if (graph_insert_node(g, n) < 0 || fold_node(g, n) < 0) return NULL;
+    if (graph_insert_node(g, n) < 0 || eval_fold_node(g, n) < 0) return NULL;
     return n->outputs[0];
 }
 
@@ -343,14 +343,14 @@ static Value *iota1(Graph *g, DType dt, int64_t max) {
     }
     uint64_t nbytes = dtype_storage_bytes(dt, (uint64_t)max);
     void *buf = graph_alloc(g, nbytes);
-    for (int64_t i = 0; i < max; i++) store_elem_f64(dt, buf, (uint64_t)i, (double)(i + 1));
+    for (int64_t i = 0; i < max; i++) onnx_store_elem_f64(dt, buf, (uint64_t)i, (double)(i + 1));
     int64_t shape[1] = {max};
     return graph_add_const(g, "iota", dt, 1, shape, buf, nbytes);
 }
 
 static Value *scalar_const(Graph *g, DType dt, int64_t v) {
     void *buf = graph_alloc(g, 8);
-    store_elem_f64(dt, buf, 0, (double)v);
+    onnx_store_elem_f64(dt, buf, 0, (double)v);
     return graph_add_const(g, "dim", dt, 0, NULL, buf, dtype_storage_bytes(dt, 1));
 }
 
@@ -387,8 +387,8 @@ static Value *dim_data(Graph *g, const char *origin, DType dt, Dim d, int depth)
     return insert(g, n);
 }
 
-Value *sx_materialize(Graph *g, const char *origin, Value *v) {
-    if (!sx_is_symbolic(v)) return v;
+Value *onnx_sx_materialize(Graph *g, const char *origin, Value *v) {
+    if (!onnx_sx_is_symbolic(v)) return v;
     SymValue *s = (SymValue *)v;
     if (s->data) return s->data;
     Value *parts[SX_MAX_ELEMS];

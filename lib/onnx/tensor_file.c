@@ -9,9 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checked.h"
-#include "diag.h"
-#include "input_limits.h"
+#include "core.h"
 #include "onnx_model.h"
 #include "webnn.h"
 
@@ -152,20 +150,20 @@ static bool ends_with(const char *s, const char *suffix) {
     return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-int tensor_file_read(const char *path, TensorFile *out) {
+int onnx_tensor_file_read(const char *path, TensorFile *out) {
     memset(out, 0, sizeof *out);
     int rc = ends_with(path, ".npy") ? read_npy(path, out) : read_pb(path, out);
-    if (rc < 0) tensor_file_free(out);
+    if (rc < 0) onnx_tensor_file_free(out);
     return rc;
 }
 
-void tensor_file_free(TensorFile *t) {
+void onnx_tensor_file_free(TensorFile *t) {
     free(t->name);
     free(t->data);
     memset(t, 0, sizeof *t);
 }
 
-int tensor_file_write_npy(const char *path, DType dt, int rank, const int64_t *shape, const void *data) {
+int onnx_tensor_file_write_npy(const char *path, DType dt, int rank, const int64_t *shape, const void *data) {
     const char *descr = NULL;
     for (size_t i = 0; i < sizeof npy_types / sizeof npy_types[0] && !descr; i++)
         if (npy_types[i].dt == dt) descr = npy_types[i].descr;
@@ -191,12 +189,12 @@ int tensor_file_write_npy(const char *path, DType dt, int rank, const int64_t *s
     hdr[n + pad] = '\n';
     /* a temporary file renamed over path: a symlink planted at path is replaced, never followed */
     OutFile f;
-    if (outfile_open(&f, path) < 0) return -1;
+    if (wn_outfile_open(&f, path) < 0) return -1;
     uint64_t nb = dtype_storage_bytes(dt, numel);
-    if (outfile_write(&f, pre, sizeof pre) < 0 || outfile_write(&f, hdr, (size_t)(n + pad + 1)) < 0 ||
-        outfile_write(&f, data, (size_t)nb) < 0) {
-        outfile_abort(&f);
+    if (wn_outfile_write(&f, pre, sizeof pre) < 0 || wn_outfile_write(&f, hdr, (size_t)(n + pad + 1)) < 0 ||
+        wn_outfile_write(&f, data, (size_t)nb) < 0) {
+        wn_outfile_abort(&f);
         return -1;
     }
-    return outfile_commit(&f);
+    return wn_outfile_commit(&f);
 }

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "ir.h"
+#include "core.h"
 
 typedef struct {
     char *name;  /* malloc'ed */
@@ -17,9 +17,9 @@ typedef struct {
 } TensorFile;
 
 /* Reads PATH (.pb or .npy).  0, or -1 with a diagnostic naming the file. */
-int tensor_file_read(const char *path, TensorFile *out);
-void tensor_file_free(TensorFile *t);
+int onnx_tensor_file_read(const char *path, TensorFile *out);
+void onnx_tensor_file_free(TensorFile *t);
 /* Writes a .npy file (little-endian, C order).  0 or -1 + diagnostic. */
-int tensor_file_write_npy(const char *path, DType dt, int rank, const int64_t *shape, const void *data);
+int onnx_tensor_file_write_npy(const char *path, DType dt, int rank, const int64_t *shape, const void *data);
 
 #endif

@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "webnnc_runtime.h"
 
 static const char *const TOTAL = "total_sequence_length";
 
-uint64_t graph_largest_tensor_bytes(const Graph *g) {
+uint64_t run_graph_largest_tensor_bytes(const Graph *g) {
     uint64_t best = 0;
     for (int i = 0; i < g->n_values; i++) {
         const Value *v = g->values[i];
@@ -52,7 +52,7 @@ static int64_t graph_capacity(const Graph *g) {
     return 0;
 }
 
-Graph *convert_onnx_fitting(const char *input, const ConvertOptions *opt, int device, size_t *onnx_nodes,
+Graph *run_convert_onnx_fitting(const char *input, const ConvertOptions *opt, int device, size_t *onnx_nodes,
                             int *exit_code) {
     bool user_set = names_total(opt->fix) || names_total(opt->dim);
     uint64_t limit = user_set ? 0 : device_limit(device);
@@ -68,7 +68,7 @@ Graph *convert_onnx_fitting(const char *input, const ConvertOptions *opt, int de
         o.dim = &dim;
         Graph *g = convert_onnx(input, &o, onnx_nodes, exit_code);
         if (!g || !limit) return g;
-        uint64_t big = graph_largest_tensor_bytes(g);
+        uint64_t big = run_graph_largest_tensor_bytes(g);
         int64_t now = graph_capacity(g);
         if (big <= limit || now <= 1) {
             if (cap)

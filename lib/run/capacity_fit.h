@@ -7,7 +7,7 @@
 #include "convert.h"
 
 /* Bytes of the graph's largest tensor at its dims' upper bounds. */
-uint64_t graph_largest_tensor_bytes(const Graph *g);
+uint64_t run_graph_largest_tensor_bytes(const Graph *g);
 
 /* convert_onnx(input, opt, ...) for Vulkan device `device` (-1: auto, the smallest limit of all
  * devices).  Unless the user set total_sequence_length (--fix or --dim), a graph whose largest
@@ -15,7 +15,7 @@ uint64_t graph_largest_tensor_bytes(const Graph *g);
  * lowered to the largest power of two that fits, and stderr gets one line
  * "webnnc: note: total_sequence_length lowered from C to N ...; choose it with --dim
  * total_sequence_length=N (N <= ... fits)".  Same results as convert_onnx. */
-Graph *convert_onnx_fitting(const char *input, const ConvertOptions *opt, int device, size_t *onnx_nodes,
+Graph *run_convert_onnx_fitting(const char *input, const ConvertOptions *opt, int device, size_t *onnx_nodes,
                             int *exit_code);
 
 #endif

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "capacity_fit.h"
-#include "diag.h"
+#include "core.h"
 #include "convert.h"
 #include "pipeline_plan.h"
 
@@ -24,10 +24,10 @@ Graph *decoder_last_logits(Graph *g) {
 
 Graph *decoder_load_graph(const char *path, const ConvertOptions *copt, int device, int *code) {
     *code = WN_EXIT_BAD_INPUT;
-    if (input_kind(path) == INPUT_WEBNN) return decoder_last_logits(read_webnn_fused(path, copt->fuse_mask));
+    if (convert_input_kind(path) == INPUT_WEBNN) return decoder_last_logits(convert_read_webnn_fused(path, copt->fuse_mask));
     size_t onnx_nodes;
     /* capacity lowered to fit the device */
-    return decoder_last_logits(convert_onnx_fitting(path, copt, device, &onnx_nodes, code));
+    return decoder_last_logits(run_convert_onnx_fitting(path, copt, device, &onnx_nodes, code));
 }
 
 /* The prompt fits the graph's length and (a static vocabulary) its ids are inside the vocabulary:

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "decoder_step.h"
-#include "diag.h"
+#include "core.h"
 
 void decoder_loop_init(DecoderLoop *L, float temperature, int top_k, float top_p, uint64_t seed) {
     memset(L, 0, sizeof *L);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "kv_io.h"
 #include "tensor_compare.h"
 
@@ -32,7 +32,7 @@ int decoder_inputs(Decoder *d) {
     }
     for (int i = 0; i < g->n_inputs; i++) {
         const Value *v = g->inputs[i];
-        if (i != d->ids && i != d->mask && i != d->pos && !kv_binding_of(g, v, false)) {
+        if (i != d->ids && i != d->mask && i != d->pos && !run_kv_binding_of(g, v, false)) {
             diag_error("input %s: generate feeds only input_ids, attention_mask, position_ids and KV caches",
                        value_display_name(v));
             return -1;
@@ -121,10 +121,10 @@ int decoder_step(Decoder *d, const int64_t *tokens, int64_t start, int64_t count
         return -1;
     }
     uint64_t row = numel - (uint64_t)vocab;
-    double best = tensor_elem(info.dtype, d->out, row);
+    double best = run_tensor_elem(info.dtype, d->out, row);
     *next = 0;
     for (int64_t k = 1; k < vocab; k++) {
-        double x = tensor_elem(info.dtype, d->out, row + (uint64_t)k);
+        double x = run_tensor_elem(info.dtype, d->out, row + (uint64_t)k);
         if (x > best) best = x, *next = k;
     }
     return 0;

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "kv_io.h"
 
-const KvBinding *kv_binding_of(const Graph *g, const Value *v, bool present) {
+const KvBinding *run_kv_binding_of(const Graph *g, const Value *v, bool present) {
     for (int i = 0; i < g->n_kv; i++)
         if (strcmp(present ? g->kv[i].present : g->kv[i].past, v->name) == 0) return &g->kv[i];
     return NULL;
@@ -31,7 +31,7 @@ static int row_geometry(int rank, const int64_t *shape, int axis, DType dt, uint
     return 0;
 }
 
-void *kv_expand_past(const KvBinding *b, const Value *past, DType dt, int rank, const int64_t *shape, const void *data,
+void *run_kv_expand_past(const KvBinding *b, const Value *past, DType dt, int rank, const int64_t *shape, const void *data,
                      uint64_t *nbytes) {
     const char *name = value_display_name(past);
     if (dt != past->dtype || rank != past->rank || !value_is_static(past)) {
@@ -68,7 +68,7 @@ void *kv_expand_past(const KvBinding *b, const Value *past, DType dt, int rank, 
     return out;
 }
 
-int kv_cut_present(const KvBinding *b, DType dt, int rank, int64_t *shape, void *data, int64_t rows) {
+int run_kv_cut_present(const KvBinding *b, DType dt, int rank, int64_t *shape, void *data, int64_t rows) {
     uint64_t outer, inner;
     int64_t cap = b->axis >= 0 && b->axis < rank ? shape[b->axis] : 0;
     if (row_geometry(rank, shape, b->axis, dt, &outer, &inner) < 0 || rows <= 0 || rows > cap) {
@@ -82,7 +82,7 @@ int kv_cut_present(const KvBinding *b, DType dt, int rank, int64_t *shape, void 
     return 0;
 }
 
-int64_t kv_total_length(const Graph *g, const KvBinding *b, int64_t (*shapes)[WN_MAX_RANK]) {
+int64_t run_kv_total_length(const Graph *g, const KvBinding *b, int64_t (*shapes)[WN_MAX_RANK]) {
     for (int i = 0; b->total_dim && i < g->n_inputs; i++) {
         const Value *v = g->inputs[i];
         for (int d = 0; d < v->rank; d++) {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -17,7 +17,7 @@ static bool has_suffix(const char *s, const char *suf) {
     return a > b && strcmp(s + a - b, suf) == 0;
 }
 
-int tensor_set_read_dir(const char *dir, TensorSet *set) {
+int run_tensor_set_read_dir(const char *dir, TensorSet *set) {
     DIR *d = opendir(dir);
     if (!d) {
         diag_error("%s: cannot open folder (%s)", dir, strerror(errno));
@@ -43,7 +43,7 @@ int tensor_set_read_dir(const char *dir, TensorSet *set) {
         if (rc == 0) {
             char path[4096];
             snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-            rc = tensor_file_read(path, &set->t[set->n]);
+            rc = onnx_tensor_file_read(path, &set->t[set->n]);
             if (rc == 0) set->n++;
         }
         free(names[i]);
@@ -51,12 +51,12 @@ int tensor_set_read_dir(const char *dir, TensorSet *set) {
     return rc;
 }
 
-void tensor_set_free(TensorSet *s) {
-    for (int i = 0; i < s->n; i++) tensor_file_free(&s->t[i]);
+void run_tensor_set_free(TensorSet *s) {
+    for (int i = 0; i < s->n; i++) onnx_tensor_file_free(&s->t[i]);
     s->n = 0;
 }
 
-bool tensor_name_matches(const Value *v, const char *name) {
+bool run_tensor_name_matches(const Value *v, const char *name) {
     char id[NAME_SANITIZED_MAX];
     name_sanitize(name, id);
     return strcmp(v->name, name) == 0 || (v->origin && strcmp(v->origin, name) == 0) || strcmp(v->name, id) == 0;
@@ -64,19 +64,19 @@ bool tensor_name_matches(const Value *v, const char *name) {
 
 static bool any_named(Value **vals, int nv, const char *name) {
     for (int i = 0; i < nv; i++)
-        if (tensor_name_matches(vals[i], name)) return true;
+        if (run_tensor_name_matches(vals[i], name)) return true;
     return false;
 }
 
 /* Matches files to graph values; error lists missing and extra names (files naming one of `ignore`
  * are not extra). */
-int tensor_set_match(Value **vals, int nv, const TensorSet *set, int *file_of, const char *what, bool extra_is_error,
+int run_tensor_set_match(Value **vals, int nv, const TensorSet *set, int *file_of, const char *what, bool extra_is_error,
                  Value **ignore, int n_ignore) {
     char missing[1024] = "", extra[1024] = "";
     for (int i = 0; i < nv; i++) {
         file_of[i] = -1;
         for (int f = 0; f < set->n && file_of[i] < 0; f++)
-            if (tensor_name_matches(vals[i], set->t[f].name)) file_of[i] = f;
+            if (run_tensor_name_matches(vals[i], set->t[f].name)) file_of[i] = f;
         if (file_of[i] < 0) snprintf(missing + strlen(missing), sizeof missing - strlen(missing), " %s", value_display_name(vals[i]));
     }
     for (int f = 0; f < set->n; f++) {
@@ -111,7 +111,7 @@ static void fill_random(TensorFile *t, unsigned *seed) {
     }
 }
 
-int tensor_set_random(Graph *g, TensorSet *set, int *file_of) {
+int run_tensor_set_random(Graph *g, TensorSet *set, int *file_of) {
     int64_t sym[1024];
     if (g->n_symbols > 1024 || g->n_inputs > TENSOR_SET_MAX) {
         diag_error("too many symbols or inputs for --random");

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "kv_io.h"
 
 int run_io_init(RunIo *io, const Graph *g) {
@@ -27,14 +27,14 @@ int run_io_bind(RunIo *io, WnrtModel *m, int i, int rank, const int64_t *shape, 
         diag_error("input %s: rank %d", value_display_name(v), rank);
         return -1;
     }
-    const KvBinding *kv = kv_binding_of(io->g, v, false);
+    const KvBinding *kv = run_kv_binding_of(io->g, v, false);
     void *cache = NULL;
     int64_t bound[WN_MAX_RANK] = {0};
     memcpy(bound, shape, (size_t)rank * sizeof *bound);
     memset(io->shapes[i], 0, sizeof io->shapes[i]);
     memcpy(io->shapes[i], shape, (size_t)rank * sizeof *shape);
     if (kv && rank == v->rank && shape[kv->axis] != kv->capacity) {
-        if (!(data = cache = kv_expand_past(kv, v, v->dtype, rank, shape, data, &nbytes))) return -1;
+        if (!(data = cache = run_kv_expand_past(kv, v, v->dtype, rank, shape, data, &nbytes))) return -1;
         bound[kv->axis] = kv->capacity;
         io->onnx_kv = true;
     }
@@ -51,9 +51,9 @@ void *run_io_read(const RunIo *io, WnrtModel *m, int i, WnrtTensorInfo *info) {
         free(buf);
         return NULL;
     }
-    const KvBinding *kv = io->onnx_kv ? kv_binding_of(io->g, io->g->outputs[i], true) : NULL;
-    int64_t total = kv ? kv_total_length(io->g, kv, io->shapes) : 0;
-    if (kv && (total < 0 || kv_cut_present(kv, info->dtype, info->rank, info->shape, buf, total) < 0)) {
+    const KvBinding *kv = io->onnx_kv ? run_kv_binding_of(io->g, io->g->outputs[i], true) : NULL;
+    int64_t total = kv ? run_kv_total_length(io->g, kv, io->shapes) : 0;
+    if (kv && (total < 0 || run_kv_cut_present(kv, info->dtype, info->rank, info->shape, buf, total) < 0)) {
         free(buf);
         return NULL;
     }

@@ -5,10 +5,10 @@
 
 #include "webnn.h"
 
-double tensor_elem(DType dt, const void *data, uint64_t i) {
+double run_tensor_elem(DType dt, const void *data, uint64_t i) {
     switch (dt) {
     case DT_F32: return ((const float *)data)[i];
-    case DT_F16: return f16_to_f32(((const uint16_t *)data)[i]);
+    case DT_F16: return wn_f16_to_f32(((const uint16_t *)data)[i]);
     case DT_I32: return ((const int32_t *)data)[i];
     case DT_U32: return ((const uint32_t *)data)[i];
     case DT_I64: return (double)((const int64_t *)data)[i];
@@ -19,12 +19,12 @@ double tensor_elem(DType dt, const void *data, uint64_t i) {
     }
 }
 
-void tensor_compare(DType dt_a, const void *a, DType dt_b, const void *b, uint64_t n, int64_t last_dim, double atol,
+void run_tensor_compare(DType dt_a, const void *a, DType dt_b, const void *b, uint64_t n, int64_t last_dim, double atol,
                     double rtol, CompareResult *out) {
     *out = (CompareResult){0};
     double dot = 0, na = 0, nb = 0;
     for (uint64_t i = 0; i < n; i++) {
-        double x = tensor_elem(dt_a, a, i), y = tensor_elem(dt_b, b, i);
+        double x = run_tensor_elem(dt_a, a, i), y = run_tensor_elem(dt_b, b, i);
         double err = fabs(x - y);
         bool same = x == y || (isnan(x) && isnan(y));
         if (same) err = 0;
@@ -40,8 +40,8 @@ void tensor_compare(DType dt_a, const void *a, DType dt_b, const void *b, uint64
             uint64_t ia = 0, ib = 0;
             for (uint64_t j = 1; j < (uint64_t)last_dim; j++) {
                 uint64_t k = r * (uint64_t)last_dim;
-                if (tensor_elem(dt_a, a, k + j) > tensor_elem(dt_a, a, k + ia)) ia = j;
-                if (tensor_elem(dt_b, b, k + j) > tensor_elem(dt_b, b, k + ib)) ib = j;
+                if (run_tensor_elem(dt_a, a, k + j) > run_tensor_elem(dt_a, a, k + ia)) ia = j;
+                if (run_tensor_elem(dt_b, b, k + j) > run_tensor_elem(dt_b, b, k + ib)) ib = j;
             }
             out->argmax_rows++;
             out->argmax_agree += ia == ib;

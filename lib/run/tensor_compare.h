@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ir.h"
+#include "core.h"
 
 typedef struct {
     double max_abs, max_rel, cosine;
@@ -17,9 +17,9 @@ typedef struct {
 } CompareResult;
 
 /* Element i of a tensor as double (IR layout; 4-bit types unsupported -> NAN). */
-double tensor_elem(DType dt, const void *data, uint64_t i);
+double run_tensor_elem(DType dt, const void *data, uint64_t i);
 /* Compares n elements; last_dim > 1 with a float dtype enables the argmax statistic. */
-void tensor_compare(DType dt_a, const void *a, DType dt_b, const void *b, uint64_t n, int64_t last_dim, double atol,
+void run_tensor_compare(DType dt_a, const void *a, DType dt_b, const void *b, uint64_t n, int64_t last_dim, double atol,
                     double rtol, CompareResult *out);
 
 #endif

@@ -7,8 +7,7 @@
 #include <string.h>
 #include <utf8proc.h>
 
-#include "diag.h"
-#include "input_limits.h"
+#include "core.h"
 #include "tok_internal.h"
 
 static int by_length_desc(const void *a, const void *b)

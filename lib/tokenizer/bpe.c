@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
-#include "input_limits.h"
+#include "core.h"
 #include "tok_internal.h"
 
 #define CACHE_MAX_WORD 256

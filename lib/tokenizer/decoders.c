@@ -6,14 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "tok_components.h"
 
 void tk_replace_all(const TkComp *c, const char *s, size_t n, TkStr *out);
 
-bool dec_noargs_load(TkLoad *ld, const cJSON *j, TkComp *c) { return true; }
+bool tk_dec_noargs_load(TkLoad *ld, const cJSON *j, TkComp *c) { return true; }
 
-bool dec_byte_level(const TkComp *c, TkPieces *in, TkPieces *out)
+bool tk_dec_byte_level(const TkComp *c, TkPieces *in, TkPieces *out)
 {
     TkStr bytes = {0}, text = {0};
     tk_str_add(&text, "", 0);
@@ -39,12 +39,12 @@ bool dec_byte_level(const TkComp *c, TkPieces *in, TkPieces *out)
     return true;
 }
 
-bool dec_replace_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_dec_replace_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     return tk_json_pattern(ld, j, c) && tk_json_str(ld, j, "content", &c->b, true);
 }
 
-bool dec_replace(const TkComp *c, TkPieces *in, TkPieces *out)
+bool tk_dec_replace(const TkComp *c, TkPieces *in, TkPieces *out)
 {
     TkStr t = {0};
     for (size_t i = 0; i < in->n; i++) {
@@ -84,7 +84,7 @@ static void flush_bytes(TkStr *bytes, size_t count, TkPieces *out)
     bytes->n = 0;
 }
 
-bool dec_byte_fallback(const TkComp *c, TkPieces *in, TkPieces *out)
+bool tk_dec_byte_fallback(const TkComp *c, TkPieces *in, TkPieces *out)
 {
     TkStr bytes = {0};
     size_t count = 0;
@@ -104,13 +104,13 @@ bool dec_byte_fallback(const TkComp *c, TkPieces *in, TkPieces *out)
     return true;
 }
 
-bool dec_fuse(const TkComp *c, TkPieces *in, TkPieces *out)
+bool tk_dec_fuse(const TkComp *c, TkPieces *in, TkPieces *out)
 {
     tk_pieces_add(out, in->pool.p ? in->pool.p : "", in->pool.n, -1); /* pieces lie in order in the pool */
     return true;
 }
 
-bool dec_strip_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_dec_strip_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     const cJSON *start = cJSON_GetObjectItemCaseSensitive(j, "start"), *stop = cJSON_GetObjectItemCaseSensitive(j, "stop");
     c->start = cJSON_IsNumber(start) ? start->valueint : 0;
@@ -118,7 +118,7 @@ bool dec_strip_load(TkLoad *ld, const cJSON *j, TkComp *c)
     return tk_json_str(ld, j, "content", &c->a, true);
 }
 
-bool dec_strip(const TkComp *c, TkPieces *in, TkPieces *out)
+bool tk_dec_strip(const TkComp *c, TkPieces *in, TkPieces *out)
 {
     for (size_t i = 0; i < in->n; i++) {
         const char *s = tk_piece(in, i);
@@ -132,10 +132,10 @@ bool dec_strip(const TkComp *c, TkPieces *in, TkPieces *out)
     return true;
 }
 
-bool dec_metaspace_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_dec_metaspace_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
-    bool pre_metaspace_load(TkLoad *, const cJSON *, TkComp *);
-    return pre_metaspace_load(ld, j, c);
+    bool tk_pre_metaspace_load(TkLoad *, const cJSON *, TkComp *);
+    return tk_pre_metaspace_load(ld, j, c);
 }
 
 /* Each piece with every occurrence of the marker c->a replaced by a space where keep_space(c, piece,
@@ -169,13 +169,13 @@ static bool metaspace_space(const TkComp *c, size_t i, size_t n)
     return !(i == 0 && c->scheme != TK_PREPEND_NEVER);
 }
 
-bool dec_metaspace(const TkComp *c, TkPieces *in, TkPieces *out)
+bool tk_dec_metaspace(const TkComp *c, TkPieces *in, TkPieces *out)
 {
     replace_marker(c, in, out, metaspace_space);
     return true;
 }
 
-bool dec_wordpiece_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_dec_wordpiece_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     c->f1 = tk_json_bool(j, "cleanup", true);
     if (!tk_json_str(ld, j, "prefix", &c->a, false))
@@ -209,7 +209,7 @@ static void cleanup_text(TkStr *t)
     }
 }
 
-bool dec_wordpiece(const TkComp *c, TkPieces *in, TkPieces *out)
+bool tk_dec_wordpiece(const TkComp *c, TkPieces *in, TkPieces *out)
 {
     TkStr t = {0};
     for (size_t i = 0; i < in->n; i++) {
@@ -232,7 +232,7 @@ bool dec_wordpiece(const TkComp *c, TkPieces *in, TkPieces *out)
     return true;
 }
 
-bool dec_bpe_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_dec_bpe_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     if (!tk_json_str(ld, j, "suffix", &c->a, false))
         return false;
@@ -247,18 +247,18 @@ static bool bpe_space(const TkComp *c, size_t i, size_t n)
     return i + 1 < n;
 }
 
-bool dec_bpe(const TkComp *c, TkPieces *in, TkPieces *out)
+bool tk_dec_bpe(const TkComp *c, TkPieces *in, TkPieces *out)
 {
     replace_marker(c, in, out, bpe_space);
     return true;
 }
 
-bool dec_sequence_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_dec_sequence_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     return tk_load_children(ld, j, "decoders", TK_FAM_DECODER, c);
 }
 
-bool dec_sequence(const TkComp *c, TkPieces *in, TkPieces *out)
+bool tk_dec_sequence(const TkComp *c, TkPieces *in, TkPieces *out)
 {
     TkPieces a = {0}, b = {0}, *src = in, *dst = &a;
     for (size_t i = 0; i < c->n_kids; i++) {

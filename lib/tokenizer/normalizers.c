@@ -6,7 +6,7 @@
 #include <string.h>
 #include <utf8proc.h>
 
-#include "diag.h"
+#include "core.h"
 #include "tok_components.h"
 
 typedef void (*CpMap)(const TkComp *c, uint32_t cp, TkStr *out);
@@ -32,9 +32,9 @@ static void put_cp(TkStr *out, uint32_t cp)
     tk_str_add(out, b, tk_utf8_encode(cp, b));
 }
 
-bool norm_noargs_load(TkLoad *ld, const cJSON *j, TkComp *c) { return true; }
+bool tk_norm_noargs_load(TkLoad *ld, const cJSON *j, TkComp *c) { return true; }
 
-bool norm_unicode_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_norm_unicode_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     c->f1 = c->type[2] == 'K';                          /* compatibility */
     c->f2 = c->type[strlen(c->type) - 1] == 'C';        /* compose */
@@ -121,7 +121,7 @@ static bool unicode_form(TkStr *s, bool compat, bool compose)
     return true;
 }
 
-bool norm_unicode(const TkComp *c, TkStr *s) { return unicode_form(s, c->f1, c->f2); }
+bool tk_norm_unicode(const TkComp *c, TkStr *s) { return unicode_form(s, c->f1, c->f2); }
 
 static void lower_cp(const TkComp *c, uint32_t cp, TkStr *out)
 {
@@ -132,7 +132,7 @@ static void lower_cp(const TkComp *c, uint32_t cp, TkStr *out)
     put_cp(out, (uint32_t)utf8proc_tolower((utf8proc_int32_t)cp));
 }
 
-bool norm_lowercase(const TkComp *c, TkStr *s)
+bool tk_norm_lowercase(const TkComp *c, TkStr *s)
 {
     map_code_points(c, s, lower_cp);
     return true;
@@ -144,13 +144,13 @@ static void drop_marks(const TkComp *c, uint32_t cp, TkStr *out)
         put_cp(out, cp);
 }
 
-bool norm_strip_accents(const TkComp *c, TkStr *s)
+bool tk_norm_strip_accents(const TkComp *c, TkStr *s)
 {
     map_code_points(c, s, drop_marks);
     return true;
 }
 
-bool norm_strip_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_norm_strip_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     c->f1 = tk_json_bool(j, "left", true);
     c->f2 = tk_json_bool(j, "strip_right", tk_json_bool(j, "right", true));
@@ -182,13 +182,13 @@ static void strip_ws(TkStr *s, bool left, bool right)
         s->p[s->n] = 0;
 }
 
-bool norm_strip(const TkComp *c, TkStr *s)
+bool tk_norm_strip(const TkComp *c, TkStr *s)
 {
     strip_ws(s, c->f1, c->f2);
     return true;
 }
 
-bool norm_replace_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_norm_replace_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     return tk_json_pattern(ld, j, c) && tk_json_str(ld, j, "content", &c->b, true);
 }
@@ -218,7 +218,7 @@ void tk_replace_all(const TkComp *c, const char *s, size_t n, TkStr *out)
         tk_str_add(out, s + pos, n - pos);
 }
 
-bool norm_replace(const TkComp *c, TkStr *s)
+bool tk_norm_replace(const TkComp *c, TkStr *s)
 {
     TkStr out = {0};
     tk_str_add(&out, "", 0);
@@ -228,9 +228,9 @@ bool norm_replace(const TkComp *c, TkStr *s)
     return true;
 }
 
-bool norm_prepend_load(TkLoad *ld, const cJSON *j, TkComp *c) { return tk_json_str(ld, j, "prepend", &c->a, true); }
+bool tk_norm_prepend_load(TkLoad *ld, const cJSON *j, TkComp *c) { return tk_json_str(ld, j, "prepend", &c->a, true); }
 
-bool norm_prepend(const TkComp *c, TkStr *s)
+bool tk_norm_prepend(const TkComp *c, TkStr *s)
 {
     if (!s->n)
         return true;
@@ -242,12 +242,12 @@ bool norm_prepend(const TkComp *c, TkStr *s)
     return true;
 }
 
-bool norm_sequence_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_norm_sequence_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     return tk_load_children(ld, j, "normalizers", TK_FAM_NORMALIZER, c);
 }
 
-bool norm_sequence(const TkComp *c, TkStr *s)
+bool tk_norm_sequence(const TkComp *c, TkStr *s)
 {
     for (size_t i = 0; i < c->n_kids; i++)
         if (!c->kids[i]->apply.norm(c->kids[i], s))
@@ -255,7 +255,7 @@ bool norm_sequence(const TkComp *c, TkStr *s)
     return true;
 }
 
-bool norm_bert_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_norm_bert_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     c->f1 = tk_json_bool(j, "clean_text", true);
     c->f2 = tk_json_bool(j, "handle_chinese_chars", true);
@@ -295,12 +295,12 @@ static void bert_cp(const TkComp *c, uint32_t cp, TkStr *out)
     put_cp(out, cp);
 }
 
-bool norm_bert(const TkComp *c, TkStr *s)
+bool tk_norm_bert(const TkComp *c, TkStr *s)
 {
     map_code_points(c, s, bert_cp);
-    if (c->f3 && (!unicode_form(s, false, false) || !norm_strip_accents(c, s)))
+    if (c->f3 && (!unicode_form(s, false, false) || !tk_norm_strip_accents(c, s)))
         return false;
-    return !c->f4 || norm_lowercase(c, s);
+    return !c->f4 || tk_norm_lowercase(c, s);
 }
 
 static void nmt_cp(const TkComp *c, uint32_t cp, TkStr *out)
@@ -313,13 +313,13 @@ static void nmt_cp(const TkComp *c, uint32_t cp, TkStr *out)
     put_cp(out, cp);
 }
 
-bool norm_nmt(const TkComp *c, TkStr *s)
+bool tk_norm_nmt(const TkComp *c, TkStr *s)
 {
     map_code_points(c, s, nmt_cp);
     return true;
 }
 
-bool norm_byte_level(const TkComp *c, TkStr *s)
+bool tk_norm_byte_level(const TkComp *c, TkStr *s)
 {
     TkStr out = {0};
     tk_str_add(&out, "", 0);

@@ -4,11 +4,11 @@
  * tokens are added only when encoding asks for them. */
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "tok_components.h"
 
-bool post_noargs_load(TkLoad *ld, const cJSON *j, TkComp *c) { return true; }
-bool post_identity(const TkComp *c, TkIds *ids, bool add_special) { return true; }
+bool tk_post_noargs_load(TkLoad *ld, const cJSON *j, TkComp *c) { return true; }
+bool tk_post_identity(const TkComp *c, TkIds *ids, bool add_special) { return true; }
 
 static bool special_ids(TkLoad *ld, const cJSON *specials, const char *name, TkIds *dst)
 {
@@ -29,7 +29,7 @@ static bool special_ids(TkLoad *ld, const cJSON *specials, const char *name, TkI
     return true;
 }
 
-bool post_template_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_post_template_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     const cJSON *single = cJSON_GetObjectItemCaseSensitive(j, "single");
     const cJSON *specials = cJSON_GetObjectItemCaseSensitive(j, "special_tokens");
@@ -68,12 +68,12 @@ static bool pair_id(TkLoad *ld, const cJSON *j, const char *key, TkIds *dst)
     return true;
 }
 
-bool post_cls_sep_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_post_cls_sep_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     return pair_id(ld, j, "cls", &c->pre) && pair_id(ld, j, "sep", &c->post);
 }
 
-bool post_template(const TkComp *c, TkIds *ids, bool add_special)
+bool tk_post_template(const TkComp *c, TkIds *ids, bool add_special)
 {
     if (!add_special)
         return true;
@@ -89,12 +89,12 @@ bool post_template(const TkComp *c, TkIds *ids, bool add_special)
     return true;
 }
 
-bool post_sequence_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_post_sequence_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     return tk_load_children(ld, j, "processors", TK_FAM_POSTPROC, c);
 }
 
-bool post_sequence(const TkComp *c, TkIds *ids, bool add_special)
+bool tk_post_sequence(const TkComp *c, TkIds *ids, bool add_special)
 {
     for (size_t i = 0; i < c->n_kids; i++)
         if (!c->kids[i]->apply.post(c->kids[i], ids, add_special))

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "tok_components.h"
 
 static const char GPT2_REGEX[] =
@@ -125,8 +125,8 @@ static bool pieces_map(const TkComp *c, TkPieces *in, TkPieces *out,
 
 static void split_fn(const TkComp *c, const char *s, size_t n, TkPieces *out, bool first) { split_piece(c, s, n, out); }
 
-bool pre_split(const TkComp *c, TkPieces *in, TkPieces *out, bool first) { return pieces_map(c, in, out, split_fn, first); }
-bool pre_regex_split(const TkComp *c, TkPieces *in, TkPieces *out, bool first) { return pieces_map(c, in, out, split_fn, first); }
+bool tk_pre_split(const TkComp *c, TkPieces *in, TkPieces *out, bool first) { return pieces_map(c, in, out, split_fn, first); }
+bool tk_pre_regex_split(const TkComp *c, TkPieces *in, TkPieces *out, bool first) { return pieces_map(c, in, out, split_fn, first); }
 
 static const struct { const char *name; int behavior; } behaviors[] = {
     {"Removed", TK_SPLIT_REMOVED}, {"Isolated", TK_SPLIT_ISOLATED}, {"MergedWithPrevious", TK_SPLIT_PREV},
@@ -148,7 +148,7 @@ static bool load_behavior(TkLoad *ld, const cJSON *j, TkComp *c, int dflt)
     return false;
 }
 
-bool pre_split_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_pre_split_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     c->invert = tk_json_bool(j, "invert", false);
     return tk_json_pattern(ld, j, c) && load_behavior(ld, j, c, TK_SPLIT_ISOLATED);
@@ -166,30 +166,30 @@ static bool fixed_regex(TkLoad *ld, TkComp *c, const char *re, int behavior, boo
     return true;
 }
 
-bool pre_digits_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_pre_digits_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     bool each = tk_json_bool(j, "individual_digits", false);
     return fixed_regex(ld, c, "\\p{N}", each ? TK_SPLIT_ISOLATED : TK_SPLIT_CONTIGUOUS, false);
 }
 
-bool pre_whitespace_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_pre_whitespace_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     return fixed_regex(ld, c, "\\w+|[^\\w\\s]+", TK_SPLIT_REMOVED, true);
 }
 
-bool pre_whitespace_split_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_pre_whitespace_split_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     return fixed_regex(ld, c, "\\s+", TK_SPLIT_REMOVED, false);
 }
 
 static const char PUNCT_REGEX[] = "[\\p{P}!-/:-@\\[-`{-~]";
 
-bool pre_punctuation_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_pre_punctuation_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     return fixed_regex(ld, c, PUNCT_REGEX, TK_SPLIT_ISOLATED, false) && load_behavior(ld, j, c, TK_SPLIT_ISOLATED);
 }
 
-bool pre_char_delimiter_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_pre_char_delimiter_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     if (!tk_json_str(ld, j, "delimiter", &c->a, true))
         return false;
@@ -207,7 +207,7 @@ static TkComp *fixed_kid(TkLoad *ld, const char *type, const char *re, int behav
     if (!k)
         abort();
     k->type = type;
-    k->apply.pre = pre_regex_split;
+    k->apply.pre = tk_pre_regex_split;
     if (!fixed_regex(ld, k, re, behavior, false)) {
         tk_comp_free(k);
         return NULL;
@@ -215,7 +215,7 @@ static TkComp *fixed_kid(TkLoad *ld, const char *type, const char *re, int behav
     return k;
 }
 
-bool pre_bert_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_pre_bert_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     c->kids = calloc(2, sizeof *c->kids);
     if (!c->kids)
@@ -225,12 +225,12 @@ bool pre_bert_load(TkLoad *ld, const cJSON *j, TkComp *c)
     return (c->kids[c->n_kids++] = fixed_kid(ld, "Punctuation", PUNCT_REGEX, TK_SPLIT_ISOLATED)) != NULL;
 }
 
-bool pre_sequence_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_pre_sequence_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     return tk_load_children(ld, j, "pretokenizers", TK_FAM_PRETOK, c);
 }
 
-bool pre_sequence(const TkComp *c, TkPieces *in, TkPieces *out, bool first)
+bool tk_pre_sequence(const TkComp *c, TkPieces *in, TkPieces *out, bool first)
 {
     TkPieces a = {0}, b = {0}, *src = in, *dst = &a;
     for (size_t i = 0; i < c->n_kids; i++) {
@@ -249,7 +249,7 @@ bool pre_sequence(const TkComp *c, TkPieces *in, TkPieces *out, bool first)
     return true;
 }
 
-bool pre_byte_level_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_pre_byte_level_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     c->f1 = tk_json_bool(j, "add_prefix_space", true);
     c->f2 = tk_json_bool(j, "use_regex", true);
@@ -294,12 +294,12 @@ static void byte_level_piece(const TkComp *c, const char *s, size_t n, TkPieces 
     tk_str_free(&tmp);
 }
 
-bool pre_byte_level(const TkComp *c, TkPieces *in, TkPieces *out, bool first)
+bool tk_pre_byte_level(const TkComp *c, TkPieces *in, TkPieces *out, bool first)
 {
     return pieces_map(c, in, out, byte_level_piece, first);
 }
 
-bool pre_metaspace_load(TkLoad *ld, const cJSON *j, TkComp *c)
+bool tk_pre_metaspace_load(TkLoad *ld, const cJSON *j, TkComp *c)
 {
     if (!tk_json_str(ld, j, "replacement", &c->a, false))
         return false;
@@ -345,7 +345,7 @@ static void metaspace_piece(const TkComp *c, const char *s, size_t n, TkPieces *
     tk_str_free(&t);
 }
 
-bool pre_metaspace(const TkComp *c, TkPieces *in, TkPieces *out, bool first)
+bool tk_pre_metaspace(const TkComp *c, TkPieces *in, TkPieces *out, bool first)
 {
     return pieces_map(c, in, out, metaspace_piece, first);
 }

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "tok_components.h"
 
 typedef struct {

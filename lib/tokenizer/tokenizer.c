@@ -7,8 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "diag.h"
-#include "input_limits.h"
+#include "core.h"
 #include "tok_internal.h"
 
 static char *read_whole(const char *path, size_t *len, bool required)

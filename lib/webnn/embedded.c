@@ -3,7 +3,7 @@
 
 #include "embedded.h"
 
-const EmbeddedFile *embedded_find(const EmbeddedFile *table, const char *name) {
+const EmbeddedFile *wn_embedded_find(const EmbeddedFile *table, const char *name) {
     for (; table->name; table++)
         if (!strcmp(table->name, name)) return table;
     return NULL;

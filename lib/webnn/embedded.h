@@ -10,8 +10,8 @@ typedef struct {
 } EmbeddedFile;
 
 /* web/: run.html, run.js, webnn_graph_loader.js, tensor_files.js. */
-extern const EmbeddedFile webnnc_web_files[];
+extern const EmbeddedFile wn_web_files[];
 /* The entry named `name`, or NULL. */
-const EmbeddedFile *embedded_find(const EmbeddedFile *table, const char *name);
+const EmbeddedFile *wn_embedded_find(const EmbeddedFile *table, const char *name);
 
 #endif

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "tensor_codec.h"
 
-int node_form(const Node *n, NodeForm *f) {
+int wn_node_form(const Node *n, NodeForm *f) {
     const OpInfo *info = op_info(n->op);
     memset(f, 0, sizeof *f);
     if (!info) {
@@ -54,9 +54,9 @@ int node_form(const Node *n, NodeForm *f) {
     return 0;
 }
 
-int form_dim(TextBuf *b, const Graph *g, Dim d, FormStyle style, bool in_option, const char *what) {
+int wn_form_dim(TextBuf *b, const Graph *g, Dim d, FormStyle style, bool in_option, const char *what) {
     if (dim_is_static(d)) {
-        tb_int(b, d.v);
+        wn_tb_int(b, d.v);
         return 0;
     }
     const char *name = dim_symbol_name(g, d);
@@ -71,13 +71,13 @@ int form_dim(TextBuf *b, const Graph *g, Dim d, FormStyle style, bool in_option,
         return -1;
     }
     if (style == FORM_TEXT && !in_option) {
-        tb_puts(b, "dyn(");
-        tb_json_string(b, name);
-        tb_printf(b, ", %lld)", (long long)max);
+        wn_tb_puts(b, "dyn(");
+        wn_tb_json_string(b, name);
+        wn_tb_printf(b, ", %lld)", (long long)max);
     } else {
-        tb_puts(b, "{\"name\": ");
-        tb_json_string(b, name);
-        tb_printf(b, ", \"maxSize\": %lld}", (long long)max);
+        wn_tb_puts(b, "{\"name\": ");
+        wn_tb_json_string(b, name);
+        wn_tb_printf(b, ", \"maxSize\": %lld}", (long long)max);
     }
     return 0;
 }
@@ -89,7 +89,7 @@ static int bad_type(const Node *n, const Attr *a, const OpOptionSlot *slot) {
 }
 
 static int put_float(TextBuf *b, const Node *n, const char *key, double v) {
-    if (tb_double(b, v)) return 0;
+    if (wn_tb_double(b, v)) return 0;
     diag_node_error(n, "option '%s' is %s, which webnn-graph files cannot spell", key, isnan(v) ? "nan" : "infinite");
     return -1;
 }
@@ -99,29 +99,29 @@ static int put_uint(TextBuf *b, const Node *n, const char *key, int64_t v) {
         diag_node_error(n, "option '%s' must not be negative (got %lld)", key, (long long)v);
         return -1;
     }
-    tb_int(b, v);
+    wn_tb_int(b, v);
     return 0;
 }
 
 /* Integer arrays: every schema 'I' option (axes, padding, strides, starts...) is unsigned in
  * WebNN, as are the sizes of split's "splits". */
 static int put_uint_array(TextBuf *b, const Node *n, const Attr *a) {
-    tb_puts(b, "[");
+    wn_tb_puts(b, "[");
     for (int i = 0; i < a->n; i++) {
-        if (i) tb_puts(b, ", ");
+        if (i) wn_tb_puts(b, ", ");
         if (put_uint(b, n, a->key, a->u.ints[i])) return -1;
     }
-    tb_puts(b, "]");
+    wn_tb_puts(b, "]");
     return 0;
 }
 
-int form_option_value(TextBuf *b, const Graph *g, const Node *n, const OpOptionSlot *slot,
+int wn_form_option_value(TextBuf *b, const Graph *g, const Node *n, const OpOptionSlot *slot,
                       const Attr *a, FormStyle style) {
     bool is_int = a->type == AT_INT || a->type == AT_UINT;
     switch (slot->type) {
     case AT_INT:
         if (!is_int) return bad_type(n, a, slot);
-        tb_int(b, a->u.i);
+        wn_tb_int(b, a->u.i);
         return 0;
     case AT_UINT:
         if (!is_int) return bad_type(n, a, slot);
@@ -132,48 +132,48 @@ int form_option_value(TextBuf *b, const Graph *g, const Node *n, const OpOptionS
         return put_float(b, n, a->key, a->u.f);
     case AT_BOOL:
         if (a->type != AT_BOOL) return bad_type(n, a, slot);
-        tb_puts(b, a->u.i ? "true" : "false");
+        wn_tb_puts(b, a->u.i ? "true" : "false");
         return 0;
     case AT_STRING:
         if (a->type != AT_STRING) return bad_type(n, a, slot);
-        tb_json_string(b, a->u.s);
+        wn_tb_json_string(b, a->u.s);
         return 0;
     case AT_DTYPE:
         if (a->type != AT_DTYPE || a->u.i < 0 || a->u.i >= DT_COUNT) return bad_type(n, a, slot);
-        tb_json_string(b, dtype_name((DType)a->u.i));
+        wn_tb_json_string(b, dtype_name((DType)a->u.i));
         return 0;
     case AT_INTS:
         if (a->type != AT_INTS) return bad_type(n, a, slot);
         return put_uint_array(b, n, a);
     case AT_FLOATS:
         if (a->type != AT_FLOATS) return bad_type(n, a, slot);
-        tb_puts(b, "[");
+        wn_tb_puts(b, "[");
         for (int i = 0; i < a->n; i++) {
-            if (i) tb_puts(b, ", ");
+            if (i) wn_tb_puts(b, ", ");
             if (put_float(b, n, a->key, a->u.floats[i])) return -1;
         }
-        tb_puts(b, "]");
+        wn_tb_puts(b, "]");
         return 0;
     case AT_STRINGS:
         if (a->type != AT_STRINGS) return bad_type(n, a, slot);
-        tb_puts(b, "[");
+        wn_tb_puts(b, "[");
         for (int i = 0; i < a->n; i++) {
-            if (i) tb_puts(b, ", ");
-            tb_json_string(b, a->u.strs[i]);
+            if (i) wn_tb_puts(b, ", ");
+            wn_tb_json_string(b, a->u.strs[i]);
         }
-        tb_puts(b, "]");
+        wn_tb_puts(b, "]");
         return 0;
     case AT_DIMS:
         if (a->type == AT_INTS) return put_uint_array(b, n, a);
         if (a->type != AT_DIMS) return bad_type(n, a, slot);
-        tb_puts(b, "[");
+        wn_tb_puts(b, "[");
         for (int i = 0; i < a->n; i++) {
-            if (i) tb_puts(b, ", ");
+            if (i) wn_tb_puts(b, ", ");
             char what[300];
             snprintf(what, sizeof what, "node %s (%s): option '%s'", node_display_name(n), op_name(n->op), a->key);
-            if (form_dim(b, g, a->u.dims[i], style, true, what)) return -1;
+            if (wn_form_dim(b, g, a->u.dims[i], style, true, what)) return -1;
         }
-        tb_puts(b, "]");
+        wn_tb_puts(b, "]");
         return 0;
     case AT_SPLITS:
         if (a->type == AT_UINT || a->type == AT_INT) return put_uint(b, n, a->key, a->u.i);
@@ -183,7 +183,7 @@ int form_option_value(TextBuf *b, const Graph *g, const Node *n, const OpOptionS
     return bad_type(n, a, slot);
 }
 
-int form_check_attrs(const Node *n) {
+int wn_form_check_attrs(const Node *n) {
     const OpInfo *info = op_info(n->op);
     for (int i = 0; i < n->n_attrs; i++) {
         if (op_option_index(info, n->attrs[i].key) >= 0) continue;
@@ -193,36 +193,36 @@ int form_check_attrs(const Node *n) {
     return 0;
 }
 
-int form_shape(TextBuf *b, const Graph *g, const Value *v, FormStyle style) {
+int wn_form_shape(TextBuf *b, const Graph *g, const Value *v, FormStyle style) {
     char what[300];
     snprintf(what, sizeof what, "value '%s'", value_display_name(v));
-    tb_puts(b, "[");
+    wn_tb_puts(b, "[");
     for (int i = 0; i < v->rank; i++) {
-        if (i) tb_puts(b, ", ");
-        if (form_dim(b, g, v->shape[i], style, false, what)) return -1;
+        if (i) wn_tb_puts(b, ", ");
+        if (wn_form_dim(b, g, v->shape[i], style, false, what)) return -1;
     }
-    tb_puts(b, "]");
+    wn_tb_puts(b, "]");
     return 0;
 }
 
-void form_scalar(TextBuf *b, DType dt, double value) {
+void wn_form_scalar(TextBuf *b, DType dt, double value) {
     if (dtype_is_int(dt))
-        tb_int(b, (int64_t)value);
+        wn_tb_int(b, (int64_t)value);
     else
-        tb_double(b, value); /* finite: checked by tensor_scalar_value */
+        wn_tb_double(b, value); /* finite: checked by wn_tensor_scalar_value */
 }
 
-void form_const_bytes(TextBuf *b, const Value *v, uint64_t elements) {
+void wn_form_const_bytes(TextBuf *b, const Value *v, uint64_t elements) {
     uint64_t es = file_elem_bytes(v->dtype), n = elements * es;
     const uint8_t *p = v->data;
-    tb_puts(b, "[");
+    wn_tb_puts(b, "[");
     for (uint64_t i = 0; i < n; i++) {
         uint8_t byte;
         if (dtype_is_4bit(v->dtype))
-            nibbles_unpack(p, i, 1, &byte);
+            wn_nibbles_unpack(p, i, 1, &byte);
         else
             byte = p[i];
-        tb_printf(b, i ? ", %u" : "%u", (unsigned)byte);
+        wn_tb_printf(b, i ? ", %u" : "%u", (unsigned)byte);
     }
-    tb_puts(b, "]");
+    wn_tb_puts(b, "]");
 }

@@ -9,26 +9,26 @@
 #include "graph_json_kv.h"
 #include "webnn_io.h"
 
-void graph_json_emit_kv(const Graph *g, TextBuf *b) {
+void wn_graph_json_emit_kv(const Graph *g, TextBuf *b) {
     if (g->n_kv <= 0) return;
-    tb_puts(b, ",\n  \"webnnc\": {\n    \"kvCache\": [\n");
+    wn_tb_puts(b, ",\n  \"webnnc\": {\n    \"kvCache\": [\n");
     for (int i = 0; i < g->n_kv; i++) {
         const KvBinding *k = &g->kv[i];
-        tb_puts(b, "      {\"past\": ");
-        tb_json_string(b, k->past);
-        tb_puts(b, ", \"present\": ");
-        tb_json_string(b, k->present);
-        tb_puts(b, ", \"axis\": ");
-        tb_int(b, k->axis);
-        tb_puts(b, ", \"capacity\": ");
-        tb_int(b, k->capacity);
+        wn_tb_puts(b, "      {\"past\": ");
+        wn_tb_json_string(b, k->past);
+        wn_tb_puts(b, ", \"present\": ");
+        wn_tb_json_string(b, k->present);
+        wn_tb_puts(b, ", \"axis\": ");
+        wn_tb_int(b, k->axis);
+        wn_tb_puts(b, ", \"capacity\": ");
+        wn_tb_int(b, k->capacity);
         if (k->total_dim) {
-            tb_puts(b, ", \"totalDim\": ");
-            tb_json_string(b, k->total_dim);
+            wn_tb_puts(b, ", \"totalDim\": ");
+            wn_tb_json_string(b, k->total_dim);
         }
-        tb_puts(b, i + 1 < g->n_kv ? "},\n" : "}\n");
+        wn_tb_puts(b, i + 1 < g->n_kv ? "},\n" : "}\n");
     }
-    tb_puts(b, "    ]\n  }");
+    wn_tb_puts(b, "    ]\n  }");
 }
 
 static const char *str_item(const cJSON *o, const char *key) {
@@ -61,47 +61,47 @@ static int read_binding(ReadCtx *c, const cJSON *e, int i, KvBinding *kv) {
     const char *past = str_item(e, "past"), *present = str_item(e, "present"), *total = str_item(e, "totalDim");
     const cJSON *tj = cJSON_GetObjectItemCaseSensitive(e, "totalDim");
     int64_t axis, cap;
-    if (!cJSON_IsObject(e) || !past || !present || !json_int(cJSON_GetObjectItemCaseSensitive(e, "axis"), &axis) ||
-        !json_int(cJSON_GetObjectItemCaseSensitive(e, "capacity"), &cap) || (tj && !total && !cJSON_IsNull(tj))) {
-        rd_error(c, "webnnc.kvCache[%d]: needs string \"past\"/\"present\", integer \"axis\"/\"capacity\" and an "
+    if (!cJSON_IsObject(e) || !past || !present || !wn_json_int(cJSON_GetObjectItemCaseSensitive(e, "axis"), &axis) ||
+        !wn_json_int(cJSON_GetObjectItemCaseSensitive(e, "capacity"), &cap) || (tj && !total && !cJSON_IsNull(tj))) {
+        wn_rd_error(c, "webnnc.kvCache[%d]: needs string \"past\"/\"present\", integer \"axis\"/\"capacity\" and an "
                     "optional string \"totalDim\"", i);
         return -1;
     }
     Value *pv = find_value(g->inputs, g->n_inputs, past), *qv = find_value(g->outputs, g->n_outputs, present);
     if (!pv || !qv) {
-        rd_error(c, "webnnc.kvCache[%d]: '%s' is not a graph %s", i, pv ? present : past, pv ? "output" : "input");
+        wn_rd_error(c, "webnnc.kvCache[%d]: '%s' is not a graph %s", i, pv ? present : past, pv ? "output" : "input");
         return -1;
     }
     if (!same_type(pv, qv) || axis < 0 || axis >= pv->rank || !dim_is_static(pv->shape[axis]) ||
         pv->shape[axis].v != cap || cap <= 0) {
-        rd_error(c, "webnnc.kvCache[%d]: past '%s' and present '%s' must have the same type and static size %lld on "
+        wn_rd_error(c, "webnnc.kvCache[%d]: past '%s' and present '%s' must have the same type and static size %lld on "
                     "axis %lld", i, past, present, (long long)cap, (long long)axis);
         return -1;
     }
     if (total && !is_symbol(g, total)) {
-        rd_error(c, "webnnc.kvCache[%d]: totalDim '%s' is not a dimension of the graph", i, total);
+        wn_rd_error(c, "webnnc.kvCache[%d]: totalDim '%s' is not a dimension of the graph", i, total);
         return -1;
     }
     for (int k = 0; k < i; k++)
         if (!strcmp(kv[k].past, pv->name) || !strcmp(kv[k].present, qv->name)) {
-            rd_error(c, "webnnc.kvCache[%d]: '%s' or '%s' is bound twice", i, past, present);
+            wn_rd_error(c, "webnnc.kvCache[%d]: '%s' or '%s' is bound twice", i, past, present);
             return -1;
         }
     kv[i] = (KvBinding){pv->name, qv->name, (int)axis, cap, total ? graph_strdup(g, total) : NULL};
     return 0;
 }
 
-int graph_json_read_kv(ReadCtx *c, const cJSON *webnnc) {
+int wn_graph_json_read_kv(ReadCtx *c, const cJSON *webnnc) {
     if (!webnnc) return 0;
     if (!cJSON_IsObject(webnnc)) {
-        rd_error(c, "\"webnnc\" must be an object");
+        wn_rd_error(c, "\"webnnc\" must be an object");
         return -1;
     }
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(webnnc, "kvCache");
     if (!list) return 0;
     int n = cJSON_IsArray(list) ? cJSON_GetArraySize(list) : -1;
     if (n < 0 || n > 2 * c->g->n_inputs) {
-        rd_error(c, "webnnc.kvCache must be an array of at most one binding per graph input");
+        wn_rd_error(c, "webnnc.kvCache must be an array of at most one binding per graph input");
         return -1;
     }
     if (n == 0) return 0;

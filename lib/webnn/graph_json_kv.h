@@ -6,9 +6,9 @@
 #include "textbuf.h"
 
 /* Appends `,\n  "webnnc": {"kvCache": [...]}` when the graph has KV bindings (nothing otherwise). */
-void graph_json_emit_kv(const Graph *g, TextBuf *b);
+void wn_graph_json_emit_kv(const Graph *g, TextBuf *b);
 /* Restores Graph.kv from the top-level "webnnc" object (NULL: none).  Call after the outputs are
  * read.  0 or -1 + diagnostic. */
-int graph_json_read_kv(ReadCtx *c, const cJSON *webnnc);
+int wn_graph_json_read_kv(ReadCtx *c, const cJSON *webnnc);
 
 #endif

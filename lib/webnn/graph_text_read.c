@@ -1,6 +1,6 @@
 /* graph_text_read.c - the .webnn text form (webnn-graph DSL) back into a graph.
  *
- * The text is parsed into the graph JSON tree the JSON reader takes (graph_tree_read), so both
+ * The text is parsed into the graph JSON tree the JSON reader takes (wn_graph_tree_read), so both
  * forms pass the same checks.  Grammar (webnn-graph src/wg.pest, as graph_text_write.c writes it):
  *   file   := "webnn_graph" STRING "v" INT ["@quantized"] "{" block* "}"
  *   block  := "inputs" "{" (IDENT ":" type ";")* "}"
@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "reader.h"
 
 enum { WN_TEXT_MAX_TOKEN = 1 << 16, WN_TEXT_MAX_DEPTH = 32 };
@@ -449,11 +449,11 @@ static cJSON *parse_file(Parser *ps) {
     return root;
 }
 
-Graph *graph_text_read(const char *text, size_t len, const char *src, const char *dir, const char *stem,
+Graph *wn_graph_text_read(const char *text, size_t len, const char *src, const char *dir, const char *stem,
                        unsigned flags) {
     Parser ps = {.p = text, .end = text + len, .src = src, .line = 1};
     next(&ps);
     cJSON *root = parse_file(&ps);
     free(ps.text);
-    return root ? graph_tree_read(root, src, dir, stem, flags) : NULL;
+    return root ? wn_graph_tree_read(root, src, dir, stem, flags) : NULL;
 }

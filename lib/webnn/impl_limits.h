@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ir.h"
+#include "core.h"
 
 typedef struct {
     uint32_t data_types;   /* bit (1u << DType) per accepted type; unknown names are ignored */
@@ -40,24 +40,24 @@ typedef struct ImplLimits {
 /* Reads a limits file.  NULL + one diagnostic naming the file and the key on any problem (not
  * JSON, a value of the wrong type, rank range out of order, a resource limit such as
  * config-file-size, json-nesting, string-length or node-count (ops)). */
-ImplLimits *impl_limits_read(const char *path);
+ImplLimits *wn_impl_limits_read(const char *path);
 /* Same from text in memory; `src` names it in diagnostics. */
-ImplLimits *impl_limits_parse(const char *json, size_t len, const char *src);
-void impl_limits_free(ImplLimits *l);
+ImplLimits *wn_impl_limits_parse(const char *json, size_t len, const char *src);
+void wn_impl_limits_free(ImplLimits *l);
 
 /* Limits by name for `--limits SPEC`: NULL/"" or "chromium" = the built-in Chromium 153 CPU limits
  * and notes (data/limits/); otherwise a file path, with the notes of a sibling FILE-stem.notes.json
  * when present.  "none" is the caller's business.  NULL + diagnostic on any problem. */
-ImplLimits *impl_limits_load(const char *spec);
+ImplLimits *wn_impl_limits_load(const char *spec);
 /* Adds the notes in `json` (format "webnnc-limits-notes": {"constantOperands": [{"op", "operand"}]}).
  * 0, or -1 + diagnostic naming src and the key. */
-int impl_limits_parse_notes(ImplLimits *l, const char *json, size_t len, const char *src);
+int wn_impl_limits_parse_notes(ImplLimits *l, const char *json, size_t len, const char *src);
 /* Whether the notes require op's operand to be a constant. */
-bool impl_limits_constant_only(const ImplLimits *l, const char *op, const char *operand);
+bool wn_impl_limits_constant_only(const ImplLimits *l, const char *op, const char *operand);
 
 /* The entry for op/operand, or NULL when the file does not list it. */
-const OperandSupport *impl_limits_find(const ImplLimits *l, const char *op, const char *operand);
+const OperandSupport *wn_impl_limits_find(const ImplLimits *l, const char *op, const char *operand);
 /* Whether a tensor of this type and rank is acceptable to s. */
-bool operand_supports(const OperandSupport *s, DType dt, int rank);
+bool wn_operand_supports(const OperandSupport *s, DType dt, int rank);
 
 #endif

@@ -3,28 +3,28 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "limits_check.h"
 
-const char *limits_operand_name(const Node *n, int i) {
+const char *wn_limits_operand_name(const Node *n, int i) {
     const OpInfo *info = op_info(n->op);
     if (info->n_inputs == 1 && info->inputs[0].variadic) return info->inputs[0].name;
     return i < info->n_inputs ? info->inputs[i].name : "?";
 }
 
-const char *limits_output_name(const ImplLimits *l, const Node *n, int j) {
+const char *wn_limits_output_name(const ImplLimits *l, const Node *n, int j) {
     static char buf[16];
     const char *op = op_name(n->op);
-    if (n->n_outputs == 1 && impl_limits_find(l, op, "output")) return "output";
-    if (impl_limits_find(l, op, "outputs")) return "outputs";
+    if (n->n_outputs == 1 && wn_impl_limits_find(l, op, "output")) return "output";
+    if (wn_impl_limits_find(l, op, "outputs")) return "outputs";
     snprintf(buf, sizeof buf, "output%d", j);
-    return n->n_outputs == 1 && !impl_limits_find(l, op, buf) ? "output" : buf;
+    return n->n_outputs == 1 && !wn_impl_limits_find(l, op, buf) ? "output" : buf;
 }
 
 /* op's entry for operand; a one-operand op whose file calls its operand otherwise (Chromium's
  * isNaN/isInfinite list "a" where the spec and ops.def say "input") gets that single entry. */
 static const OperandSupport *find_support(const ImplLimits *l, const char *op, const char *operand) {
-    const OperandSupport *s = impl_limits_find(l, op, operand), *only = NULL;
+    const OperandSupport *s = wn_impl_limits_find(l, op, operand), *only = NULL;
     if (s || !strncmp(operand, "output", 6)) return s;
     for (int i = 0; i < l->n_operands; i++) {
         const OperandLimit *e = &l->operands[i];
@@ -35,9 +35,9 @@ static const OperandSupport *find_support(const ImplLimits *l, const char *op, c
     return only;
 }
 
-bool limits_accepts(const ImplLimits *l, const char *op, const char *operand, DType dt, int rank) {
+bool wn_limits_accepts(const ImplLimits *l, const char *op, const char *operand, DType dt, int rank) {
     const OperandSupport *s = find_support(l, op, operand);
-    return s && operand_supports(s, dt, rank);
+    return s && wn_operand_supports(s, dt, rank);
 }
 
 /* "[float32, int32] rank 0..5" */
@@ -55,13 +55,13 @@ static const char *describe(const OperandSupport *s, char *buf, size_t len) {
 
 static int check_operand(const ImplLimits *l, const Node *n, const char *operand, const Value *v) {
     const char *op = op_name(n->op);
-    const OperandSupport *s = n->n_inputs == 1 ? find_support(l, op, operand) : impl_limits_find(l, op, operand);
+    const OperandSupport *s = n->n_inputs == 1 ? find_support(l, op, operand) : wn_impl_limits_find(l, op, operand);
     char lim[256];
     if (!s) {
         diag_node_error(n, "operand %s: %s lists no limits for it (%s)", operand, op, l->src);
         return -1;
     }
-    if (!operand_supports(s, v->dtype, v->rank)) {
+    if (!wn_operand_supports(s, v->dtype, v->rank)) {
         diag_node_error(n, "operand %s (%s): %s rank %d is outside the limit %s (%s)", operand, value_display_name(v),
                         dtype_name(v->dtype), v->rank, describe(s, lim, sizeof lim), l->src);
         return -1;
@@ -69,7 +69,7 @@ static int check_operand(const ImplLimits *l, const Node *n, const char *operand
     return 0;
 }
 
-int limits_check_node(const Graph *g, const ImplLimits *l, const Node *n) {
+int wn_limits_check_node(const Graph *g, const ImplLimits *l, const Node *n) {
     (void)g;
     const char *op = op_name(n->op);
     bool listed = false;
@@ -81,22 +81,22 @@ int limits_check_node(const Graph *g, const ImplLimits *l, const Node *n) {
     for (int i = 0; i < n->n_inputs; i++) {
         const Value *v = n->inputs[i];
         if (!v) continue;
-        const char *operand = limits_operand_name(n, i);
+        const char *operand = wn_limits_operand_name(n, i);
         if (check_operand(l, n, operand, v) < 0) return -1;
-        if (impl_limits_constant_only(l, op, operand) && !(v->flags & VF_CONST)) {
+        if (wn_impl_limits_constant_only(l, op, operand) && !(v->flags & VF_CONST)) {
             diag_node_error(n, "operand %s (%s): must be a constant on the target (notes of %s), it is computed in the graph",
                             operand, value_display_name(v), l->src);
             return -1;
         }
     }
     for (int j = 0; j < n->n_outputs; j++)
-        if (check_operand(l, n, limits_output_name(l, n, j), n->outputs[j]) < 0) return -1;
+        if (check_operand(l, n, wn_limits_output_name(l, n, j), n->outputs[j]) < 0) return -1;
     return 0;
 }
 
 static int check_value(const ImplLimits *l, const Value *v, const char *what, const OperandSupport *s) {
     char lim[256];
-    if (s->data_types && !operand_supports(s, v->dtype, v->rank)) {
+    if (s->data_types && !wn_operand_supports(s, v->dtype, v->rank)) {
         diag_error("%s %s: %s rank %d is outside the %s limit %s (%s)", what, value_display_name(v), dtype_name(v->dtype),
                    v->rank, what, describe(s, lim, sizeof lim), l->src);
         return -1;
@@ -110,9 +110,9 @@ static int check_value(const ImplLimits *l, const Value *v, const char *what, co
     return 0;
 }
 
-int limits_check_graph(const Graph *g, const ImplLimits *l) {
+int wn_limits_check_graph(const Graph *g, const ImplLimits *l) {
     for (int i = 0; i < g->n_nodes; i++)
-        if (!g->nodes[i]->dead && limits_check_node(g, l, g->nodes[i]) < 0) return -1;
+        if (!g->nodes[i]->dead && wn_limits_check_node(g, l, g->nodes[i]) < 0) return -1;
     for (int i = 0; i < g->n_inputs; i++)
         if (check_value(l, g->inputs[i], "input", &l->input) < 0) return -1;
     for (int i = 0; i < g->n_values; i++) {

@@ -9,21 +9,21 @@
 #include <stdbool.h>
 
 #include "impl_limits.h"
-#include "ir.h"
+#include "core.h"
 
 /* The limits entry name of n's operand slot i ("a", "indices", "inputs") and output j ("output",
  * "outputs" or "output0".. as the limits file lists them). */
-const char *limits_operand_name(const Node *n, int i);
-const char *limits_output_name(const ImplLimits *l, const Node *n, int j);
+const char *wn_limits_operand_name(const Node *n, int i);
+const char *wn_limits_output_name(const ImplLimits *l, const Node *n, int j);
 
 /* Whether a tensor of dt/rank is accepted for op's operand (false when the op or operand is not
  * listed). */
-bool limits_accepts(const ImplLimits *l, const char *op, const char *operand, DType dt, int rank);
+bool wn_limits_accepts(const ImplLimits *l, const char *op, const char *operand, DType dt, int rank);
 
 /* 0 when node n fits the limits, else -1 + one diagnostic line naming the node, the operand and the
  * limit ("node X (op): operand indices: must be a constant (notes of FILE)"). */
-int limits_check_node(const Graph *g, const ImplLimits *l, const Node *n);
+int wn_limits_check_node(const Graph *g, const ImplLimits *l, const Node *n);
 /* Every node, then graph inputs, constants, outputs and tensor sizes.  0, or -1 + diagnostic. */
-int limits_check_graph(const Graph *g, const ImplLimits *l);
+int wn_limits_check_graph(const Graph *g, const ImplLimits *l);
 
 #endif

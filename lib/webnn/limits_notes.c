@@ -1,7 +1,7 @@
 /* limits_notes.c - what a WebNN implementation enforces beyond its opSupportLimits() (impl_limits.h):
  * the notes file (format "webnnc-limits-notes", e.g. data/limits/chromium-153-cpu.notes.json:
  * operands that must be constants, such as scatterElements indices in Chromium 153), and
- * impl_limits_load(), which picks the built-in Chromium limits (embedded from data/limits/ at
+ * wn_impl_limits_load(), which picks the built-in Chromium limits (embedded from data/limits/ at
  * build time by data/limits/embed.py) or a file with its sibling notes. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -9,20 +9,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "arena.h"
-#include "diag.h"
+#include "core.h"
 #include "impl_limits.h"
-#include "input_limits.h"
 
-extern const char webnnc_builtin_limits_json[], webnnc_builtin_notes_json[];
-extern const unsigned long webnnc_builtin_limits_json_len, webnnc_builtin_notes_json_len;
+extern const char wn_builtin_limits_json[], wn_builtin_notes_json[];
+extern const unsigned long wn_builtin_limits_json_len, wn_builtin_notes_json_len;
 
 static int notes_error(const char *src, const char *key, const char *what) {
     diag_error("%s: %s: %s", src, key, what);
     return -1;
 }
 
-int impl_limits_parse_notes(ImplLimits *l, const char *json, size_t len, const char *src) {
+int wn_impl_limits_parse_notes(ImplLimits *l, const char *json, size_t len, const char *src) {
     if (!input_limit_ok(LIMIT_CONFIG_JSON_BYTES, len, src, "size") || !json_within_limits(json, len, src)) return -1;
     cJSON *root = cJSON_ParseWithLength(json, len);
     int rc = 0;
@@ -57,7 +55,7 @@ int impl_limits_parse_notes(ImplLimits *l, const char *json, size_t len, const c
     return rc;
 }
 
-bool impl_limits_constant_only(const ImplLimits *l, const char *op, const char *operand) {
+bool wn_impl_limits_constant_only(const ImplLimits *l, const char *op, const char *operand) {
     for (int i = 0; i < l->n_const_only; i++)
         if (!strcmp(l->const_only_op[i], op) && !strcmp(l->const_only_operand[i], operand)) return true;
     return false;
@@ -70,19 +68,19 @@ static void notes_path(const char *path, char *out, size_t len) {
     snprintf(out, len, "%.*s.notes.json", (int)n, path);
 }
 
-ImplLimits *impl_limits_load(const char *spec) {
+ImplLimits *wn_impl_limits_load(const char *spec) {
     ImplLimits *l;
     if (!spec || !*spec || !strcmp(spec, "chromium")) {
-        l = impl_limits_parse(webnnc_builtin_limits_json, webnnc_builtin_limits_json_len, "builtin:chromium-153-cpu.json");
-        if (l && impl_limits_parse_notes(l, webnnc_builtin_notes_json, webnnc_builtin_notes_json_len,
+        l = wn_impl_limits_parse(wn_builtin_limits_json, wn_builtin_limits_json_len, "builtin:chromium-153-cpu.json");
+        if (l && wn_impl_limits_parse_notes(l, wn_builtin_notes_json, wn_builtin_notes_json_len,
                                          "builtin:chromium-153-cpu.notes.json") < 0) {
-            impl_limits_free(l);
+            wn_impl_limits_free(l);
             return NULL;
         }
         if (l) l->src = "chromium-153-cpu (built in)";
         return l;
     }
-    l = impl_limits_read(spec);
+    l = wn_impl_limits_read(spec);
     if (!l) return NULL;
     l->src = arena_strdup(l->arena, spec);
     char np[4096];
@@ -91,10 +89,10 @@ ImplLimits *impl_limits_load(const char *spec) {
     if (stat(np, &st) == 0) {
         size_t len = 0;
         char *text = input_file_read(np, LIMIT_CONFIG_JSON_BYTES, &len);
-        int rc = text ? impl_limits_parse_notes(l, text, len, np) : -1;
+        int rc = text ? wn_impl_limits_parse_notes(l, text, len, np) : -1;
         free(text);
         if (rc < 0) {
-            impl_limits_free(l);
+            wn_impl_limits_free(l);
             return NULL;
         }
     }

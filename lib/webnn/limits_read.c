@@ -9,10 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "diag.h"
+#include "core.h"
 #include "impl_limits.h"
-#include "input_limits.h"
 
 typedef struct {
     const char *src;
@@ -104,7 +102,7 @@ static int read_member(LimitsCtx *c, const cJSON *m) {
     return read_op(c, m);
 }
 
-ImplLimits *impl_limits_parse(const char *json, size_t len, const char *src) {
+ImplLimits *wn_impl_limits_parse(const char *json, size_t len, const char *src) {
     if (!input_limit_ok(LIMIT_CONFIG_JSON_BYTES, len, src, "size") || !json_within_limits(json, len, src)) return NULL;
     cJSON *root = cJSON_ParseWithLength(json, len);
     if (!cJSON_IsObject(root)) {
@@ -119,33 +117,33 @@ ImplLimits *impl_limits_parse(const char *json, size_t len, const char *src) {
     for (const cJSON *m = root->child; m && !rc; m = m->next) rc = read_member(&c, m);
     cJSON_Delete(root);
     if (rc) {
-        impl_limits_free(l);
+        wn_impl_limits_free(l);
         return NULL;
     }
     return l;
 }
 
-ImplLimits *impl_limits_read(const char *path) {
+ImplLimits *wn_impl_limits_read(const char *path) {
     size_t len = 0;
     char *text = input_file_read(path, LIMIT_CONFIG_JSON_BYTES, &len);
     if (!text) return NULL;
-    ImplLimits *l = impl_limits_parse(text, len, path);
+    ImplLimits *l = wn_impl_limits_parse(text, len, path);
     free(text);
     return l;
 }
 
-void impl_limits_free(ImplLimits *l) {
+void wn_impl_limits_free(ImplLimits *l) {
     if (!l) return;
     arena_free(l->arena);
     free(l);
 }
 
-const OperandSupport *impl_limits_find(const ImplLimits *l, const char *op, const char *operand) {
+const OperandSupport *wn_impl_limits_find(const ImplLimits *l, const char *op, const char *operand) {
     for (int i = 0; i < l->n_operands; i++)
         if (!strcmp(l->operands[i].op, op) && !strcmp(l->operands[i].operand, operand)) return &l->operands[i].s;
     return NULL;
 }
 
-bool operand_supports(const OperandSupport *s, DType dt, int rank) {
+bool wn_operand_supports(const OperandSupport *s, DType dt, int rank) {
     return dt != DT_INVALID && (s->data_types & (1u << dt)) && rank >= s->rank_min && rank <= s->rank_max;
 }

@@ -11,12 +11,12 @@ static size_t hash_str(const char *s) {
     return (size_t)h;
 }
 
-void name_map_init(NameMap *m) { memset(m, 0, sizeof *m); }
+void wn_name_map_init(NameMap *m) { memset(m, 0, sizeof *m); }
 
-void name_map_free(NameMap *m) {
+void wn_name_map_free(NameMap *m) {
     free(m->keys);
     free(m->vals);
-    name_map_init(m);
+    wn_name_map_init(m);
 }
 
 static size_t find(const NameMap *m, const char *key) {
@@ -25,7 +25,7 @@ static size_t find(const NameMap *m, const char *key) {
     return i;
 }
 
-void *name_map_get(const NameMap *m, const char *key) {
+void *wn_name_map_get(const NameMap *m, const char *key) {
     if (!m->cap) return NULL;
     size_t i = find(m, key);
     return m->keys[i] ? m->vals[i] : NULL;
@@ -48,7 +48,7 @@ static void grow(NameMap *m) {
     *m = n;
 }
 
-bool name_map_put(NameMap *m, const char *key, void *val) {
+bool wn_name_map_put(NameMap *m, const char *key, void *val) {
     if ((m->count + 1) * 2 > m->cap) grow(m);
     size_t i = find(m, key);
     if (m->keys[i]) return false;

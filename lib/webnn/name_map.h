@@ -12,10 +12,10 @@ typedef struct {
     size_t cap, count;
 } NameMap;
 
-void name_map_init(NameMap *m);
-void name_map_free(NameMap *m);
-void *name_map_get(const NameMap *m, const char *key);
+void wn_name_map_init(NameMap *m);
+void wn_name_map_free(NameMap *m);
+void *wn_name_map_get(const NameMap *m, const char *key);
 /* Inserts key -> val; false (and no change) when the key is already present. */
-bool name_map_put(NameMap *m, const char *key, void *val);
+bool wn_name_map_put(NameMap *m, const char *key, void *val);
 
 #endif

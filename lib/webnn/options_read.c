@@ -24,7 +24,7 @@ static const char *type_words(AttrType t) {
     return "?";
 }
 
-static bool json_uint(const cJSON *j, int64_t *out) { return json_int(j, out) && *out >= 0; }
+static bool json_uint(const cJSON *j, int64_t *out) { return wn_json_int(j, out) && *out >= 0; }
 
 static bool json_finite(const cJSON *j, double *out) {
     if (!cJSON_IsNumber(j)) return false;
@@ -69,7 +69,7 @@ static int read_dims(ReadCtx *c, Node *n, const char *id, const char *key, const
     snprintf(what, sizeof what, "node '%s': option '%s'", id, key);
     int i = 0;
     for (const cJSON *it = j->child; it && i < count; it = it->next, i++) {
-        if (read_dim(c, it, true, what, &dims[i])) {
+        if (wn_read_dim(c, it, true, what, &dims[i])) {
             free(dims);
             return -1;
         }
@@ -89,7 +89,7 @@ static int read_typed(ReadCtx *c, Node *n, const char *id, const OpOptionSlot *s
     void *arr;
     switch (slot->type) {
     case AT_INT:
-        if (!json_int(j, &i)) return 1;
+        if (!wn_json_int(j, &i)) return 1;
         node_set_int(g, n, key, i);
         return 0;
     case AT_UINT:
@@ -112,7 +112,7 @@ static int read_typed(ReadCtx *c, Node *n, const char *id, const OpOptionSlot *s
         if (!cJSON_IsString(j)) return 1;
         DType dt = dtype_from_name(j->valuestring);
         if (dt == DT_INVALID) {
-            rd_error(c, "node '%s': option '%s': unknown data type '%s'", id, key, j->valuestring);
+            wn_rd_error(c, "node '%s': option '%s': unknown data type '%s'", id, key, j->valuestring);
             return -1;
         }
         node_set_dtype(g, n, key, dt);
@@ -153,30 +153,30 @@ static int operand_slot(const OpInfo *info, const char *key) {
     return -1;
 }
 
-int read_node_options(ReadCtx *c, Node *n, const char *id, const cJSON *options, Value **slots, int npos) {
+int wn_read_node_options(ReadCtx *c, Node *n, const char *id, const cJSON *options, Value **slots, int npos) {
     const OpInfo *info = op_info(n->op);
     if (!options || cJSON_IsNull(options)) return 0;
     if (!cJSON_IsObject(options)) {
-        rd_error(c, "node '%s': \"options\" must be an object", id);
+        wn_rd_error(c, "node '%s': \"options\" must be an object", id);
         return -1;
     }
     for (const cJSON *o = options->child; o; o = o->next) {
         const char *key = o->string;
         for (const cJSON *p = options->child; p != o; p = p->next)
             if (strcmp(p->string, key) == 0) {
-                rd_error(c, "node '%s': option '%s' appears twice", id, key);
+                wn_rd_error(c, "node '%s': option '%s' appears twice", id, key);
                 return -1;
             }
         int slot = operand_slot(info, key);
         if (slot >= 0) {
-            Value *v = cJSON_IsString(o) ? name_map_get(&c->values, o->valuestring) : NULL;
+            Value *v = cJSON_IsString(o) ? wn_name_map_get(&c->values, o->valuestring) : NULL;
             if (!v) {
-                rd_error(c, "node '%s': option '%s' must name an operand defined earlier%s%s", id, key,
+                wn_rd_error(c, "node '%s': option '%s' must name an operand defined earlier%s%s", id, key,
                          cJSON_IsString(o) ? ", not " : "", cJSON_IsString(o) ? o->valuestring : "");
                 return -1;
             }
             if (slot < npos || slots[slot]) {
-                rd_error(c, "node '%s': operand '%s' is given both positionally and as an option", id, key);
+                wn_rd_error(c, "node '%s': operand '%s' is given both positionally and as an option", id, key);
                 return -1;
             }
             slots[slot] = v;
@@ -185,16 +185,16 @@ int read_node_options(ReadCtx *c, Node *n, const char *id, const cJSON *options,
         if (strcmp(key, "label") == 0) continue;
         int idx = op_option_index(info, key);
         if (idx < 0) {
-            rd_error(c, "node '%s': unknown option '%s' for op %s", id, key, info->name);
+            wn_rd_error(c, "node '%s': unknown option '%s' for op %s", id, key, info->name);
             return -1;
         }
         int rc = read_typed(c, n, id, &info->options[idx], o);
-        if (rc > 0) rd_error(c, "node '%s': option '%s' must be %s", id, key, type_words(info->options[idx].type));
+        if (rc > 0) wn_rd_error(c, "node '%s': option '%s' must be %s", id, key, type_words(info->options[idx].type));
         if (rc) return -1;
     }
     for (int i = 0; i < info->n_options; i++) {
         if (info->options[i].required && !node_attr(n, info->options[i].key)) {
-            rd_error(c, "node '%s': required option '%s' is missing", id, info->options[i].key);
+            wn_rd_error(c, "node '%s': required option '%s' is missing", id, info->options[i].key);
             return -1;
         }
     }

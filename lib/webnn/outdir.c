@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "core.h"
 
 /* outdir without trailing slashes, plus `suffix`; malloc'ed. */
 static char *sibling(const char *outdir, const char *suffix) {
@@ -56,7 +56,7 @@ static bool make_temp_dir(char *tmpl) {
     return false;
 }
 
-char *outdir_begin(const char *outdir) {
+char *wn_outdir_begin(const char *outdir) {
     if (!outdir || !*outdir) {
         diag_error("no output folder given");
         return NULL;
@@ -70,7 +70,7 @@ char *outdir_begin(const char *outdir) {
     return tmp;
 }
 
-void outdir_remove(const char *tmp) {
+void wn_outdir_remove(const char *tmp) {
     DIR *d = opendir(tmp);
     if (d) {
         struct dirent *e;
@@ -105,7 +105,7 @@ static int is_ours(const char *outdir, const char *const *ours) {
     return ok;
 }
 
-int outdir_commit(const char *tmp, const char *outdir, const char *const *ours) {
+int wn_outdir_commit(const char *tmp, const char *outdir, const char *const *ours) {
     struct stat st;
     if (lstat(outdir, &st) != 0) {
         if (rename(tmp, outdir) == 0) return 0;
@@ -119,7 +119,7 @@ int outdir_commit(const char *tmp, const char *outdir, const char *const *ours) 
     if (is_ours(outdir, ours) != 1) return -1;
     /* Atomic swap where the kernel has it; tmp then holds the old output. */
     if (renameat2(AT_FDCWD, tmp, AT_FDCWD, outdir, RENAME_EXCHANGE) == 0) {
-        outdir_remove(tmp);
+        wn_outdir_remove(tmp);
         return 0;
     }
     char *old = sibling(outdir, ".old-XXXXXX");
@@ -130,14 +130,14 @@ int outdir_commit(const char *tmp, const char *outdir, const char *const *ours) 
         diag_error("%s: cannot move the output into place: %s", outdir, strerror(errno));
         rename(old, outdir); /* put the previous output back */
     } else {
-        outdir_remove(old);
+        wn_outdir_remove(old);
         rc = 0;
     }
     free(old);
     return rc;
 }
 
-int outdir_create_file(const char *dir, const char *name, char *path, size_t path_len) {
+int wn_outdir_create_file(const char *dir, const char *name, char *path, size_t path_len) {
     snprintf(path, path_len, "%s/%s", dir, name);
     /* dir is a folder this process made: nothing else should be there, and a link never is followed */
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -161,9 +161,9 @@ static int write_all(int fd, const char *path, const void *data, size_t len) {
     return 0;
 }
 
-int outdir_write_file(const char *dir, const char *name, const char *data, size_t len) {
+int wn_outdir_write_file(const char *dir, const char *name, const char *data, size_t len) {
     char path[4096];
-    int fd = outdir_create_file(dir, name, path, sizeof path);
+    int fd = wn_outdir_create_file(dir, name, path, sizeof path);
     if (fd < 0) return -1;
     if (write_all(fd, path, data, len) < 0) {
         close(fd);
@@ -176,7 +176,7 @@ int outdir_write_file(const char *dir, const char *name, const char *data, size_
     return 0;
 }
 
-int outdir_copy_file(const char *dir, const char *name, const char *src) {
+int wn_outdir_copy_file(const char *dir, const char *name, const char *src) {
     int in = open(src, O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (in < 0 || fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -185,7 +185,7 @@ int outdir_copy_file(const char *dir, const char *name, const char *src) {
         return -1;
     }
     char path[4096], buf[1 << 16];
-    int fd = outdir_create_file(dir, name, path, sizeof path), rc = fd < 0 ? -1 : 0;
+    int fd = wn_outdir_create_file(dir, name, path, sizeof path), rc = fd < 0 ? -1 : 0;
     ssize_t n = 0;
     while (rc == 0 && (n = read(in, buf, sizeof buf)) != 0) {
         if (n < 0 && errno == EINTR) continue;
@@ -203,7 +203,7 @@ int outdir_copy_file(const char *dir, const char *name, const char *src) {
     return rc;
 }
 
-int outfile_open(OutFile *f, const char *path) {
+int wn_outfile_open(OutFile *f, const char *path) {
     *f = (OutFile){.fd = -1};
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
@@ -232,9 +232,9 @@ int outfile_open(OutFile *f, const char *path) {
     return 0;
 }
 
-int outfile_write(OutFile *f, const void *data, size_t len) { return write_all(f->fd, f->path, data, len); }
+int wn_outfile_write(OutFile *f, const void *data, size_t len) { return write_all(f->fd, f->path, data, len); }
 
-void outfile_abort(OutFile *f) {
+void wn_outfile_abort(OutFile *f) {
     if (f->fd >= 0) close(f->fd);
     if (f->tmp) unlink(f->tmp);
     free(f->path);
@@ -242,7 +242,7 @@ void outfile_abort(OutFile *f) {
     *f = (OutFile){.fd = -1};
 }
 
-int outfile_commit(OutFile *f) {
+int wn_outfile_commit(OutFile *f) {
     struct stat st;
     const char *why = NULL;
     if (close(f->fd) != 0) why = strerror(errno);
@@ -252,7 +252,7 @@ int outfile_commit(OutFile *f) {
     if (!why && rename(f->tmp, f->path) != 0) why = strerror(errno);
     if (why) {
         diag_error("%s: cannot write: %s", f->path, why);
-        outfile_abort(f);
+        wn_outfile_abort(f);
         return -1;
     }
     free(f->path);
@@ -261,17 +261,17 @@ int outfile_commit(OutFile *f) {
     return 0;
 }
 
-int outfile_write_atomic(const char *path, const char *data, size_t len) {
+int wn_outfile_write_atomic(const char *path, const char *data, size_t len) {
     struct stat st;
     if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         diag_error("%s: exists and is not a regular file; not replacing it", path);
         return -1;
     }
     OutFile f;
-    if (outfile_open(&f, path) < 0) return -1;
-    if (outfile_write(&f, data, len) < 0) {
-        outfile_abort(&f);
+    if (wn_outfile_open(&f, path) < 0) return -1;
+    if (wn_outfile_write(&f, data, len) < 0) {
+        wn_outfile_abort(&f);
         return -1;
     }
-    return outfile_commit(&f);
+    return wn_outfile_commit(&f);
 }

@@ -9,23 +9,23 @@
 #include <stddef.h>
 
 /* Creates the temporary folder; returns its malloc'ed path, or NULL + diagnostic. */
-char *outdir_begin(const char *outdir);
+char *wn_outdir_begin(const char *outdir);
 /* Moves `tmp` to `outdir`.  An existing outdir is replaced only when it holds nothing but files
  * named in `ours` (NULL-terminated); otherwise -1 + diagnostic and outdir is untouched. */
-int outdir_commit(const char *tmp, const char *outdir, const char *const *ours);
+int wn_outdir_commit(const char *tmp, const char *outdir, const char *const *ours);
 /* Removes the (flat) temporary folder and its files. */
-void outdir_remove(const char *tmp);
+void wn_outdir_remove(const char *tmp);
 /* Creates (truncates) dir/name for writing; its path goes to `path`.  fd, or -1 + diagnostic. */
-int outdir_create_file(const char *dir, const char *name, char *path, size_t path_len);
+int wn_outdir_create_file(const char *dir, const char *name, char *path, size_t path_len);
 /* Creates dir/name holding `len` bytes.  0, or -1 + diagnostic naming the file. */
-int outdir_write_file(const char *dir, const char *name, const char *data, size_t len);
-/* Copies the regular file src to dir/name (created as outdir_create_file does).  0, or -1 +
+int wn_outdir_write_file(const char *dir, const char *name, const char *data, size_t len);
+/* Copies the regular file src to dir/name (created as wn_outdir_create_file does).  0, or -1 +
  * diagnostic naming the file. */
-int outdir_copy_file(const char *dir, const char *name, const char *src);
+int wn_outdir_copy_file(const char *dir, const char *name, const char *src);
 /* One file written atomically: `len` bytes into PATH.tmp-XXXXXX beside it (created exclusively,
  * never through a symbolic link), then renamed onto path.  An existing path that is not a regular
  * file is refused.  0, or -1 + diagnostic and path untouched. */
-int outfile_write_atomic(const char *path, const char *data, size_t len);
+int wn_outfile_write_atomic(const char *path, const char *data, size_t len);
 
 /* A single output file being written. */
 typedef struct {
@@ -35,13 +35,13 @@ typedef struct {
 } OutFile;
 
 /* Creates the temporary file for `path`.  0, or -1 + diagnostic naming path. */
-int outfile_open(OutFile *f, const char *path);
+int wn_outfile_open(OutFile *f, const char *path);
 /* Writes all `len` bytes to f->fd.  0, or -1 + diagnostic naming the target. */
-int outfile_write(OutFile *f, const void *data, size_t len);
+int wn_outfile_write(OutFile *f, const void *data, size_t len);
 /* Closes the file and renames it over the target (a folder there is an error).  On failure the
  * temporary file is removed and the target is untouched.  0, or -1 + diagnostic. */
-int outfile_commit(OutFile *f);
+int wn_outfile_commit(OutFile *f);
 /* Closes and removes the temporary file; the target is untouched. */
-void outfile_abort(OutFile *f);
+void wn_outfile_abort(OutFile *f);
 
 #endif

@@ -14,11 +14,11 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "core.h"
 #include "embedded.h"
 #include "serve_http.h"
 
-int serve_http_listen(int port, int *bound_port) {
+int wn_serve_http_listen(int port, int *bound_port) {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         diag_error("socket: %s", strerror(errno));
@@ -138,7 +138,7 @@ static void redirect_to_runner(int c, const ServeOptions *opt, bool head) {
 static void route(int c, const ServeOptions *opt, const char *path, bool head) {
     if (!strcmp(path, "/")) return redirect_to_runner(c, opt, head);
     if (!strncmp(path, "/web/", 5)) {
-        const EmbeddedFile *f = embedded_find(webnnc_web_files, path + 5);
+        const EmbeddedFile *f = wn_embedded_find(wn_web_files, path + 5);
         if (!f) return fail(c, 404, head);
         return respond(c, 200, content_type(f->name), f->data, f->len, head);
     }
@@ -175,7 +175,7 @@ static void answer(int c, const ServeOptions *opt) {
     route(c, opt, target, head);
 }
 
-int serve_http_loop(int fd, const ServeOptions *opt) {
+int wn_serve_http_loop(int fd, const ServeOptions *opt) {
     for (long served = 0; !opt->max_requests || served < opt->max_requests; served++) {
         int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
         if (c < 0) {

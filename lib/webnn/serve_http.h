@@ -16,8 +16,8 @@ typedef struct {
 
 /* Binds 127.0.0.1:port; *bound_port receives the port.  Returns the listening socket, or -1 +
  * diagnostic. */
-int serve_http_listen(int port, int *bound_port);
+int wn_serve_http_listen(int port, int *bound_port);
 /* Answers requests on `fd` until max_requests (never returns when 0).  0, or -1 + diagnostic. */
-int serve_http_loop(int fd, const ServeOptions *opt);
+int wn_serve_http_loop(int fd, const ServeOptions *opt);
 
 #endif

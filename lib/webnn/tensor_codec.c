@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-void nibbles_unpack(const uint8_t *packed, uint64_t first, uint64_t count, uint8_t *out) {
+void wn_nibbles_unpack(const uint8_t *packed, uint64_t first, uint64_t count, uint8_t *out) {
     for (uint64_t i = 0; i < count; i++) {
         uint64_t e = first + i;
         uint8_t byte = packed[e / 2];
@@ -12,13 +12,13 @@ void nibbles_unpack(const uint8_t *packed, uint64_t first, uint64_t count, uint8
     }
 }
 
-void nibbles_pack(const uint8_t *bytes, uint64_t count, uint8_t *packed) {
+void wn_nibbles_pack(const uint8_t *bytes, uint64_t count, uint8_t *packed) {
     for (uint64_t i = 0; i + 1 < count; i += 2)
         packed[i / 2] = (uint8_t)((bytes[i] & 0xF) | (bytes[i + 1] & 0xF) << 4);
     if (count & 1) packed[count / 2] = bytes[count - 1] & 0xF;
 }
 
-bool nibbles_valid(DType dt, const uint8_t *bytes, uint64_t count) {
+bool wn_nibbles_valid(DType dt, const uint8_t *bytes, uint64_t count) {
     for (uint64_t i = 0; i < count; i++) {
         uint8_t b = bytes[i];
         if (b <= 15) continue;
@@ -28,14 +28,14 @@ bool nibbles_valid(DType dt, const uint8_t *bytes, uint64_t count) {
     return true;
 }
 
-bool tensor_bytes_equal(DType dt, uint64_t n, const void *a, const void *b) {
+bool wn_tensor_bytes_equal(DType dt, uint64_t n, const void *a, const void *b) {
     if (!dtype_is_4bit(dt)) return memcmp(a, b, (size_t)dtype_storage_bytes(dt, n)) == 0;
     if (memcmp(a, b, (size_t)(n / 2)) != 0) return false;
     if (!(n & 1)) return true;
     return ((((const uint8_t *)a)[n / 2] ^ ((const uint8_t *)b)[n / 2]) & 0xF) == 0;
 }
 
-float f16_to_f32(uint16_t h) {
+float wn_f16_to_f32(uint16_t h) {
     uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1F, man = h & 0x3FF, bits;
     if (exp == 0x1F) {
         bits = sign | 0x7F800000u | man << 13;
@@ -56,7 +56,7 @@ float f16_to_f32(uint16_t h) {
     return f;
 }
 
-uint16_t f32_to_f16(float f) {
+uint16_t wn_f32_to_f16(float f) {
     uint32_t x;
     memcpy(&x, &f, 4);
     uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
@@ -81,7 +81,7 @@ uint16_t f32_to_f16(float f) {
 static double element(DType dt, const uint8_t *p) {
     switch (dt) {
     case DT_F32: { float v; memcpy(&v, p, 4); return v; }
-    case DT_F16: { uint16_t v; memcpy(&v, p, 2); return f16_to_f32(v); }
+    case DT_F16: { uint16_t v; memcpy(&v, p, 2); return wn_f16_to_f32(v); }
     case DT_I32: { int32_t v; memcpy(&v, p, 4); return v; }
     case DT_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
     case DT_I8: return (int8_t)p[0];
@@ -90,7 +90,7 @@ static double element(DType dt, const uint8_t *p) {
     }
 }
 
-bool scalar_fits(DType dt, double value) {
+bool wn_scalar_fits(DType dt, double value) {
     if (!isfinite(value)) return false;
     float f = (float)value;
     if (!isfinite(f)) return false;
@@ -105,14 +105,14 @@ bool scalar_fits(DType dt, double value) {
     }
 }
 
-bool tensor_scalar_value(DType dt, uint64_t n, const void *data, double *value) {
+bool wn_tensor_scalar_value(DType dt, uint64_t n, const void *data, double *value) {
     if (n == 0 || dtype_is_4bit(dt) || dt == DT_I64 || dt == DT_U64) return false;
     size_t es = (size_t)dtype_bits(dt) / 8;
     const uint8_t *p = data;
     for (uint64_t i = 1; i < n; i++)
         if (memcmp(p, p + i * es, es) != 0) return false;
     double v = element(dt, p);
-    if (!scalar_fits(dt, v)) return false;
+    if (!wn_scalar_fits(dt, v)) return false;
     if (dt == DT_F32 || dt == DT_F16) {
         /* The float32 round trip must give the same bits (it does unless nan). */
         if ((double)(float)v != v) return false;
@@ -121,13 +121,13 @@ bool tensor_scalar_value(DType dt, uint64_t n, const void *data, double *value) 
     return true;
 }
 
-void tensor_fill_scalar(DType dt, uint64_t n, double value, void *data) {
+void wn_tensor_fill_scalar(DType dt, uint64_t n, double value, void *data) {
     uint8_t e[8];
     size_t es = (size_t)dtype_bits(dt) / 8;
     float f = (float)value;
     switch (dt) {
     case DT_F32: memcpy(e, &f, 4); break;
-    case DT_F16: { uint16_t h = f32_to_f16(f); memcpy(e, &h, 2); break; }
+    case DT_F16: { uint16_t h = wn_f32_to_f16(f); memcpy(e, &h, 2); break; }
     case DT_I32: { int32_t v = (int32_t)f; memcpy(e, &v, 4); break; }
     case DT_U32: { uint32_t v = (uint32_t)f; memcpy(e, &v, 4); break; }
     case DT_I8: e[0] = (uint8_t)(int8_t)f; break;

@@ -8,21 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tb_init(TextBuf *b) { memset(b, 0, sizeof *b); }
+void wn_tb_init(TextBuf *b) { memset(b, 0, sizeof *b); }
 
-void tb_free(TextBuf *b) {
+void wn_tb_free(TextBuf *b) {
     free(b->data);
-    tb_init(b);
+    wn_tb_init(b);
 }
 
-char *tb_take(TextBuf *b) {
+char *wn_tb_take(TextBuf *b) {
     char *s = b->data;
     if (!s) {
         s = malloc(1);
         if (!s) abort();
         s[0] = 0;
     }
-    tb_init(b);
+    wn_tb_init(b);
     return s;
 }
 
@@ -39,16 +39,16 @@ static void reserve(TextBuf *b, size_t extra) {
     b->cap = ncap;
 }
 
-void tb_putn(TextBuf *b, const char *s, size_t n) {
+void wn_tb_putn(TextBuf *b, const char *s, size_t n) {
     reserve(b, n);
     memcpy(b->data + b->len, s, n);
     b->len += n;
     b->data[b->len] = 0;
 }
 
-void tb_puts(TextBuf *b, const char *s) { tb_putn(b, s, strlen(s)); }
+void wn_tb_puts(TextBuf *b, const char *s) { wn_tb_putn(b, s, strlen(s)); }
 
-void tb_printf(TextBuf *b, const char *fmt, ...) {
+void wn_tb_printf(TextBuf *b, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     va_list ap2;
@@ -63,35 +63,35 @@ void tb_printf(TextBuf *b, const char *fmt, ...) {
     va_end(ap2);
 }
 
-void tb_json_string(TextBuf *b, const char *s) {
-    tb_putn(b, "\"", 1);
+void wn_tb_json_string(TextBuf *b, const char *s) {
+    wn_tb_putn(b, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         switch (*p) {
-        case '"': tb_putn(b, "\\\"", 2); break;
-        case '\\': tb_putn(b, "\\\\", 2); break;
-        case '\n': tb_putn(b, "\\n", 2); break;
-        case '\t': tb_putn(b, "\\t", 2); break;
-        case '\r': tb_putn(b, "\\r", 2); break;
+        case '"': wn_tb_putn(b, "\\\"", 2); break;
+        case '\\': wn_tb_putn(b, "\\\\", 2); break;
+        case '\n': wn_tb_putn(b, "\\n", 2); break;
+        case '\t': wn_tb_putn(b, "\\t", 2); break;
+        case '\r': wn_tb_putn(b, "\\r", 2); break;
         default:
             if (*p < 0x20)
-                tb_printf(b, "\\u%04x", *p);
+                wn_tb_printf(b, "\\u%04x", *p);
             else
-                tb_putn(b, (const char *)p, 1);
+                wn_tb_putn(b, (const char *)p, 1);
         }
     }
-    tb_putn(b, "\"", 1);
+    wn_tb_putn(b, "\"", 1);
 }
 
-void tb_int(TextBuf *b, int64_t v) { tb_printf(b, "%" PRId64, v); }
+void wn_tb_int(TextBuf *b, int64_t v) { wn_tb_printf(b, "%" PRId64, v); }
 
-bool tb_double(TextBuf *b, double v) {
+bool wn_tb_double(TextBuf *b, double v) {
     if (!isfinite(v)) return false;
     char s[40];
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(s, sizeof s, "%.*g", prec, v);
         if (strtod(s, NULL) == v && (v != 0 || signbit(strtod(s, NULL)) == signbit(v))) break;
     }
-    tb_puts(b, s);
-    if (!strpbrk(s, ".e")) tb_putn(b, ".0", 2);
+    wn_tb_puts(b, s);
+    if (!strpbrk(s, ".e")) wn_tb_putn(b, ".0", 2);
     return true;
 }

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "ir.h"
+#include "core.h"
 
 /* File names inside an output folder.  The manifest is named as the webnn-graph tools look for
  * it beside model.webnn.json and model.webnn alike (rustnn src/loader.rs, webnn-graph

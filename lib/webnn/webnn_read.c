@@ -9,8 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "input_limits.h"
+#include "core.h"
 #include "reader.h"
 #include "webnn_io.h"
 
@@ -19,7 +18,7 @@ Graph *webnn_read_json(const char *json, size_t len, const char *dir) {
         diag_error("no graph JSON given");
         return NULL;
     }
-    return graph_json_read(json, len, dir ? dir : "graph JSON", dir, "model", 0);
+    return wn_graph_json_read(json, len, dir ? dir : "graph JSON", dir, "model", 0);
 }
 
 Graph *webnn_read_text(const char *text, size_t len, const char *dir) {
@@ -27,7 +26,7 @@ Graph *webnn_read_text(const char *text, size_t len, const char *dir) {
         diag_error("no graph text given");
         return NULL;
     }
-    return graph_text_read(text, len, dir ? dir : "graph text", dir, "model", 0);
+    return wn_graph_text_read(text, len, dir ? dir : "graph text", dir, "model", 0);
 }
 
 /* Splits path into folder and stem ("a/b/foo.webnn.json" -> "a/b", "foo"). */
@@ -78,7 +77,7 @@ Graph *webnn_read_ex(const char *path, unsigned flags) {
     size_t lead = 0;
     while (lead < len && (buf[lead] == ' ' || buf[lead] == '\t' || buf[lead] == '\n' || buf[lead] == '\r')) lead++;
     bool text = len - lead >= 11 && memcmp(buf + lead, "webnn_graph", 11) == 0; /* as webnn-graph tells them */
-    Graph *g = (text ? graph_text_read : graph_json_read)(buf, len, file, dir, stem, flags);
+    Graph *g = (text ? wn_graph_text_read : wn_graph_json_read)(buf, len, file, dir, stem, flags);
     free(buf);
     return g;
 }

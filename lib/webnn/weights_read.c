@@ -17,9 +17,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "checked.h"
-#include "file_map.h"
-#include "input_limits.h"
+#include "core.h"
 #include "reader.h"
 #include "tensor_codec.h"
 #include "webnn_io.h"
@@ -40,8 +38,8 @@ static void weights_cleanup(void *ctx) {
         munmap((void *)w->map, (size_t)w->size);
     }
     cJSON_Delete(w->manifest);
-    name_map_free(&w->entries);
-    name_map_free(&w->done);
+    wn_name_map_free(&w->entries);
+    wn_name_map_free(&w->done);
     free(w);
 }
 
@@ -73,15 +71,15 @@ static int parse_manifest(ReadCtx *c, WeightsSource *w) {
     const char *bad = !m                                                    ? "is not valid JSON"
                       : !cJSON_IsString(format) || strcmp(format->valuestring, "wg-weights-manifest")
                           ? "has no \"format\": \"wg-weights-manifest\""
-                      : !json_int(version, &ver) || ver != 1 ? "has no \"version\": 1"
+                      : !wn_json_int(version, &ver) || ver != 1 ? "has no \"version\": 1"
                       : endian && (!cJSON_IsString(endian) || strcmp(endian->valuestring, "little"))
                           ? "has an \"endianness\" other than \"little\""
                       : !cJSON_IsObject(tensors) ? "has no \"tensors\" object"
                                                  : NULL;
     for (cJSON *t = bad ? NULL : tensors->child; t; t = t->next)
-        if (!name_map_put(&w->entries, t->string, t)) bad = "lists a tensor twice";
+        if (!wn_name_map_put(&w->entries, t->string, t)) bad = "lists a tensor twice";
     if (bad) {
-        rd_error(c, "manifest %s %s", w->manifest_path, bad);
+        wn_rd_error(c, "manifest %s %s", w->manifest_path, bad);
         return -1;
     }
     return 0;
@@ -91,7 +89,7 @@ static int map_weights(ReadCtx *c, WeightsSource *w) {
     int fd = open(w->weights_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
-        rd_error(c, "cannot open weights %s: %s", w->weights_path, strerror(errno));
+        wn_rd_error(c, "cannot open weights %s: %s", w->weights_path, strerror(errno));
         if (fd >= 0) close(fd);
         return -1;
     }
@@ -99,7 +97,7 @@ static int map_weights(ReadCtx *c, WeightsSource *w) {
     if (w->size) {
         void *p = mmap(NULL, (size_t)w->size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p == MAP_FAILED) {
-            rd_error(c, "cannot map weights %s: %s", w->weights_path, strerror(errno));
+            wn_rd_error(c, "cannot map weights %s: %s", w->weights_path, strerror(errno));
             close(fd);
             return -1;
         }
@@ -110,9 +108,9 @@ static int map_weights(ReadCtx *c, WeightsSource *w) {
     return 0;
 }
 
-WeightsSource *weights_open(ReadCtx *c) {
+WeightsSource *wn_weights_open(ReadCtx *c) {
     if (!c->dir) {
-        rd_error(c, "the graph refers to external weights but no folder was given to find them in");
+        wn_rd_error(c, "the graph refers to external weights but no folder was given to find them in");
         return NULL;
     }
     WeightsSource *w = calloc(1, sizeof *w);
@@ -126,12 +124,12 @@ WeightsSource *weights_open(ReadCtx *c) {
     const char *manifests[] = {WN_MANIFEST_FILE, webnn_manifest, stem_manifest, WN_MANIFEST_FILE_OLD, NULL};
     const char *blobs[] = {webnn_weights, stem_weights, WN_WEIGHTS_FILE, NULL};
     if (!find_file(c->dir, manifests, w->manifest_path, sizeof w->manifest_path)) {
-        rd_error(c, "the graph refers to external weights but %s/%s (or %s) does not exist", c->dir, WN_MANIFEST_FILE,
+        wn_rd_error(c, "the graph refers to external weights but %s/%s (or %s) does not exist", c->dir, WN_MANIFEST_FILE,
                  webnn_manifest);
         return NULL;
     }
     if (!find_file(c->dir, blobs, w->weights_path, sizeof w->weights_path)) {
-        rd_error(c, "the graph refers to external weights but %s/%s (or model.weights) does not exist", c->dir,
+        wn_rd_error(c, "the graph refers to external weights but %s/%s (or model.weights) does not exist", c->dir,
                  stem_weights);
         return NULL;
     }
@@ -165,11 +163,11 @@ static const char *check_entry(const WeightsSource *w, const cJSON *e, DType dt,
     int i = 0;
     for (const cJSON *d = shp->child; d; d = d->next, i++) {
         int64_t v;
-        if (i >= rank || !json_int(d, &v) || v != shape[i]) return "shape differs from the const's";
+        if (i >= rank || !wn_json_int(d, &v) || v != shape[i]) return "shape differs from the const's";
     }
     int64_t o, l;
-    if (!json_int(off, &o) || o < 0) return "byteOffset is missing or not a non-negative integer";
-    if (!json_int(len, &l) || l < 0) return "byteLength is missing or not a non-negative integer";
+    if (!wn_json_int(off, &o) || o < 0) return "byteOffset is missing or not a non-negative integer";
+    if (!wn_json_int(len, &l) || l < 0) return "byteLength is missing or not a non-negative integer";
     if ((uint64_t)l != length) return "byteLength does not match elements x element size";
     uint64_t end;
     if (!checked_add_u64((uint64_t)o, (uint64_t)l, &end) || end > w->size) return "byteOffset + byteLength is past the end of the weights file";
@@ -184,20 +182,20 @@ static const char *check_entry(const WeightsSource *w, const cJSON *e, DType dt,
     return NULL;
 }
 
-int weights_get(ReadCtx *c, WeightsSource *w, const char *name, const char *ref, DType dt, int rank,
+int wn_weights_get(ReadCtx *c, WeightsSource *w, const char *name, const char *ref, DType dt, int rank,
                 const int64_t *shape, uint64_t elements, const void **data, uint64_t *nbytes) {
-    const cJSON *e = name_map_get(&w->entries, ref);
+    const cJSON *e = wn_name_map_get(&w->entries, ref);
     if (!e) {
-        rd_error(c, "const '%s': weights ref '%s' is not in manifest %s", name, ref, w->manifest_path);
+        wn_rd_error(c, "const '%s': weights ref '%s' is not in manifest %s", name, ref, w->manifest_path);
         return -1;
     }
-    const void *seen = name_map_get(&w->done, ref);
+    const void *seen = wn_name_map_get(&w->done, ref);
     uint64_t offset = 0, length = elements * file_elem_bytes(dt);
     *nbytes = dtype_storage_bytes(dt, elements);
     bool verify_hash = !seen && !(c->flags & WEBNN_READ_SKIP_HASH);
     const char *bad = check_entry(w, e, dt, rank, shape, length, verify_hash, &offset);
     if (bad) {
-        rd_error(c, "const '%s': manifest %s entry '%s': %s (weights %s)", name, w->manifest_path, ref, bad, w->weights_path);
+        wn_rd_error(c, "const '%s': manifest %s entry '%s': %s (weights %s)", name, w->manifest_path, ref, bad, w->weights_path);
         return -1;
     }
     if (seen) { /* same entry, same type: share the bytes checked the first time */
@@ -206,12 +204,12 @@ int weights_get(ReadCtx *c, WeightsSource *w, const char *name, const char *ref,
     }
     const uint8_t *src = w->map + offset;
     if (dtype_is_4bit(dt)) {
-        if (!nibbles_valid(dt, src, elements)) {
-            rd_error(c, "const '%s': weights '%s' hold a byte that is not a %s value", name, ref, dtype_name(dt));
+        if (!wn_nibbles_valid(dt, src, elements)) {
+            wn_rd_error(c, "const '%s': weights '%s' hold a byte that is not a %s value", name, ref, dtype_name(dt));
             return -1;
         }
         uint8_t *packed = graph_alloc(c->g, (size_t)*nbytes);
-        nibbles_pack(src, elements, packed);
+        wn_nibbles_pack(src, elements, packed);
         *data = packed;
     } else if (offset % file_elem_bytes(dt)) {
         void *copy = graph_alloc(c->g, (size_t)length);
@@ -220,6 +218,6 @@ int weights_get(ReadCtx *c, WeightsSource *w, const char *name, const char *ref,
     } else {
         *data = src;
     }
-    name_map_put(&w->done, graph_strdup(c->g, ref), (void *)*data);
+    wn_name_map_put(&w->done, graph_strdup(c->g, ref), (void *)*data);
     return 0;
 }

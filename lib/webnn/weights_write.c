@@ -4,7 +4,7 @@
  *
  * One pass over the bytes: each weights constant is written in chunks that are hashed (XXH64
  * streaming state) while still in cache and then written with pwrite() at the tensor's offset;
- * the tensor is placed in the plan (write_plan_place) only once its hash is known, and when it
+ * the tensor is placed in the plan (wn_write_plan_place) only once its hash is known, and when it
  * duplicates an earlier tensor the output position is rewound over it.  Bytes that come from a
  * memory-mapped file are dropped from the resident set as soon as they are written
  * (file_map_release), so memory stays bounded whatever the model size.  Small tensors, padding
@@ -18,8 +18,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "diag.h"
-#include "file_map.h"
+#include "core.h"
 #include "graph_form.h"
 #include "tensor_codec.h"
 #include "writers.h"
@@ -130,13 +129,13 @@ static uint64_t size_without_dedup(const WritePlan *p, uint64_t *weights_bytes) 
  * it duplicates an earlier tensor). */
 static int write_tensor(WritePlan *p, PlannedConst *c, Out *o, XXH64_state_t *st) {
     uint64_t start = out_pos(o);
-    if (pad_to(o, write_plan_next_offset(p))) return -1;
+    if (pad_to(o, wn_write_plan_next_offset(p))) return -1;
     XXH64_reset(st, 0);
     o->hash = st;
-    int rc = tensor_file_bytes(c->v, c->elements, sink, o);
+    int rc = wn_tensor_file_bytes(c->v, c->elements, sink, o);
     o->hash = NULL;
     if (rc) return -1;
-    if (!write_plan_place(p, c, XXH64_digest(st))) {
+    if (!wn_write_plan_place(p, c, XXH64_digest(st))) {
         rewind_to(o, start);
         const Value *first = p->tensors[c->tensor].v; /* read again by the comparison */
         file_map_release(first->data, first->nbytes);
@@ -145,7 +144,7 @@ static int write_tensor(WritePlan *p, PlannedConst *c, Out *o, XXH64_state_t *st
     return 0;
 }
 
-int weights_write_fd(WritePlan *p, int fd, const char *path) {
+int wn_weights_write_fd(WritePlan *p, int fd, const char *path) {
     Out o = {.fd = fd, .path = path};
     uint64_t upper = size_without_dedup(p, &o.total);
     /* A hint: allocating the blocks at once is cheaper than block by block.  fallocate, not
@@ -170,20 +169,20 @@ int weights_write_fd(WritePlan *p, int fd, const char *path) {
     return rc ? -1 : 0;
 }
 
-void manifest_emit(const WritePlan *p, TextBuf *b) {
-    tb_puts(b, "{\n  \"format\": \"wg-weights-manifest\",\n  \"version\": 1,\n  \"endianness\": \"little\",\n"
+void wn_manifest_emit(const WritePlan *p, TextBuf *b) {
+    wn_tb_puts(b, "{\n  \"format\": \"wg-weights-manifest\",\n  \"version\": 1,\n  \"endianness\": \"little\",\n"
                "  \"tensors\": {");
     for (int i = 0; i < p->n_tensors; i++) {
         const PlannedTensor *t = &p->tensors[i];
-        tb_puts(b, i ? ",\n    " : "\n    ");
-        tb_json_string(b, t->v->name);
-        tb_puts(b, ": {\"dataType\": ");
-        tb_json_string(b, dtype_name(t->v->dtype));
-        tb_puts(b, ", \"shape\": ");
-        form_shape(b, NULL, t->v, FORM_JSON); /* static: checked by the plan */
-        tb_printf(b, ", \"byteOffset\": %" PRIu64 ", \"byteLength\": %" PRIu64
+        wn_tb_puts(b, i ? ",\n    " : "\n    ");
+        wn_tb_json_string(b, t->v->name);
+        wn_tb_puts(b, ": {\"dataType\": ");
+        wn_tb_json_string(b, dtype_name(t->v->dtype));
+        wn_tb_puts(b, ", \"shape\": ");
+        wn_form_shape(b, NULL, t->v, FORM_JSON); /* static: checked by the plan */
+        wn_tb_printf(b, ", \"byteOffset\": %" PRIu64 ", \"byteLength\": %" PRIu64
                      ", \"layout\": \"row-major\", \"xxhash64\": \"%016" PRIx64 "\"}",
                   t->offset, t->length, t->hash);
     }
-    tb_puts(b, p->n_tensors ? "\n  }\n}\n" : "}\n}\n");
+    wn_tb_puts(b, p->n_tensors ? "\n  }\n}\n" : "}\n}\n");
 }

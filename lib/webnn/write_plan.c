@@ -6,9 +6,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "checked.h"
-#include "diag.h"
-#include "file_map.h"
+#include "core.h"
 #include "tensor_codec.h"
 
 static int by_name(const void *a, const void *b) {
@@ -21,14 +19,14 @@ static void *xcalloc(size_t n, size_t size) {
     return p;
 }
 
-int tensor_file_bytes(const Value *v, uint64_t elements,
+int wn_tensor_file_bytes(const Value *v, uint64_t elements,
                       int (*sink)(void *ctx, const void *bytes, uint64_t n), void *ctx) {
     if (!dtype_is_4bit(v->dtype)) return sink(ctx, v->data, elements * file_elem_bytes(v->dtype));
     enum { CHUNK = 1 << 16 };
     uint8_t buf[CHUNK];
     for (uint64_t done = 0; done < elements;) {
         uint64_t n = elements - done < CHUNK ? elements - done : CHUNK;
-        nibbles_unpack(v->data, done, n, buf);
+        wn_nibbles_unpack(v->data, done, n, buf);
         int rc = sink(ctx, buf, n);
         if (rc) return rc;
         done += n;
@@ -44,7 +42,7 @@ static uint64_t hash_tensor(const Value *v, uint64_t elements) {
     XXH64_state_t *st = XXH64_createState();
     if (!st) abort();
     XXH64_reset(st, 0);
-    tensor_file_bytes(v, elements, hash_sink, st);
+    wn_tensor_file_bytes(v, elements, hash_sink, st);
     uint64_t h = XXH64_digest(st);
     XXH64_freeState(st);
     return h;
@@ -74,18 +72,18 @@ static bool same_type(const Value *a, const Value *b) {
     return true;
 }
 
-uint64_t write_plan_next_offset(const WritePlan *p) {
+uint64_t wn_write_plan_next_offset(const WritePlan *p) {
     const PlannedTensor *last = p->n_tensors ? &p->tensors[p->n_tensors - 1] : NULL;
     uint64_t end = last ? last->offset + last->length : WN_WEIGHTS_HEADER;
     return (end + p->align - 1) / p->align * p->align;
 }
 
-bool write_plan_place(WritePlan *p, PlannedConst *c, uint64_t hash) {
+bool wn_write_plan_place(WritePlan *p, PlannedConst *c, uint64_t hash) {
     size_t i = (size_t)hash & p->dedup_mask;
     for (; p->dedup[i] >= 0; i = (i + 1) & p->dedup_mask) {
         const PlannedTensor *t = &p->tensors[p->dedup[i]];
         if (t->hash == hash && same_type(t->v, c->v) &&
-            tensor_bytes_equal(c->v->dtype, c->elements, t->v->data, c->v->data)) {
+            wn_tensor_bytes_equal(c->v->dtype, c->elements, t->v->data, c->v->data)) {
             c->tensor = p->dedup[i];
             return false;
         }
@@ -93,7 +91,7 @@ bool write_plan_place(WritePlan *p, PlannedConst *c, uint64_t hash) {
     PlannedTensor *t = &p->tensors[p->n_tensors];
     t->v = c->v;
     t->elements = c->elements;
-    t->offset = write_plan_next_offset(p);
+    t->offset = wn_write_plan_next_offset(p);
     t->length = c->elements * file_elem_bytes(c->v->dtype);
     t->hash = hash;
     p->weights_size = t->offset + t->length;
@@ -101,7 +99,7 @@ bool write_plan_place(WritePlan *p, PlannedConst *c, uint64_t hash) {
     return true;
 }
 
-int write_plan_begin(const Graph *g, WritePlan *p) {
+int wn_write_plan_begin(const Graph *g, WritePlan *p) {
     memset(p, 0, sizeof *p);
     p->n_values = g->n_values;
     p->const_index = xcalloc((size_t)g->n_values, sizeof *p->const_index);
@@ -153,7 +151,7 @@ int write_plan_begin(const Graph *g, WritePlan *p) {
             rc = -1;
             break;
         }
-        if (tensor_scalar_value(c->v->dtype, (uint64_t)n, c->v->data, &c->scalar)) {
+        if (wn_tensor_scalar_value(c->v->dtype, (uint64_t)n, c->v->data, &c->scalar)) {
             c->kind = CONST_SCALAR;
             file_map_release(c->v->data, c->v->nbytes); /* read whole: don't keep it resident */
         } else if (n <= WN_INLINE_MAX_ELEMENTS) {
@@ -164,22 +162,22 @@ int write_plan_begin(const Graph *g, WritePlan *p) {
         c->elements = (uint64_t)n;
     }
     free(consts);
-    if (rc) write_plan_free(p);
+    if (rc) wn_write_plan_free(p);
     return rc;
 }
 
-int write_plan_build(const Graph *g, WritePlan *p) {
-    if (write_plan_begin(g, p)) return -1;
+int wn_write_plan_build(const Graph *g, WritePlan *p) {
+    if (wn_write_plan_begin(g, p)) return -1;
     for (int i = 0; i < p->n_consts; i++) {
         PlannedConst *c = &p->consts[i];
         if (c->kind != CONST_WEIGHTS) continue;
-        write_plan_place(p, c, hash_tensor(c->v, c->elements));
+        wn_write_plan_place(p, c, hash_tensor(c->v, c->elements));
         file_map_release(c->v->data, c->v->nbytes);
     }
     return 0;
 }
 
-void write_plan_free(WritePlan *p) {
+void wn_write_plan_free(WritePlan *p) {
     free(p->inputs);
     free(p->consts);
     free(p->tensors);
@@ -189,7 +187,7 @@ void write_plan_free(WritePlan *p) {
     memset(p, 0, sizeof *p);
 }
 
-const PlannedConst *write_plan_const(const WritePlan *p, const Value *v) {
+const PlannedConst *wn_write_plan_const(const WritePlan *p, const Value *v) {
     if (!v || v->id < 0 || v->id >= p->n_values || p->const_index[v->id] < 0) return NULL;
     return &p->consts[p->const_index[v->id]];
 }

@@ -11,16 +11,16 @@
  * after the 8-byte WGWT header, each aligned to `align` (64 by default; 1 puts them back to back,
  * the contiguous layout of webnn-graph's pack-weights).
  *
- * Two ways to build a plan: write_plan_build() hashes every weights constant up front (renderers
- * that need the refs but write no weights); write_plan_begin() leaves the weights constants
+ * Two ways to build a plan: wn_write_plan_build() hashes every weights constant up front (renderers
+ * that need the refs but write no weights); wn_write_plan_begin() leaves the weights constants
  * unplaced, and a writer that hashes while it writes places them one by one, in p->consts order,
- * with write_plan_place() - the result is the same plan, and each byte is read once. */
+ * with wn_write_plan_place() - the result is the same plan, and each byte is read once. */
 #ifndef WEBNNC_WRITE_PLAN_H
 #define WEBNNC_WRITE_PLAN_H
 
 #include <stdint.h>
 
-#include "ir.h"
+#include "core.h"
 
 #define WN_INLINE_MAX_ELEMENTS 8
 #define WN_WEIGHTS_ALIGN 64
@@ -61,21 +61,21 @@ typedef struct {
 } WritePlan;
 
 /* 0, or -1 with a diagnostic naming the offending value. */
-int write_plan_build(const Graph *g, WritePlan *p);
+int wn_write_plan_build(const Graph *g, WritePlan *p);
 /* The same plan with every CONST_WEIGHTS constant unplaced (tensor -1, no tensors yet,
  * weights_size = the header).  0, or -1 with a diagnostic. */
-int write_plan_begin(const Graph *g, WritePlan *p);
+int wn_write_plan_begin(const Graph *g, WritePlan *p);
 /* Offset the next new weights tensor gets (the end of the last one, aligned to p->align). */
-uint64_t write_plan_next_offset(const WritePlan *p);
+uint64_t wn_write_plan_next_offset(const WritePlan *p);
 /* Places the unplaced weights constant `c` whose file bytes hash (XXH64, seed 0) to `hash`: it
  * reuses an earlier tensor with equal dtype, shape and bytes, else it becomes a new tensor at
- * write_plan_next_offset().  Returns true when a new tensor was made. */
-bool write_plan_place(WritePlan *p, PlannedConst *c, uint64_t hash);
-void write_plan_free(WritePlan *p);
+ * wn_write_plan_next_offset().  Returns true when a new tensor was made. */
+bool wn_write_plan_place(WritePlan *p, PlannedConst *c, uint64_t hash);
+void wn_write_plan_free(WritePlan *p);
 /* The PlannedConst of a constant value, or NULL. */
-const PlannedConst *write_plan_const(const WritePlan *p, const Value *v);
+const PlannedConst *wn_write_plan_const(const WritePlan *p, const Value *v);
 /* Streams the file bytes of a tensor (4-bit unpacked) in chunks to `sink`; returns its result. */
-int tensor_file_bytes(const Value *v, uint64_t elements,
+int wn_tensor_file_bytes(const Value *v, uint64_t elements,
                       int (*sink)(void *ctx, const void *bytes, uint64_t n), void *ctx);
 
 #endif

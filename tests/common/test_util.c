@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "core.h"
 
 #define RMTREE_MAX_DEPTH 16
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ir.h"
+#include "core.h"
 
 /* Runs every test of s (CK_NORMAL output), frees the runner; returns the process exit status
  * (0 when all passed, 1 otherwise). */

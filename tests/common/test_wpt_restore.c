@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "test_util.h"
 #include "wpt_restore.h"
 

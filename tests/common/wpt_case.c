@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "wpt_case.h"
 #include "wpt_tolerance.h"
 
@@ -130,7 +130,7 @@ static bool json_double(const cJSON *j, double *out) {
 }
 
 /* A JSON scalar as an exact 64-bit integer (BigInt strings parsed exactly). */
-static bool json_int(const cJSON *j, bool is_unsigned, int64_t *out) {
+static bool wn_json_int(const cJSON *j, bool is_unsigned, int64_t *out) {
     if (cJSON_IsNumber(j)) {
         double d = j->valuedouble;
         if (!(d >= -0x1p63 && d < 0x1p64)) return false;
@@ -197,7 +197,7 @@ static void *encode(Graph *g, const cJSON *data, DType dt, int64_t count, uint64
         const cJSON *e = element(data, k);
         double d = 0;
         int64_t v = 0;
-        bool ok = dtype_is_float(dt) ? json_double(e, &d) : json_int(e, !dtype_is_signed(dt), &v);
+        bool ok = dtype_is_float(dt) ? json_double(e, &d) : wn_json_int(e, !dtype_is_signed(dt), &v);
         if (!ok) {
             diag_error("%s: element %lld is not a number (null: an Infinity/NaN the JSON conversion lost?)", what,
                        (long long)k);
@@ -307,7 +307,7 @@ static int set_option(Graph *g, Node *n, const OpInfo *info, const char *key, co
             strs[i] = e->valuestring;
         } else if (t == AT_FLOATS) {
             if (!json_double(e, &floats[i])) goto bad;
-        } else if (json_int(e, false, &ints[i])) {
+        } else if (wn_json_int(e, false, &ints[i])) {
             dims[i] = dim_static(ints[i]);
         } else {
             goto bad;
@@ -318,7 +318,7 @@ static int set_option(Graph *g, Node *n, const OpInfo *info, const char *key, co
     switch (t) {
     case AT_INT:
     case AT_UINT:
-        if (!json_int(j, false, &v)) goto bad;
+        if (!wn_json_int(j, false, &v)) goto bad;
         if (t == AT_INT) node_set_int(g, n, key, v);
         else node_set_uint(g, n, key, v);
         return 0;
@@ -343,7 +343,7 @@ static int set_option(Graph *g, Node *n, const OpInfo *info, const char *key, co
             node_set_ints(g, n, key, count, ints);
             return 0;
         }
-        if (!json_int(j, false, &v)) goto bad;
+        if (!wn_json_int(j, false, &v)) goto bad;
         node_set_uint(g, n, key, v);
         return 0;
     case AT_INTS: if (!cJSON_IsArray(j)) goto bad; node_set_ints(g, n, key, count, ints); return 0;
@@ -466,7 +466,7 @@ static int add_expected(Builder *b, const cJSON *expected) {
         if (!dtype_is_float(o->dtype)) o->expect_i = graph_alloc(g, sizeof *o->expect_i * (size_t)o->checked);
         for (int64_t k = 0; k < o->checked; k++) {
             const cJSON *x = element(data, k);
-            bool ok = o->expect_i ? json_int(x, !dtype_is_signed(o->dtype), &o->expect_i[k]) : json_double(x, &o->expect[k]);
+            bool ok = o->expect_i ? wn_json_int(x, !dtype_is_signed(o->dtype), &o->expect_i[k]) : json_double(x, &o->expect[k]);
             if (!ok) {
                 diag_error("%s: expected element %lld is not a number (null: an Infinity/NaN the JSON conversion "
                            "lost?)", e->string, (long long)k);

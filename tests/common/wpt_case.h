@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ir.h"
+#include "core.h"
 
 typedef struct WptFile WptFile;
 struct cJSON;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "test_util.h"
 
 typedef struct {

@@ -6,8 +6,7 @@
 #include <check.h>
 #include <stdint.h>
 
-#include "diag.h"
-#include "ir.h"
+#include "core.h"
 #include "test_util.h"
 
 /* Literal shape argument: S(2, 3, 4) expands to a count and an int64_t array. */

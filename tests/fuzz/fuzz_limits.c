@@ -1,9 +1,9 @@
-/* fuzz_limits.c - libFuzzer harness for WebNN implementation limits files (impl_limits_read):
+/* fuzz_limits.c - libFuzzer harness for WebNN implementation limits files (wn_impl_limits_read):
  * an accepted file must be self-consistent (rank ranges in order, every operand entry named) and
  * answer lookups.  Seeds: ../shared/webnn-limits and a small hand-made file (make_seeds.py). */
 #include <stdlib.h>
 
-#include "diag.h"
+#include "core.h"
 #include "fuzz_util.h"
 #include "impl_limits.h"
 
@@ -14,7 +14,7 @@ static void check_support(const OperandSupport *s) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *path = fuzz_write("limits.json", data, size);
     diag_clear();
-    ImplLimits *l = impl_limits_read(path);
+    ImplLimits *l = wn_impl_limits_read(path);
     if (!l) {
         fuzz_require_diag();
         return 0;
@@ -26,9 +26,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const OperandLimit *e = &l->operands[i];
         if (!e->op || !e->operand) abort();
         check_support(&e->s);
-        if (impl_limits_find(l, e->op, e->operand) == NULL) abort();
-        operand_supports(&e->s, DT_F32, 2);
+        if (wn_impl_limits_find(l, e->op, e->operand) == NULL) abort();
+        wn_operand_supports(&e->s, DT_F32, 2);
     }
-    impl_limits_free(l);
+    wn_impl_limits_free(l);
     return 0;
 }

@@ -2,7 +2,7 @@
  * fuzz_onnx_dir (fuzz_onnx_common.h). */
 #include "fuzz_onnx_common.h"
 
-#include "diag.h"
+#include "core.h"
 #include "fuzz_util.h"
 #include "onnx_import.h"
 

@@ -3,7 +3,7 @@
  * and loaded with onnx_model_load (external-data path checks, mmap, ranges), then decoded and
  * imported like fuzz_onnx_load.  Seeds: real models with the head of their data files, the
  * external-data cases of testdata/bad, a small valid external-data model (make_seeds.py). */
-#include "diag.h"
+#include "core.h"
 #include "fuzz_onnx_common.h"
 #include "fuzz_util.h"
 

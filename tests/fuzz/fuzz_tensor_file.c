@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "diag.h"
+#include "core.h"
 #include "fuzz_util.h"
 #include "tensor_file.h"
 
@@ -12,7 +12,7 @@ void fuzz_tensor_file(const char *name, const uint8_t *data, size_t size) {
     const char *path = fuzz_write(name, data, size);
     TensorFile t;
     diag_clear();
-    if (tensor_file_read(path, &t) != 0) {
+    if (onnx_tensor_file_read(path, &t) != 0) {
         fuzz_require_diag();
         return;
     }
@@ -28,5 +28,5 @@ void fuzz_tensor_file(const char *name, const uint8_t *data, size_t size) {
         abort();
     }
     fuzz_touch(t.data, (size_t)t.nbytes);
-    tensor_file_free(&t);
+    onnx_tensor_file_free(&t);
 }

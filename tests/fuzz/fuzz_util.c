@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "core.h"
 
 int fuzz_split(const uint8_t *data, size_t size, FuzzPart *parts, int max) {
     const size_t sep_len = sizeof FUZZ_PART_SEP - 1;

@@ -5,7 +5,7 @@
  * length are read with WEBNN_READ_SKIP_HASH, so that mutated weight bytes get past the xxHash64
  * check to the code behind it; even ones check every hash.  Seeds: folders
  * that `webnnc convert` writes for the test models (make_seeds.py). */
-#include "diag.h"
+#include "core.h"
 #include "fuzz_util.h"
 #include "webnn_io.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "fuzz_util.h"
 #include "webnn_io.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "webnn_io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "onnx_import.h"
 #include "onnx_model.h"
 #include "onnx_test_util.h"

@@ -5,7 +5,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "test_import_builder.h"
 #include "test_util.h"
 

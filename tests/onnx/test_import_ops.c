@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "pass.h"
 #include "test_import_builder.h"
 #include "test_util.h"

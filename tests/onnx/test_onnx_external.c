@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "core.h"
 #include "onnx_test_util.h"
 
 static char *dir;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "core.h"
 #include "onnx_model.h"
 
 static int check_tensor(OnnxModel *m, Graph *g, const Onnx__TensorProto *t, const char *model) {

@@ -9,10 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "diag.h"
+#include "core.h"
 #include "genai_config.h"
 #include "impl_limits.h"
-#include "input_limits.h"
 #include "onnx_import.h"
 #include "tensor_file.h"
 #include "test_util.h"
@@ -82,15 +81,15 @@ static const char *write_npy6(void) {
     const char *path = tu_path(tu_scratch, "x.npy");
     const float v[6] = {0};
     const int64_t shape[2] = {2, 3};
-    ck_assert_int_eq(tensor_file_write_npy(path, DT_F32, 2, shape, v), 0);
+    ck_assert_int_eq(onnx_tensor_file_write_npy(path, DT_F32, 2, shape, v), 0);
     return path;
 }
 
 static bool npy_reads(const char *path) {
     TensorFile t;
     diag_clear();
-    int rc = tensor_file_read(path, &t);
-    if (rc == 0) tensor_file_free(&t);
+    int rc = onnx_tensor_file_read(path, &t);
+    if (rc == 0) onnx_tensor_file_free(&t);
     return rc == 0;
 }
 
@@ -99,7 +98,7 @@ static bool genai_reads(const char *text) {
     tu_write_file(path, text);
     GenaiConfig cfg;
     diag_clear();
-    return genai_config_read(path, &cfg) == 0;
+    return onnx_genai_config_read(path, &cfg) == 0;
 }
 
 /* `limit` set one byte below the size of `file`, then to its size: read(arg) fails naming the
@@ -190,7 +189,7 @@ START_TEST(config_file_size) {
     expect_limit(LIMIT_CONFIG_JSON_BYTES);
     const char *lim = tu_path(tu_scratch, "limits.json");
     tu_write_file(lim, "{\"maxTensorByteLength\": 1024, \"preferredInputLayout\": \"nchw\"}"); /* longer */
-    ck_assert_ptr_null(impl_limits_read(lim));
+    ck_assert_ptr_null(wn_impl_limits_read(lim));
     expect_limit(LIMIT_CONFIG_JSON_BYTES);
     input_limit_set(LIMIT_CONFIG_JSON_BYTES, strlen(text));
     ck_assert(genai_reads(text));
@@ -222,7 +221,7 @@ START_TEST(json_nesting) {
     diag_clear();
     ck_assert_ptr_null(webnn_read_json(past, strlen(past), NULL));
     expect_limit(LIMIT_JSON_NESTING);
-    ck_assert_ptr_null(impl_limits_parse(past, strlen(past), "l.json"));
+    ck_assert_ptr_null(wn_impl_limits_parse(past, strlen(past), "l.json"));
     expect_limit(LIMIT_JSON_NESTING);
     free(at);
     free(past);
@@ -268,12 +267,12 @@ START_TEST(node_count) {
     ck_assert(!webnn_reads(dir));
     expect_limit(LIMIT_NODE_COUNT);
     const char *lim = "{\"add\": {\"a\": {\"dataTypes\": []}}, \"sub\": {\"a\": {\"dataTypes\": []}}}";
-    ck_assert_ptr_null(impl_limits_parse(lim, strlen(lim), "l.json"));
+    ck_assert_ptr_null(wn_impl_limits_parse(lim, strlen(lim), "l.json"));
     expect_limit(LIMIT_NODE_COUNT);
 }
 END_TEST
 
-START_TEST(dims_product) {
+START_TEST(onnx_dims_product) {
     const char *npy = write_npy6();
     const char *dir = webnn_folder(); /* tiny_mlp's largest constant: 8 x 16 = 128 elements */
     input_limit_set(LIMIT_TENSOR_ELEMENTS, 5);
@@ -327,7 +326,7 @@ int main(void) {
     tcase_add_test(tc, protobuf_nesting);
     tcase_add_test(tc, string_length);
     tcase_add_test(tc, node_count);
-    tcase_add_test(tc, dims_product);
+    tcase_add_test(tc, onnx_dims_product);
     tcase_add_test(tc, fifo_is_refused);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);

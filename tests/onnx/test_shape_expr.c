@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "core.h"
 #include "genai_config.h"
 #include "test_import_builder.h"
 #include "test_util.h"
@@ -490,14 +490,14 @@ static void write_cfg(const char *text) {
 START_TEST(genai_config_defaults_and_precedence) {
     write_cfg("{\"model\": {\"context_length\": 2048, \"decoder\": {\"head_size\": 64}}, \"search\": {\"max_length\": 512}}");
     GenaiConfig cfg;
-    ck_assert_int_eq(genai_config_read(cfg_path, &cfg), 0);
+    ck_assert_int_eq(onnx_genai_config_read(cfg_path, &cfg), 0);
     unlink(cfg_path);
     ck_assert_int_eq(cfg.max_length, 512);
     ck_assert_int_eq(cfg.head_size, 64);
     DimSetting user_fix[1] = {{"sequence_length", 1}}, user_dim[1] = {{"batch_size", 4}};
     DimSetting fix[8], dim[8];
     int nf = 0, nd = 0;
-    genai_default_dims(&cfg, user_fix, 1, user_dim, 1, fix, &nf, dim, &nd, 8);
+    onnx_genai_default_dims(&cfg, user_fix, 1, user_dim, 1, fix, &nf, dim, &nd, 8);
     ck_assert_int_eq(nf, 1); /* kv_cache_dim; batch_size was given as --dim */
     ck_assert_str_eq(fix[0].name, "kv_cache_dim");
     ck_assert_int_eq(fix[0].value, 64);
@@ -508,7 +508,7 @@ START_TEST(genai_config_defaults_and_precedence) {
     }
     ck_assert_str_eq(dim[0].name, "total_sequence_length");
     nf = nd = 0;
-    genai_default_dims(&cfg, NULL, 0, NULL, 0, fix, &nf, dim, &nd, 8);
+    onnx_genai_default_dims(&cfg, NULL, 0, NULL, 0, fix, &nf, dim, &nd, 8);
     ck_assert_str_eq(fix[0].name, "batch_size");
     ck_assert_int_eq(fix[0].value, 1);
 }
@@ -517,18 +517,18 @@ END_TEST
 START_TEST(genai_config_context_length_fallback_and_errors) {
     write_cfg("{\"model\": {\"context_length\": 128}}");
     GenaiConfig cfg;
-    ck_assert_int_eq(genai_config_read(cfg_path, &cfg), 0);
+    ck_assert_int_eq(onnx_genai_config_read(cfg_path, &cfg), 0);
     unlink(cfg_path);
     ck_assert_int_eq(cfg.max_length, 128);
     ck_assert_int_eq(cfg.head_size, 0);
     write_cfg("{\"search\": {\"max_length\": -3}}");
     diag_clear();
-    ck_assert_int_eq(genai_config_read(cfg_path, &cfg), -1);
+    ck_assert_int_eq(onnx_genai_config_read(cfg_path, &cfg), -1);
     ck_assert_msg(strstr(diag_message(), "search.max_length must be a positive integer"), "%s", diag_message());
     unlink(cfg_path);
     write_cfg("[1, 2");
     diag_clear();
-    ck_assert_int_eq(genai_config_read(cfg_path, &cfg), -1);
+    ck_assert_int_eq(onnx_genai_config_read(cfg_path, &cfg), -1);
     ck_assert_msg(strstr(diag_message(), "not a JSON object"), "%s", diag_message());
     unlink(cfg_path);
     diag_clear();

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "eval_internal.h"
 #include "pass.h"

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "ir.h"
+#include "core.h"
 
 /* Deterministic pseudo random numbers (xorshift), reseeded per test. */
 void dt_seed(uint64_t seed);

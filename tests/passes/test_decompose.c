@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "decompose_test_util.h"
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "eval_internal.h"
 #include "pass.h"

@@ -5,7 +5,7 @@
  * variants: packed/separate QKV, head ratios, prefill/decode, batch 2 with different seqlensK,
  * rotary (half, interleaved, partial, positionIds), softcap, local window, smooth softmax, head
  * sink, attention bias, q/k norm and float16; presents included.  Graphs are built in code with
- * constant operands; the decomposed graph is evaluated node by node with fold_node (lib/eval).
+ * constant operands; the decomposed graph is evaluated node by node with eval_fold_node (lib/eval).
  * Also: the com.microsoft GroupQueryAttention importer handler and the kv_cache pass on a layer with
  * ORT-GenAI's interface names and symbolic dims (testdata/contrib/gqa/gqa_genai_interface.onnx). */
 #include <check.h>
@@ -16,10 +16,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "eval_internal.h"
-#include "gqa.h"
 #include "onnx_import.h"
 #include "onnx_model.h"
 #include "pass.h"
@@ -111,7 +110,7 @@ static Node *build(Graph *g, const Case *c) {
     return n;
 }
 
-static void tensor_of(const Value *v, const void *data, Ten *t) {
+static void wnrt_tensor_of(const Value *v, const void *data, Ten *t) {
     memset(t, 0, sizeof *t);
     t->dt = v->dtype;
     t->rank = v->rank;
@@ -147,7 +146,7 @@ static void decompose_and_compare(Graph *g, const Ten *want, double atol, double
     for (int i = 0; i < g->n_nodes; i++) ck_assert(op_info(g->nodes[i]->op)->flags & OPF_SPEC);
     /* evaluate every node (fold_constants would keep the ones producing graph outputs) */
     for (int i = 0; i < g->n_nodes; i++)
-        ck_assert_msg(fold_node(g, g->nodes[i]) == 1, "%s: node %s not evaluated: %s", what,
+        ck_assert_msg(eval_fold_node(g, g->nodes[i]) == 1, "%s: node %s not evaluated: %s", what,
                       node_display_name(g->nodes[i]), diag_message());
     ck_assert_int_eq(g->n_outputs, GQA_OUTPUTS);
     for (int k = 0; k < GQA_OUTPUTS; k++) {
@@ -155,7 +154,7 @@ static void decompose_and_compare(Graph *g, const Ten *want, double atol, double
         const Value *v = g->outputs[i];
         ck_assert_msg(v->flags & VF_CONST, "%s: output %d was not evaluated", what, i);
         Ten got;
-        tensor_of(v, v->data, &got);
+        wnrt_tensor_of(v, v->data, &got);
         int64_t at = -1;
         double e = mismatch(&got, &want[i], atol, rtol, &at);
         ck_assert_msg(e <= 1.0, "%s: output %d differs at %lld: %g vs %g", what, i, (long long)at,
@@ -175,7 +174,7 @@ static void check_case(const Case *c, const char *what) {
     uint64_t ref_bytes[GQA_OUTPUTS];
     ck_assert_msg(eval_node(g, n, ref, ref_bytes) == 0, "%s: reference: %s", what, diag_message());
     Ten want[GQA_OUTPUTS];
-    for (int i = 0; i < GQA_OUTPUTS; i++) tensor_of(n->outputs[i], ref[i], &want[i]);
+    for (int i = 0; i < GQA_OUTPUTS; i++) wnrt_tensor_of(n->outputs[i], ref[i], &want[i]);
     decompose_and_compare(g, want, c->f16 ? 4e-3 : 2e-6, c->f16 ? 4e-3 : 2e-5, what);
     graph_free(g);
 }
@@ -386,7 +385,7 @@ static Value *json_tensor(Graph *g, const cJSON *t, const char *name, Ten *as_te
     for (int64_t i = 0; i < count; i++) vals[i] = cJSON_GetArrayItem(data, (int)i)->valuedouble;
     Value *v = constant(g, name, dt, rank, dims, vals);
     free(vals);
-    if (as_ten) tensor_of(v, v->data, as_ten);
+    if (as_ten) wnrt_tensor_of(v, v->data, as_ten);
     return v;
 }
 
@@ -435,7 +434,7 @@ START_TEST(reference_matches_onnxruntime) {
         ck_assert_msg(eval_node(g, n, ref, bytes) == 0, "%s: %s", name, diag_message());
         for (int i = 0; i < GQA_OUTPUTS; i++) {
             Ten got;
-            tensor_of(n->outputs[i], ref[i], &got);
+            wnrt_tensor_of(n->outputs[i], ref[i], &got);
             int64_t at = -1;
             double e = mismatch(&got, &want[i], atol, rtol, &at);
             ck_assert_msg(e <= 1.0, "%s: reference output %d differs from ORT at %lld: %g vs %g", name, i,

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
 #include "onnx_import.h"
 #include "pass.h"
@@ -33,13 +33,13 @@ static void bind_inputs(Graph *g, const char *set_dir) {
             FILE *f = fopen(path, "rb");
             if (!f) break;
             fclose(f);
-            ck_assert_msg(tensor_file_read(path, &t) == 0, "%s", diag_message());
+            ck_assert_msg(onnx_tensor_file_read(path, &t) == 0, "%s", diag_message());
             if (strcmp(t.name, in->origin ? in->origin : in->name) == 0) {
                 Value *c = graph_add_const_copy(g, in->name, t.dtype, t.rank, t.shape, t.data, t.nbytes);
                 graph_replace_uses(g, in, c);
                 bound = true;
             }
-            tensor_file_free(&t);
+            onnx_tensor_file_free(&t);
         }
         ck_assert_msg(bound, "no test input for %s", in->name);
     }
@@ -50,7 +50,7 @@ static void compare_outputs(Graph *g, const char *set_dir, const char *what) {
         char path[4200];
         TensorFile t;
         snprintf(path, sizeof path, "%s/output_%d.pb", set_dir, k);
-        ck_assert_msg(tensor_file_read(path, &t) == 0, "%s", diag_message());
+        ck_assert_msg(onnx_tensor_file_read(path, &t) == 0, "%s", diag_message());
         Value *v = NULL;
         for (int j = 0; j < g->n_outputs; j++)
             if (strcmp(g->outputs[j]->origin ? g->outputs[j]->origin : g->outputs[j]->name, t.name) == 0) v = g->outputs[j];
@@ -64,7 +64,7 @@ static void compare_outputs(Graph *g, const char *set_dir, const char *what) {
             ck_assert_msg(fabs(a - b) <= 1e-4 + 1e-4 * fabs(b), "%s %s[%lld]: got %.8g, ORT %.8g", what, t.name,
                           (long long)e, a, b);
         }
-        tensor_file_free(&t);
+        onnx_tensor_file_free(&t);
     }
 }
 

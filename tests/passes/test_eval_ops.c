@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "clamp_cases.h"
 #include "test_util.h"
@@ -39,7 +39,7 @@ static Node *node(OpId op, int n_in, Value *const *in) {
 /* Inserts and folds n; returns output `k`'s bytes. */
 static const void *fold(Node *n, int k) {
     ck_assert_msg(graph_insert_node(g, n) == 0, "%s", diag_message());
-    ck_assert_msg(fold_node(g, n) == 1, "%s not folded: %s", op_name(n->op), diag_message());
+    ck_assert_msg(eval_fold_node(g, n) == 1, "%s not folded: %s", op_name(n->op), diag_message());
     return n->outputs[k]->data;
 }
 
@@ -322,7 +322,7 @@ START_TEST(recurrent_zero_weights) {
     node_set_uint(g, n, "hiddenSize", 1);
     ck_assert_msg(graph_insert_node(g, n) == 0, "%s", diag_message());
     ck_assert_int_eq(n->n_outputs, 2);
-    ck_assert_int_eq(fold_node(g, n), 1);
+    ck_assert_int_eq(eval_fold_node(g, n), 1);
     ck_assert_float_eq_tol(*(const float *)n->outputs[0]->data, 0.2310585786300049, 1e-7);
     ck_assert_float_eq_tol(*(const float *)n->outputs[1]->data, 0.5, 1e-7);
 
@@ -342,7 +342,7 @@ START_TEST(unsupported_is_not_error) {
     Value *in[1] = {x};
     Node *n = node(OP_EXP, 1, in);
     ck_assert_int_eq(graph_insert_node(g, n), 0);
-    ck_assert_int_eq(fold_node(g, n), 0);
+    ck_assert_int_eq(eval_fold_node(g, n), 0);
     const void *data[1];
     uint64_t nbytes[1];
     ck_assert_int_eq(eval_node(g, n, data, nbytes), 1);

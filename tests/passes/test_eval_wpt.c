@@ -6,7 +6,7 @@
  * failures). */
 #include <stdio.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "wpt_suite.h"
 

@@ -12,7 +12,7 @@
 
 #include "decompose_test_util.h"
 #include "test_util.h"
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "eval_internal.h"
 #include "pipeline_plan.h"

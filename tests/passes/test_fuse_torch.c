@@ -17,9 +17,8 @@
 
 #include "decompose_test_util.h"
 #include "test_util.h"
-#include "diag.h"
+#include "core.h"
 #include "eval_internal.h"
-#include "gqa.h"
 #include "pass.h"
 
 #define B 1

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "decompose_test_util.h"
-#include "diag.h"
+#include "core.h"
 #include "pass.h"
 #include "test_util.h"
 

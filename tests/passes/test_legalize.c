@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "decompose_test_util.h"
-#include "diag.h"
+#include "core.h"
 #include "impl_limits.h"
 #include "legalize.h"
 #include "limits_check.h"
@@ -26,13 +26,13 @@ static void setup(void) {
     diag_clear();
     dt_seed(12);
     g = graph_new("t");
-    chromium = impl_limits_load(NULL);
+    chromium = wn_impl_limits_load(NULL);
     ck_assert_msg(chromium != NULL, "%s", diag_message());
 }
 
 static void teardown(void) {
     graph_free(g);
-    impl_limits_free(chromium);
+    wn_impl_limits_free(chromium);
 }
 
 /* Folds g and returns a copy of output 0's bytes (n bytes). */
@@ -83,20 +83,20 @@ START_TEST(kv_scatter_becomes_where_exactly) {
     kv_scatter(ref, rows);
     uint64_t nr, nl;
     void *want = fold_output(ref, &nr);
-    ck_assert_int_eq(limits_check_graph(g, chromium), -1);
+    ck_assert_int_eq(wn_limits_check_graph(g, chromium), -1);
     ck_assert_ptr_nonnull(strstr(diag_message(), "operand indices"));
     ck_assert_ptr_nonnull(strstr(diag_message(), "must be a constant"));
     diag_clear();
-    ck_assert_msg(legalize_scatter(g, chromium) == 0, "%s", diag_message());
+    ck_assert_msg(pass_legalize_scatter(g, chromium) == 0, "%s", diag_message());
     dt_run_pass(g, "dce");
     ck_assert_int_eq(dt_count_op(g, OP_SCATTER_ELEMENTS), 0);
     ck_assert_int_eq(dt_count_op(g, OP_WHERE), 1);
-    ck_assert_msg(limits_check_graph(g, chromium) == 0, "%s", diag_message());
+    ck_assert_msg(wn_limits_check_graph(g, chromium) == 0, "%s", diag_message());
     ck_assert_str_eq(g->outputs[0]->name, ref->outputs[0]->name);
     Graph *back = graph_new("back"); /* the legalized form restored for webnnc's runtime */
     dt_seed(12);
     kv_scatter(back, rows);
-    ck_assert_int_eq(legalize_scatter(back, chromium), 0);
+    ck_assert_int_eq(pass_legalize_scatter(back, chromium), 0);
     dt_run_pass(back, "restore_scatter");
     ck_assert_int_eq(dt_count_op(back, OP_SCATTER_ELEMENTS), 1);
     ck_assert_int_eq(dt_count_op(back, OP_WHERE), 0);
@@ -123,7 +123,7 @@ START_TEST(scatter_with_varying_indices_is_refused) {
     node_set_uint(g, s, "axis", 1);
     dt_insert(g, s);
     graph_add_output(g, s->outputs[0]);
-    ck_assert_int_eq(legalize_scatter(g, chromium), -1);
+    ck_assert_int_eq(pass_legalize_scatter(g, chromium), -1);
     ck_assert_ptr_nonnull(strstr(diag_message(), "operand indices"));
     ck_assert_ptr_nonnull(strstr(diag_message(), "cannot be legalized"));
     ck_assert_ptr_null(strchr(diag_message(), '\n'));
@@ -159,13 +159,13 @@ static void check_dequant(bool gathered, DType want_dt) {
     Graph *ref = graph_new("ref");
     dt_seed(12);
     dequant_u4(ref, gathered);
-    ck_assert_int_eq(limits_check_graph(g, chromium), -1);
+    ck_assert_int_eq(wn_limits_check_graph(g, chromium), -1);
     ck_assert_ptr_nonnull(strstr(diag_message(), "uint4"));
     diag_clear();
-    ck_assert_msg(legalize_4bit(g, chromium) == 0, "%s", diag_message());
+    ck_assert_msg(pass_legalize_4bit(g, chromium) == 0, "%s", diag_message());
     ck_assert_int_eq(d->inputs[0]->dtype, want_dt);
     ck_assert_int_eq(d->inputs[2]->dtype, want_dt);
-    ck_assert_msg(limits_check_graph(g, chromium) == 0, "%s", diag_message());
+    ck_assert_msg(wn_limits_check_graph(g, chromium) == 0, "%s", diag_message());
     assert_same_folded(ref, g);
 }
 
@@ -191,13 +191,13 @@ START_TEST(int64_pow_computed_in_int32) {
     int64_pow(g);
     Graph *ref = graph_new("ref");
     int64_pow(ref);
-    ck_assert_int_eq(limits_check_graph(g, chromium), -1);
+    ck_assert_int_eq(wn_limits_check_graph(g, chromium), -1);
     ck_assert_ptr_nonnull(strstr(diag_message(), "int64"));
     diag_clear();
-    ck_assert_msg(legalize_int64(g, chromium) == 0, "%s", diag_message());
+    ck_assert_msg(pass_legalize_int64(g, chromium) == 0, "%s", diag_message());
     ck_assert_int_eq(dt_count_op(g, OP_CAST), 3);
     ck_assert_int_eq(g->outputs[0]->dtype, DT_I64);
-    ck_assert_msg(limits_check_graph(g, chromium) == 0, "%s", diag_message());
+    ck_assert_msg(wn_limits_check_graph(g, chromium) == 0, "%s", diag_message());
     uint64_t nr, nl;
     void *want = fold_output(ref, &nr), *got = fold_output(g, &nl);
     ck_assert_uint_eq(nl, nr);
@@ -223,10 +223,10 @@ START_TEST(rank7_div_computed_flat) {
     Graph *ref = graph_new("ref");
     dt_seed(12);
     div_rank7(ref);
-    ck_assert_msg(legalize_rank(g, chromium) == 0, "%s", diag_message());
+    ck_assert_msg(pass_legalize_rank(g, chromium) == 0, "%s", diag_message());
     dt_run_pass(g, "dce");
     ck_assert_int_eq(dt_count_op(g, OP_EXPAND), 1);
-    ck_assert_msg(limits_check_graph(g, chromium) == 0, "%s", diag_message());
+    ck_assert_msg(wn_limits_check_graph(g, chromium) == 0, "%s", diag_message());
     ck_assert_int_eq(g->outputs[0]->rank, 7);
     assert_same_folded(ref, g);
 }
@@ -237,17 +237,17 @@ START_TEST(check_names_op_and_limit) {
     Node *n = dt_node(g, OP_DIV, 2, (Value *[]){x, x}); /* div: rank 0..5 on Chromium */
     dt_insert(g, n);
     graph_add_output(g, n->outputs[0]);
-    ck_assert_int_eq(limits_check_graph(g, chromium), -1);
+    ck_assert_int_eq(wn_limits_check_graph(g, chromium), -1);
     ck_assert_ptr_nonnull(strstr(diag_message(), "operand a"));
     ck_assert_ptr_nonnull(strstr(diag_message(), "rank 7"));
     ck_assert_ptr_nonnull(strstr(diag_message(), "rank 0..5"));
-    ImplLimits *none = impl_limits_parse("{\"add\": {\"a\": {\"dataTypes\": [\"float32\"]}}}", 43, "small.json");
+    ImplLimits *none = wn_impl_limits_parse("{\"add\": {\"a\": {\"dataTypes\": [\"float32\"]}}}", 43, "small.json");
     ck_assert_ptr_nonnull(none);
     none->src = "small.json";
     diag_clear();
-    ck_assert_int_eq(limits_check_graph(g, none), -1);
+    ck_assert_int_eq(wn_limits_check_graph(g, none), -1);
     ck_assert_ptr_nonnull(strstr(diag_message(), "op div is not supported by the target"));
-    impl_limits_free(none);
+    wn_impl_limits_free(none);
 }
 END_TEST
 
@@ -259,13 +259,13 @@ START_TEST(notes_are_strict) {
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         diag_clear();
-        ck_assert_int_eq(impl_limits_parse_notes(chromium, bad[i][0], strlen(bad[i][0]), "n.json"), -1);
+        ck_assert_int_eq(wn_impl_limits_parse_notes(chromium, bad[i][0], strlen(bad[i][0]), "n.json"), -1);
         ck_assert_msg(strstr(diag_message(), bad[i][1]) && !strncmp(diag_message(), "n.json: ", 8), "%s", diag_message());
     }
-    ck_assert(impl_limits_constant_only(chromium, "scatterElements", "indices"));
-    ck_assert(!impl_limits_constant_only(chromium, "scatterElements", "updates"));
+    ck_assert(wn_impl_limits_constant_only(chromium, "scatterElements", "indices"));
+    ck_assert(!wn_impl_limits_constant_only(chromium, "scatterElements", "updates"));
     diag_clear();
-    ck_assert_ptr_null(impl_limits_load("/nonexistent/limits.json"));
+    ck_assert_ptr_null(wn_impl_limits_load("/nonexistent/limits.json"));
     ck_assert(diag_has_error());
 }
 END_TEST

@@ -1,9 +1,9 @@
-/* test_passes.c - Check tests of fold_node (a hand-built shape-computation chain, the size limit),
+/* test_passes.c - Check tests of eval_fold_node (a hand-built shape-computation chain, the size limit),
  * the fold_constants / dce / identity passes and the pass pipeline (pass_find, pass_run_list). */
 #include <check.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "eval.h"
 #include "pass.h"
 #include "test_util.h"
@@ -59,7 +59,7 @@ START_TEST(fold_shape_chain) {
     ck_assert_ptr_nonnull(out);
     graph_add_output(g, out);
 
-    ck_assert_int_eq(fold_node(g, gather), 1);
+    ck_assert_int_eq(eval_fold_node(g, gather), 1);
     ck_assert(gather->dead);
     ck_assert(seq->flags & VF_CONST);
     ck_assert_ptr_null(seq->producer);
@@ -84,7 +84,7 @@ START_TEST(fold_skips_non_constant) {
     int64_t s = 4;
     Value *x = input(g, "x", DT_F32, 1, &s);
     Value *y = unary(g, OP_RELU, x);
-    ck_assert_int_eq(fold_node(g, y->producer), 0);
+    ck_assert_int_eq(eval_fold_node(g, y->producer), 0);
     ck_assert(!y->producer->dead);
     ck_assert(!(y->flags & VF_CONST));
     graph_free(g);
@@ -104,7 +104,7 @@ static int fold_expand(int64_t rows) {
     node_set_dims(g, n, "newShape", 2, d);
     Value *v = graph_finish(g, n);
     ck_assert_ptr_nonnull(v);
-    int rc = fold_node(g, n);
+    int rc = eval_fold_node(g, n);
     if (rc == 1) {
         const float *f = v->data;
         ck_assert(f[0] == 1.5f && f[rows * 1024 - 1] == 1.5f);
@@ -126,7 +126,7 @@ START_TEST(fold_size_limit) {
     data[1] = 3.0f; /* element [0][1] -> [1][0] after the transpose */
     Value *c = graph_add_const(g, "w", DT_F32, 2, shape, data, 512 * 1024 * sizeof(float));
     Value *t = unary(g, OP_TRANSPOSE, c);
-    ck_assert_int_eq(fold_node(g, t->producer), 1);
+    ck_assert_int_eq(eval_fold_node(g, t->producer), 1);
     ck_assert(((const float *)t->data)[512] == 3.0f);
     graph_free(g);
 }

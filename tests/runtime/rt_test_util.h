@@ -5,8 +5,7 @@
 
 #include <check.h>
 
-#include "diag.h"
-#include "ir.h"
+#include "core.h"
 #include "test_util.h"
 #include "webnnc_runtime.h"
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "fused_ops.h"
+#include "core.h"
 #include "test_rt_ext.h"
 
 START_TEST(silu) {

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "gqa.h"
+#include "core.h"
 #include "test_rt_ext.h"
 
 typedef struct {

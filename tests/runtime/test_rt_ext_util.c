@@ -17,7 +17,7 @@ static double urand(unsigned *s) {
 static void put(DType dt, void *data, int64_t i, double v) {
     switch (dt) {
     case DT_F32: ((float *)data)[i] = (float)v; break;
-    case DT_F16: ((uint16_t *)data)[i] = f64_to_f16(v); break;
+    case DT_F16: ((uint16_t *)data)[i] = ten_f64_to_f16(v); break;
     case DT_I32: ((int32_t *)data)[i] = (int32_t)v; break;
     case DT_I64: ((int64_t *)data)[i] = (int64_t)v; break;
     case DT_U8: ((uint8_t *)data)[i] = (uint8_t)v; break;
@@ -62,7 +62,7 @@ Value *ext_ints(Graph *g, const char *name, DType dt, int rank, const int64_t *s
 static double get(DType dt, const void *data, uint64_t i) {
     switch (dt) {
     case DT_F32: return ((const float *)data)[i];
-    case DT_F16: return f16_to_f64(((const uint16_t *)data)[i]);
+    case DT_F16: return ten_f16_to_f64(((const uint16_t *)data)[i]);
     case DT_I32: return ((const int32_t *)data)[i];
     case DT_I64: return (double)((const int64_t *)data)[i];
     case DT_U8: return ((const uint8_t *)data)[i];

@@ -15,7 +15,7 @@ START_TEST(aggregation_sums_and_orders) {
     Graph *g = rt_relu_chain();
     ck_assert_int_eq(g->n_nodes, 5);
     ProfAgg a;
-    ck_assert_int_eq(prof_agg_init(&a, "decode", g), 0);
+    ck_assert_int_eq(wnrt_prof_agg_init(&a, "decode", g), 0);
     /* step 1: add 10 us, relus 1, 2, 3, 4 us; step 2: same nodes, add 30 us, relu 3 dispatched twice */
     WnrtProfDispatch d1[5] = {{0, 0, 10e3}, {1, 10e3, 11e3}, {2, 11e3, 13e3}, {3, 13e3, 16e3}, {4, 16e3, 20e3}};
     WnrtProfDispatch d2[6] = {{0, 0, 30e3}, {1, 30e3, 31e3}, {2, 31e3, 33e3}, {3, 33e3, 36e3}, {3, 36e3, 37e3}, {4, 37e3, 41e3}};
@@ -24,8 +24,8 @@ START_TEST(aggregation_sums_and_orders) {
     s1.host_ns[WNRT_PROF_WAIT] = 25e3;
     WnrtProfStep s2 = {.gpu_timed = true, .n_dispatches = 6, .dispatches = d2, .runs = 1, .plan_dispatches = 6};
     s2.host_ns[WNRT_PROF_WAIT] = 45e3;
-    ck_assert_int_eq(prof_agg_add(&a, &s1, 150e3), 0);
-    ck_assert_int_eq(prof_agg_add(&a, &s2, 50e3), 0);
+    ck_assert_int_eq(wnrt_prof_agg_add(&a, &s1, 150e3), 0);
+    ck_assert_int_eq(wnrt_prof_agg_add(&a, &s2, 50e3), 0);
     ck_assert_int_eq(a.steps, 2);
     ck_assert_int_eq(a.runs, 2);
     ck_assert_int_eq(a.recordings, 1);
@@ -35,10 +35,10 @@ START_TEST(aggregation_sums_and_orders) {
     ck_assert_double_eq_tol(a.wall_ns, 200e3, 1e-6);
     ck_assert_double_eq_tol(a.gpu_ns, 61e3, 1e-6);
     ck_assert_double_eq_tol(a.host_ns[WNRT_PROF_WAIT], 70e3, 1e-6);
-    ck_assert_double_eq_tol(prof_agg_host_ns(&a), 170e3, 1e-6);
+    ck_assert_double_eq_tol(wnrt_prof_agg_host_ns(&a), 170e3, 1e-6);
 
     ProfRow *rows;
-    int n = prof_agg_rows(&a, false, &rows);
+    int n = wnrt_prof_agg_rows(&a, false, &rows);
     ck_assert_int_eq(n, 2); /* add, relu */
     ck_assert_int_eq(rows[0].key, OP_ADD);
     ck_assert_int_eq(rows[0].calls, 2);
@@ -47,7 +47,7 @@ START_TEST(aggregation_sums_and_orders) {
     ck_assert_int_eq(rows[1].calls, 9);
     ck_assert_double_eq_tol(rows[1].total_ns, 21e3, 1e-6);
     free(rows);
-    n = prof_agg_rows(&a, true, &rows);
+    n = wnrt_prof_agg_rows(&a, true, &rows);
     ck_assert_int_eq(n, 5);
     /* node totals: add 10 + 30; relus 1 + 1, 2 + 2, 3 + 3 + 1 (3 calls), 4 + 4 us */
     int order[5] = {0, 4, 3, 2, 1}, calls[5] = {2, 2, 3, 2, 2};
@@ -62,7 +62,7 @@ START_TEST(aggregation_sums_and_orders) {
     /* a step without GPU times counts calls only and clears gpu_timed */
     WnrtProfDispatch d3[1] = {{1, -1, -1}};
     WnrtProfStep s3 = {.gpu_timed = false, .n_dispatches = 1, .dispatches = d3, .runs = 1};
-    ck_assert_int_eq(prof_agg_add(&a, &s3, 10e3), 0);
+    ck_assert_int_eq(wnrt_prof_agg_add(&a, &s3, 10e3), 0);
     ck_assert(!a.gpu_timed);
     ck_assert_int_eq(a.node_calls[1], 3);
     ck_assert_double_eq_tol(a.gpu_ns, 61e3, 1e-6);
@@ -70,10 +70,10 @@ START_TEST(aggregation_sums_and_orders) {
     /* a dispatch naming no node of the graph: error, nothing added */
     WnrtProfDispatch d4[1] = {{5, 0, 1}};
     WnrtProfStep s4 = {.gpu_timed = true, .n_dispatches = 1, .dispatches = d4};
-    ck_assert_int_eq(prof_agg_add(&a, &s4, 1e3), -1);
+    ck_assert_int_eq(wnrt_prof_agg_add(&a, &s4, 1e3), -1);
     ck_assert_msg(strstr(diag_message(), "node 5"), "%s", diag_message());
     ck_assert_int_eq(a.steps, 3);
-    prof_agg_free(&a);
+    wnrt_prof_agg_free(&a);
     graph_free(g);
 }
 END_TEST

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core.h"
 #include "webnnc_runtime.h"
 #include "wpt_suite.h"
 

@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "diag.h"
+#include "core.h"
 #include "test_util.h"
 #include "tokenizer.h"
 

@@ -15,29 +15,29 @@ START_TEST(reads_chromium_limits) {
     ck_assert(shared || root);
     char path[4096];
     snprintf(path, sizeof path, "%s%s/webnn-limits/chromium-153-cpu.json", shared ? shared : root, shared ? "" : "/../shared");
-    ImplLimits *l = impl_limits_read(path);
+    ImplLimits *l = wn_impl_limits_read(path);
     ck_assert_msg(l != NULL, "%s", diag_message());
     ck_assert_int_eq(l->n_ops, 95);
     ck_assert_uint_eq(l->max_tensor_byte_length, 2147483647u);
     ck_assert_str_eq(l->preferred_input_layout, "nhwc");
-    const OperandSupport *a = impl_limits_find(l, "add", "a");
+    const OperandSupport *a = wn_impl_limits_find(l, "add", "a");
     ck_assert_ptr_nonnull(a);
-    ck_assert(operand_supports(a, DT_I64, 6));
-    ck_assert(!operand_supports(a, DT_I64, 7));
-    ck_assert(!operand_supports(a, DT_U8, 2));
-    const OperandSupport *am = impl_limits_find(l, "argMax", "input");
+    ck_assert(wn_operand_supports(a, DT_I64, 6));
+    ck_assert(!wn_operand_supports(a, DT_I64, 7));
+    ck_assert(!wn_operand_supports(a, DT_U8, 2));
+    const OperandSupport *am = wn_impl_limits_find(l, "argMax", "input");
     ck_assert_int_eq(am->rank_min, 1);
-    ck_assert(!operand_supports(am, DT_F32, 0));
-    ck_assert(operand_supports(&l->constant, DT_I4, 2));
-    ck_assert(!operand_supports(&l->constant, DT_U4, 2));
-    ck_assert_ptr_null(impl_limits_find(l, "add", "c"));
-    impl_limits_free(l);
+    ck_assert(!wn_operand_supports(am, DT_F32, 0));
+    ck_assert(wn_operand_supports(&l->constant, DT_I4, 2));
+    ck_assert(!wn_operand_supports(&l->constant, DT_U4, 2));
+    ck_assert_ptr_null(wn_impl_limits_find(l, "add", "c"));
+    wn_impl_limits_free(l);
 }
 END_TEST
 
 static void expect_refused(const char *json, const char *needle) {
     diag_clear();
-    ImplLimits *l = impl_limits_parse(json, strlen(json), "lim.json");
+    ImplLimits *l = wn_impl_limits_parse(json, strlen(json), "lim.json");
     ck_assert_msg(l == NULL, "accepted: %s", json);
     ck_assert_msg(strstr(diag_message(), needle) != NULL, "'%s' lacks '%s'", diag_message(), needle);
     ck_assert_ptr_null(strchr(diag_message(), '\n'));
@@ -62,12 +62,12 @@ END_TEST
 
 START_TEST(unknown_type_names_are_ignored) {
     const char *j = "{\"add\": {\"a\": {\"dataTypes\": [\"float32\", \"bfloat16\"]}}}";
-    ImplLimits *l = impl_limits_parse(j, strlen(j), "lim.json");
+    ImplLimits *l = wn_impl_limits_parse(j, strlen(j), "lim.json");
     ck_assert_ptr_nonnull(l);
-    const OperandSupport *a = impl_limits_find(l, "add", "a");
+    const OperandSupport *a = wn_impl_limits_find(l, "add", "a");
     ck_assert_uint_eq(a->data_types, 1u << DT_F32);
-    ck_assert(operand_supports(a, DT_F32, 200)); /* no rankRange: any rank */
-    impl_limits_free(l);
+    ck_assert(wn_operand_supports(a, DT_F32, 200)); /* no rankRange: any rank */
+    wn_impl_limits_free(l);
 }
 END_TEST
 

@@ -1,6 +1,6 @@
 /* test_webnn_outfile.c - output files never write through a planted symlink (the write side of
  * CVE-2025-51480: `run --output-dir DIR` with DIR/logits.npy -> some file): OutFile (outdir.h) and
- * tensor_file_write_npy, which `run --output-dir` uses, replace a link at the output's name and
+ * onnx_tensor_file_write_npy, which `run --output-dir` uses, replace a link at the output's name and
  * leave its target untouched; a dangling link does not create its target; a failed or aborted
  * write leaves an existing file as it was and no temporary file behind; a folder at the name is
  * refused; webnn_write refuses an output folder that is a symlink. */
@@ -55,15 +55,15 @@ START_TEST(npy_replaces_planted_symlink) {
     const char *link = plant_link("out/logits.npy", "victim");
     const float data[3] = {1, 2, 3};
     const int64_t shape[1] = {3};
-    ck_assert_int_eq(tensor_file_write_npy(link, DT_F32, 1, shape, data), 0);
+    ck_assert_int_eq(onnx_tensor_file_write_npy(link, DT_F32, 1, shape, data), 0);
     assert_victim_untouched();
     ck_assert(is_regular_not_link(link));
     TensorFile t;
-    ck_assert_int_eq(tensor_file_read(link, &t), 0);
+    ck_assert_int_eq(onnx_tensor_file_read(link, &t), 0);
     ck_assert_int_eq(t.rank, 1);
     ck_assert_int_eq(t.shape[0], 3);
     ck_assert_mem_eq(t.data, data, sizeof data);
-    tensor_file_free(&t);
+    onnx_tensor_file_free(&t);
     ck_assert_int_eq(entries_in("out"), 1);
 }
 END_TEST
@@ -72,7 +72,7 @@ START_TEST(dangling_symlink_target_not_created) {
     const char *link = plant_link("out/y.npy", "created-through-link");
     const int64_t shape[1] = {1};
     const int32_t v = 7;
-    ck_assert_int_eq(tensor_file_write_npy(link, DT_I32, 1, shape, &v), 0);
+    ck_assert_int_eq(onnx_tensor_file_write_npy(link, DT_I32, 1, shape, &v), 0);
     ck_assert(!tu_exists(tu_path(tu_scratch, "created-through-link")));
     ck_assert(is_regular_not_link(link));
 }
@@ -81,9 +81,9 @@ END_TEST
 START_TEST(abort_leaves_existing_file) {
     const char *path = tu_path(tu_scratch, "victim");
     OutFile f;
-    ck_assert_int_eq(outfile_open(&f, path), 0);
-    ck_assert_int_eq(outfile_write(&f, "partial", 7), 0);
-    outfile_abort(&f);
+    ck_assert_int_eq(wn_outfile_open(&f, path), 0);
+    ck_assert_int_eq(wn_outfile_write(&f, "partial", 7), 0);
+    wn_outfile_abort(&f);
     assert_victim_untouched();
     ck_assert_int_eq(entries_in("."), 2); /* out/ and victim: no temporary file left */
 }
@@ -92,9 +92,9 @@ END_TEST
 START_TEST(commit_replaces_file) {
     const char *path = tu_path(tu_scratch, "victim");
     OutFile f;
-    ck_assert_int_eq(outfile_open(&f, path), 0);
-    ck_assert_int_eq(outfile_write(&f, "new", 3), 0);
-    ck_assert_int_eq(outfile_commit(&f), 0);
+    ck_assert_int_eq(wn_outfile_open(&f, path), 0);
+    ck_assert_int_eq(wn_outfile_write(&f, "new", 3), 0);
+    ck_assert_int_eq(wn_outfile_commit(&f), 0);
     char *v = tu_read_file(path, NULL);
     ck_assert_str_eq(v, "new");
     free(v);
@@ -104,9 +104,9 @@ END_TEST
 
 START_TEST(folder_at_the_name_is_refused) {
     OutFile f;
-    ck_assert_int_eq(outfile_open(&f, tu_path(tu_scratch, "out")), 0);
-    ck_assert_int_eq(outfile_write(&f, "x", 1), 0);
-    ck_assert_int_eq(outfile_commit(&f), -1);
+    ck_assert_int_eq(wn_outfile_open(&f, tu_path(tu_scratch, "out")), 0);
+    ck_assert_int_eq(wn_outfile_write(&f, "x", 1), 0);
+    ck_assert_int_eq(wn_outfile_commit(&f), -1);
     ck_assert_ptr_nonnull(strstr(diag_message(), "is a folder"));
     ck_assert_int_eq(entries_in("."), 2);
     ck_assert_int_eq(entries_in("out"), 0);

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "file_map.h"
+#include "core.h"
 #include "onnx_model.h"
 #include "webnn_test_util.h"
 

@@ -8,8 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diag.h"
-#include "ir.h"
+#include "core.h"
 #include "test_util.h"
 #include "webnn_io.h"
 

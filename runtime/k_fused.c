@@ -1,4 +1,4 @@
-/* k_ext_fused.c - kernel family `ext_fused`: the fusion-only normalized projections qkvProjection
+/* k_fused.c - kernel family `ext_fused` (op family fused): the fusion-only normalized projections qkvProjection
  * and gatedMlp (lib/core/fused_ops.h), float32/float16 activations, f32 accumulation.
  *  - matmulNBits weights (bits > 0), decode (up to KMV_NORM_MAX_M rows, unpadded 4/8-bit rows,
  *    uint8 or no zero points): the row mat-vec with the norm prologue (k_matvec.h,
@@ -15,8 +15,7 @@
  *    split's dispatch from the values it reads anyway (no pre-pass). */
 #include <string.h>
 
-#include "ext_ops.h"
-#include "fused_ops.h"
+#include "core.h"
 #include "k_ext_nbits.h"
 #include "k_ext_util.h"
 

@@ -1,9 +1,7 @@
-/* k_movement.c - data-movement kernel families: transpose, expand, slice (with strides), reverse,
+/* k_shape.c - data-movement kernel families (op family shape): transpose, expand, slice (with strides), reverse,
  * tile, concat and split as strided copies (copy.comp through k_strided.c, variants by element
- * size), pad (pad.comp: constant / edge / reflection) and gather (gather.comp, clamped indices;
- * 4-bit data is gathered as bytes when rows are byte-aligned).  Tensors beyond
- * maxStorageBufferRange: pad splits over windows of output rows, gather over windows of data
- * slices and of output elements (k_strided.c splits the copies). */
+ * size) and pad (pad.comp: constant / edge / reflection).  Tensors beyond maxStorageBufferRange:
+ * pad splits over windows of output rows (k_strided.c splits the copies). */
 #include <string.h>
 
 #include "k_strided.h"
@@ -321,96 +319,3 @@ static int pad_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTe
 }
 
 const KernelFamily kfam_pad = {pad_check, pad_record, 0};
-
-/* ---- gather ------------------------------------------------------------------------------- */
-
-typedef struct {
-    uint32_t n, inner, axis_dim, n_idx;
-    uint32_t out0, s0, s1; /* output elements [out0, out0 + n), data slices [s0, s1) bound */
-    int32_t base_in, base_idx, base_out;
-} GatherPush;
-
-static int gather_check(KernelCtx *kc, const Node *n) {
-    if (n->n_inputs < 2 || !n->inputs[0] || !n->inputs[1] || n->n_outputs != 1) {
-        diag_node_error(n, "gather needs input and indices");
-        return -1;
-    }
-    DType dt = n->inputs[0]->dtype;
-    const Value *x = n->inputs[0];
-    if (dtype_bits(dt) < 8) {
-        /* 4-bit data (packed two per byte) is gathered as bytes when every gathered slice starts
-         * on a byte: the axis is not the last one and the last dim is even and static. */
-        int axis = (int)node_int(n, "axis", 0);
-        bool bytewise = axis < x->rank - 1 && dim_is_static(x->shape[x->rank - 1]) && x->shape[x->rank - 1].v % 2 == 0;
-        if (!bytewise) {
-            diag_error("no kernel for op %s (dtype %s, odd or gathered last dim) at node %s", op_name(n->op),
-                       dtype_name(dt), node_display_name(n));
-            return -1;
-        }
-        dt = DT_U8;
-    }
-    return kcheck_shader(kc, n, "gather", bits_class(dt), n->inputs[1]->dtype);
-}
-
-/* A 4-bit tensor with an even last dim viewed as bytes: [..., d] -> uint8 [..., d/2]. */
-static KTensor nibbles_as_bytes(const KTensor *t) {
-    KTensor b = *t;
-    if (dtype_bits(t->dtype) == 4) {
-        b.dtype = DT_U8;
-        b.shape[b.rank - 1] /= 2;
-        b.numel /= 2;
-    }
-    return b;
-}
-
-/* Data viewed as S = outer * axis_dim slices of `inner` elements.  Tensors beyond one binding are
- * split: windows of whole slices of the data times windows of output elements, one dispatch each
- * (a dispatch writes only the outputs whose slice lies in its data window). */
-static int gather_record(KernelCtx *kc, const Node *n, const KTensor *in_orig, const KTensor *out_orig) {
-    const KTensor in[2] = {nibbles_as_bytes(&in_orig[0]), in_orig[1]};
-    const KTensor out[1] = {nibbles_as_bytes(&out_orig[0])};
-    int axis = (int)node_int(n, "axis", 0);
-    if (axis < 0 || axis >= in[0].rank) {
-        diag_node_error(n, "axis %d out of range", axis);
-        return -1;
-    }
-    if (in[0].numel > UINT32_MAX || out[0].numel > UINT32_MAX || in[1].numel > INT32_MAX) {
-        diag_node_error(n, "too many elements for the gather kernel (data %llu, output %llu)",
-                        (unsigned long long)in[0].numel, (unsigned long long)out[0].numel);
-        return -1;
-    }
-    int64_t inner = 1;
-    for (int d = axis + 1; d < in[0].rank; d++) inner *= in[0].shape[d];
-    int64_t slices = inner ? (int64_t)in[0].numel / inner : 0;
-    if (out[0].numel == 0 || slices == 0) return 0;
-    GatherPush pc = {.inner = (uint32_t)inner, .axis_dim = (uint32_t)in[0].shape[axis], .n_idx = (uint32_t)in[1].numel};
-    int64_t dview[2] = {slices, inner}, dst[2] = {inner, 1}, oview[1] = {(int64_t)out[0].numel}, ost[1] = {1};
-    int64_t srows = kx_window_rows(kc, n, &in[0], 2, dview, dst);
-    int64_t orows = kx_window_rows(kc, n, &out[0], 1, oview, ost);
-    if (srows < 0 || orows < 0) return -1;
-    int sh = kc_find_shader(kc, n, "gather", bits_class(in[0].dtype), in[1].dtype);
-    if (sh < 0) return -1;
-    KBind b[3];
-    uint32_t base;
-    if (kc_bind_window(kc, n, &in[1], 0, in[1].numel ? (int64_t)in[1].numel - 1 : 0, false, &b[1], &base) < 0) return -1;
-    pc.base_idx = (int32_t)base;
-    uint32_t spec[1] = {WG};
-    for (int64_t o0 = 0; o0 < oview[0]; o0 += orows) {
-        int64_t o1 = o0 + orows < oview[0] ? o0 + orows : oview[0];
-        if (kc_bind_window(kc, n, &out[0], o0, o1 - 1, true, &b[2], &base) < 0) return -1;
-        pc.base_out = (int32_t)base;
-        pc.out0 = (uint32_t)o0;
-        pc.n = (uint32_t)(o1 - o0);
-        for (int64_t s0 = 0; s0 < slices; s0 += srows) {
-            int64_t s1 = s0 + srows < slices ? s0 + srows : slices;
-            if (kc_bind_window(kc, n, &in[0], s0 * inner, s1 * inner - 1, false, &b[0], &base) < 0) return -1;
-            pc.base_in = (int32_t)base;
-            pc.s0 = (uint32_t)s0;
-            pc.s1 = (uint32_t)s1;
-            if (kc_dispatch_1d(kc, n, sh, spec, 1, &pc, sizeof pc, b, 3, (pc.n + WG - 1) / WG) < 0) return -1;
-        }
-    }
-    return 0;
-}
-
-const KernelFamily kfam_gather = {gather_check, gather_record, 0};

@@ -1,8 +1,9 @@
-/* k_ext_act.c - kernel family `ext_act`: quickGelu (y = x * sigmoid(alpha x), alpha default 1.702),
+/* k_act.c - kernel family `ext_act`, shared by op families: ext, fused (quickGelu of family ext,
+ * silu of family fused: y = x * sigmoid(alpha x), alpha default 1.702 for quickGelu, 1 for silu),
  * float32/float16, one element per invocation (shaders/ext_act.comp). */
 #include <string.h>
 
-#include "ext_ops.h"
+#include "core.h"
 #include "k_ext_util.h"
 
 typedef struct {

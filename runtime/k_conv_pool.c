@@ -1,4 +1,4 @@
-/* k_pool.c - kernel family `pool`: averagePool2d, l2Pool2d (float32/float16) and maxPool2d (every
+/* k_conv_pool.c - kernel family `pool` (op family conv): averagePool2d, l2Pool2d (float32/float16) and maxPool2d (every
  * dtype with a shader) over nchw/nhwc, with window dimensions (default: the whole spatial extent),
  * padding, strides and dilations.  Output sizes (outputShapeRounding, outputSizes) come from shape
  * inference.  Shader: pool_2d.comp, one output element per thread. */

@@ -1,4 +1,4 @@
-/* k_ext_gqa.c - kernel family `ext_gqa`: groupQueryAttention with a fixed-capacity KV cache
+/* k_gqa.c - kernel family `ext_gqa` (op family gqa): groupQueryAttention with a fixed-capacity KV cache
  * (packed or separate QKV, q/k RMSNorm, rotary with cos/sin caches and optional positionIds,
  * causal + local window, softcap, attentionBias, smoothSoftmax / headSink), float32/float16.
  * Dispatches: (1) present = past (a copy, skipped when the plan gives present the past's storage),
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gqa.h"
+#include "core.h"
 #include "k_ext_util.h"
 #include "kx_util.h"
 

@@ -1,4 +1,4 @@
-/* k_matmul.c - matmul kernel family: batched [.., M, K] x [.., K, N] with broadcast batch dims
+/* k_linalg.c - kernel family `matmul` (op family linalg): batched [.., M, K] x [.., K, N] with broadcast batch dims
  * (up to 4 after collapsing), float32/float16 with f32 accumulation.  M == 1 uses the mat-vec
  * shader (matvec.comp), otherwise the 64x64 shared-memory tiled GEMM (matmul.comp).
  * Operands beyond maxStorageBufferRange: one batch at a time, A/C split over windows of M rows

@@ -1,4 +1,4 @@
-/* k_cumsum.c - kernel family `cumsum`: cumulativeSum along any axis (exclusive, reversed) for
+/* k_reduce_cumsum.c - kernel family `cumsum` (op family reduce): cumulativeSum along any axis (exclusive, reversed) for
  * float32, float16, int32, uint32, int64, uint64; shader cumsum_axis.comp (one thread per line). */
 #include "kx_util.h"
 

@@ -1,4 +1,4 @@
-/* k_resample.c - kernel family `resample`: resample2d (nearest-neighbor, linear) over any two
+/* k_conv_resample.c - kernel family `resample` (op family conv): resample2d (nearest-neighbor, linear) over any two
  * axes of a 4-D tensor, float32/float16/int8/uint8, with scales or sizes (the output shape comes
  * from shape inference; given scales are used for the coordinate mapping, else out/in).  Shader
  * resample_2d.comp. */

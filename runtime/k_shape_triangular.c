@@ -1,4 +1,4 @@
-/* k_triangular.c - kernel family `triangular`: keeps the upper or lower triangle (relative to
+/* k_shape_triangular.c - kernel family `triangular` (op family shape): keeps the upper or lower triangle (relative to
  * `diagonal`) of the matrices in the last two dims, zeroing the rest; every dtype (moved by
  * element size).  Shader triangular_mask.comp. */
 #include "kx_util.h"

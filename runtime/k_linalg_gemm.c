@@ -1,4 +1,4 @@
-/* k_gemm.c - kernel family `gemm`: y = alpha * op(a) x op(b) + beta * c for float32/float16 with
+/* k_linalg_gemm.c - kernel family `gemm` (op family linalg): y = alpha * op(a) x op(b) + beta * c for float32/float16 with
  * aTranspose/bTranspose and c broadcast (0-D, 1-D or 2-D) to [M, N].  Shader gemm_simple.comp.
  * Beyond maxStorageBufferRange: split over windows of output rows (b and a transposed a must fit
  * one binding). */
