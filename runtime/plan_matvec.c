@@ -20,7 +20,7 @@ static int get_bits(const void *p, int bits, uint64_t i) {
     return bits == 4 ? (b[i / 2] >> (4 * (i % 2))) & 15 : b[i];
 }
 
-void fuse_transpose_bits(const void *src, void *dst, int bits, int64_t rows, int64_t cols) {
+void plan_transpose_bits(const void *src, void *dst, int bits, int64_t rows, int64_t cols) {
     if (bits == 4) {
         memset(dst, 0, (size_t)((rows * cols + 1) / 2));
         uint8_t *o = dst;
@@ -123,7 +123,7 @@ static bool relayout(WnrtModel *m, const Value *v, int bits) {
     if (m->fuse->owned[v->id]) return true;
     void *dst = malloc(v->nbytes ? v->nbytes : 1);
     if (!dst) return false;
-    fuse_transpose_bits(v->data, dst, bits, v->shape[0].v, v->shape[1].v);
+    plan_transpose_bits(v->data, dst, bits, v->shape[0].v, v->shape[1].v);
     m->fuse->owned[v->id] = dst;
     m->const_data[v->id] = dst;
     return true;
@@ -231,7 +231,7 @@ int plan_matvec_rewrite(WnrtModel *m) {
     return rc < 0 ? -1 : 0;
 }
 
-void fuse_free(WnrtModel *m) {
+void plan_matvec_free(WnrtModel *m) {
     if (m->fuse) {
         if (m->fuse->owned)
             for (int i = 0; i <= m->g->n_values; i++) free(m->fuse->owned[i]);

@@ -23,6 +23,6 @@
 
 /* Transposes a row-major [rows, cols] matrix of `bits`-bit elements (4, 8, 16, 32; 4-bit packed
  * two per byte, low nibble first) into dst ([cols, rows]). */
-void fuse_transpose_bits(const void *src, void *dst, int bits, int64_t rows, int64_t cols);
+void plan_transpose_bits(const void *src, void *dst, int bits, int64_t rows, int64_t cols);
 
 #endif

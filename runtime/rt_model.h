@@ -97,7 +97,7 @@ struct WnrtModel {
 int plan_model(WnrtModel *m);
 /* plan_matvec.c: fills rewrite / absorbed / const_data before planning; frees them */
 int plan_matvec_rewrite(WnrtModel *m);
-void fuse_free(WnrtModel *m);
+void plan_matvec_free(WnrtModel *m);
 /* rt_kv.c: aliases each present onto its past where it is written in place (after the views are
  * known, before liveness); frees; whether copy_io skips v (a resident cache) */
 int wnrt_kv_plan(WnrtModel *m);

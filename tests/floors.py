@@ -92,10 +92,7 @@ PREFIXES = {
     "lib/tokenizer": ["tokenizer_", "tk_"],
 }
 # symbols that keep another prefix for now, with the reason
-PREFIX_EXCEPTIONS = {
-    "fuse_free": "runtime/plan_matvec.c, under concurrent GPU kernel work: rename to plan_ after it merges",
-    "fuse_transpose_bits": "runtime/plan_matvec.c, under concurrent GPU kernel work: rename to plan_ after it merges",
-}
+PREFIX_EXCEPTIONS: dict = {}
 
 
 def lib_symbols(build, lib):

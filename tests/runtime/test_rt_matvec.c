@@ -332,12 +332,12 @@ END_TEST
 START_TEST(transpose_bits) {
     /* 4-bit [2, 3] = {1 2 3; 4 5 6} packed low nibble first -> [3, 2] = {1 4; 2 5; 3 6} */
     uint8_t src4[3] = {0x21, 0x43, 0x65}, dst4[3];
-    fuse_transpose_bits(src4, dst4, 4, 2, 3);
+    plan_transpose_bits(src4, dst4, 4, 2, 3);
     ck_assert_uint_eq(dst4[0], 0x41);
     ck_assert_uint_eq(dst4[1], 0x52);
     ck_assert_uint_eq(dst4[2], 0x63);
     uint16_t src16[6] = {1, 2, 3, 4, 5, 6}, dst16[6];
-    fuse_transpose_bits(src16, dst16, 16, 2, 3);
+    plan_transpose_bits(src16, dst16, 16, 2, 3);
     uint16_t want16[6] = {1, 4, 2, 5, 3, 6};
     ck_assert_mem_eq(dst16, want16, sizeof want16);
 }
