@@ -112,6 +112,8 @@ def prefix_misses(build):
     out = []
     for folder, lib in LIB_OF.items():
         for sym, obj in lib_symbols(build, lib):
+            if sym.startswith("__"):  # the implementation's (sanitizers: __odr_asan.NAME, __asan_*)
+                continue
             if not sym.startswith(tuple(PREFIXES[folder])) and sym not in PREFIX_EXCEPTIONS:
                 out.append(f"global {sym} of {obj} ({folder}) lacks a prefix of its folder: {' '.join(PREFIXES[folder])}")
     return out
