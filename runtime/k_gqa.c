@@ -9,10 +9,12 @@
  * workgroup per (batch, head, 16 query tokens), key/value tiles in shared memory
  * (WEBNNC_NO_FLASH_ATTN=1 keeps the per-token kernel); decode (and heads over 128 with no flash)
  * runs shaders/ext_gqa_attn_dec.comp where the device has subgroup arithmetic: the same per-token
- * workgroups with the keys split over 32 subgroups, partial softmaxes combined in shared memory
- * (WEBNNC_GQA_DEC=0 keeps ext_gqa_attn.comp).  A decode step (S = 1) with that kernel and no
- * attentionBias / headSink runs (2) and (3) as one dispatch instead, shaders/ext_gqa_dec_fused.comp
- * (WEBNNC_GQA_FUSED=0 keeps the four).  past / total come from seqlensK on the device (no CPU round trip).  Semantics: the CPU
+ * workgroups with the keys split over GQA_DEC_SUBGROUPS subgroups, partial softmaxes combined in
+ * shared memory (WEBNNC_GQA_DEC=0 keeps ext_gqa_attn.comp).  A decode step (S = 1) with that kernel
+ * and no attentionBias / headSink runs (2) and (3) as one dispatch instead,
+ * shaders/ext_gqa_dec_fused.comp, with up to GQA_DEC_MAX_CHUNKS workgroups per head whose partial
+ * results (scratch storage) the last to finish combines (arrival counters) (WEBNNC_GQA_FUSED=0
+ * keeps the four).  past / total come from seqlensK on the device (no CPU round trip).  Semantics: the CPU
  * reference lib/eval/eval_gqa.c; operand slots and outputs: lib/core/gqa.h.
  * Without a KV cache (no pastKey/pastValue, one output): the query prep (push constant C = 0: past = 0), then
  * shaders/ext_gqa_attn_nc.comp, which reads the keys/values of the S new tokens straight from the
@@ -32,6 +34,8 @@
 #define GQA_FLASH_MAX_H 128 /* ... for heads up to this size (ext_gqa_attn_flash.comp) */
 #define GQA_FLASH_BQ 16     /* query tokens per workgroup there */
 #define GQA_DEC_MAX_H 128   /* decode kernel (ext_gqa_attn_dec.comp): head size limit (shared partials) */
+#define GQA_DEC_CHUNK_ROWS 64 /* fused decode: one workgroup per this many cache rows of capacity ... */
+#define GQA_DEC_MAX_CHUNKS 4  /* ... and at most this many per (batch, head) (ext_gqa_dec_fused.comp; H100, prompt 512: 4 best of 1, 4, 8, 16) */
 #define GQA_DEC_SUBGROUPS 16 /* ... its subgroups per workgroup (H100, prompt 128 / 512: 16 a little faster than 32) */
 
 typedef struct {
@@ -54,6 +58,7 @@ typedef struct {
     uint32_t q_row, q_head0, k_row, k_head0, v_row, v_head0;
     uint32_t base_out, base_seqlens, base_k, base_v, base_q_in, base_k_in, base_v_in;
     uint32_t base_pos, base_cos, base_sin, base_q_norm, base_k_norm;
+    uint32_t base_ws, base_cnt;
 } DecFusedPush;
 
 typedef struct {
@@ -67,6 +72,22 @@ typedef struct {
 static bool present(const Node *n, int slot) { return kx_opt(n, slot) != NULL; }
 
 static bool has_cache(const Node *n) { return present(n, GQA_PAST_KEY) || present(n, GQA_PAST_VALUE); }
+
+/* Workgroups per (batch, head) of the fused decode kernel: one per GQA_DEC_CHUNK_ROWS rows of the
+ * cache capacity, at most GQA_DEC_MAX_CHUNKS (WEBNNC_GQA_DEC_CHUNKS=1..64 overrides); 1 when the
+ * partial results for the largest batch would not fit the scratch storage.  Depends on the node's
+ * bounds only (the same at check and record time).  *ws_bytes / *words: what the chunks need. */
+static uint32_t dec_chunks(const KernelCtx *kc, const Node *n, uint64_t *ws_bytes, uint64_t *words) {
+    const Value *pk = n->inputs[GQA_PAST_KEY];
+    int64_t N = node_int(n, "numHeads", 0), C = pk->rank == 4 ? pk->shape[2].v : 0, H = pk->rank == 4 ? pk->shape[3].v : 0;
+    uint64_t chunks = C > 0 ? (uint64_t)C / GQA_DEC_CHUNK_ROWS : 1;
+    if (chunks > GQA_DEC_MAX_CHUNKS) chunks = GQA_DEC_MAX_CHUNKS;
+    chunks = (uint64_t)kx_env_long("WEBNNC_GQA_DEC_CHUNKS", 1, 64, chunks ? (long)chunks : 1);
+    uint64_t bn = value_max_elements(n->inputs[GQA_SEQLENS_K]) * (uint64_t)(N > 0 ? N : 1);
+    *words = bn;
+    *ws_bytes = bn * chunks * (uint64_t)(2 + (H > 0 ? H : 1)) * sizeof(float);
+    return chunks > 1 && *ws_bytes <= kc_scratch_limit(kc) && *words * 4 <= kc_scratch_limit(kc) ? (uint32_t)chunks : 1;
+}
 
 static int gqa_check(KernelCtx *kc, const Node *n) {
     bool cache = has_cache(n);
@@ -101,6 +122,9 @@ static int gqa_check(KernelCtx *kc, const Node *n) {
         diag_node_error(n, "head size %lld outside the kernel's 1..%d", (long long)H, GQA_MAX_HEAD);
         return -1;
     }
+    uint64_t ws_bytes, words;
+    if (cache && dec_chunks(kc, n, &ws_bytes, &words) > 1)
+        if (kc_scratch_reserve(kc, ws_bytes) < 0 || kc_counters_reserve(kc, words) < 0) return -1;
     if (kcheck_shader(kc, n, "ext_gqa_prep", dt, dt) < 0 ||
         (cache && (kcheck_shader(kc, n, "ext_gqa_attn_flash", dt, dt) < 0 || kcheck_shader(kc, n, "ext_gqa_attn_dec", dt, dt) < 0 ||
                    kcheck_shader(kc, n, "ext_gqa_dec_fused", dt, dt) < 0)))
@@ -289,7 +313,9 @@ static int record_dec_fused(KernelCtx *kc, const Node *n, const KTensor *in, con
     pc.k_head0 = (uint32_t)(d->packed ? d->N : 0), pc.v_head0 = (uint32_t)(d->packed ? d->N + d->kvN : 0);
     bool rot = d->rotary, has_pos = rot && present(n, GQA_POSITION_IDS);
     bool qn = present(n, GQA_Q_NORM), kn = present(n, GQA_K_NORM);
-    KBind b[12];
+    KBind b[14];
+    uint64_t ws_bytes, words;
+    uint32_t chunks = dec_chunks(kc, n, &ws_bytes, &words);
     if (ext_bind(kc, n, &out[GQA_OUT], true, &b[0], &pc.base_out) < 0 ||
         ext_bind(kc, n, &in[GQA_SEQLENS_K], false, &b[1], &pc.base_seqlens) < 0 ||
         ext_bind(kc, n, &out[GQA_PRESENT_KEY], true, &b[2], &pc.base_k) < 0 ||
@@ -304,10 +330,12 @@ static int record_dec_fused(KernelCtx *kc, const Node *n, const KTensor *in, con
         bind_opt(kc, n, in, qn ? GQA_Q_NORM : GQA_SLOTS, &b[4], &b[10], &pc.base_q_norm) < 0 ||
         bind_opt(kc, n, in, kn ? GQA_K_NORM : GQA_SLOTS, &b[4], &b[11], &pc.base_k_norm) < 0)
         return -1;
+    b[12] = b[13] = b[4]; /* one chunk: never used */
+    if (chunks > 1 && (kc_scratch_bind(kc, n, ws_bytes, &b[12]) < 0 || kc_counters_bind(kc, n, words, &b[13]) < 0)) return -1;
     uint32_t sgs = kc_device(kc)->subgroup_size;
-    uint32_t spec[9] = {dec_wg(kc, d), (uint32_t)(d->H + sgs - 1) / sgs, node_bool(n, "smoothSoftmax", false), qn, kn, rot,
-                        node_bool(n, "rotaryInterleaved", false), has_pos, has_pos && in[GQA_POSITION_IDS].dtype == DT_I64};
-    return ext_dispatch_rows(kc, n, sh, spec, 9, &pc, sizeof pc, b, 12, (uint64_t)(d->B * d->N));
+    uint32_t spec[10] = {dec_wg(kc, d), (uint32_t)(d->H + sgs - 1) / sgs, node_bool(n, "smoothSoftmax", false), qn, kn, rot,
+                         node_bool(n, "rotaryInterleaved", false), has_pos, has_pos && in[GQA_POSITION_IDS].dtype == DT_I64, chunks};
+    return ext_dispatch_rows(kc, n, sh, spec, 10, &pc, sizeof pc, b, 14, (uint64_t)(d->B * d->N) * chunks);
 }
 
 /* Without a cache: attention over the S new tokens, keys/values read from the inputs. */

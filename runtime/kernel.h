@@ -7,8 +7,8 @@
  *     compiled by glslc at build time with -DA_T=<type> -DB_T=<type> ... (see common.glsl) and
  *     embedded.  Workgroup size is specialization constant 0 (`local_size_x_id = 0`); constants
  *     1.. are yours (op codes, tile sizes, subgroup width).  Parameters: one block of at most
- *     128 bytes declared `PARAMS_BLOCK PC { ... } pc;` (binding K_PARAMS_BINDING = 12, runtime/replay.c).
- *     Bindings: at most K_MAX_BINDINGS (12) storage buffers (set 0, bindings 0..11).
+ *     128 bytes declared `PARAMS_BLOCK PC { ... } pc;` (binding K_PARAMS_BINDING = 16, runtime/replay.c).
+ *     Bindings: at most K_MAX_BINDINGS (16) storage buffers (set 0, bindings 0..15).
  *  2. C file runtime/k_FAMILY.c defining `const KernelFamily kfam_FAMILY = {check, record, 0}`:
  *       check(kc, node)   at load time, with upper-bound shapes: verify the dtypes/options are
  *                         supported (kc_find_shader reports "no kernel for op X (dtype Y) at node Z").
@@ -43,7 +43,7 @@
 #include "webnnc_runtime.h"
 
 #define K_MAX_RANK 6     /* ranks the strided shaders index; more are collapsed */
-#define K_MAX_BINDINGS 12 /* tensor bindings 0..11 (matvec_rows_norm.comp uses all) */
+#define K_MAX_BINDINGS 16 /* tensor bindings 0..15 (ext_gqa_dec_fused.comp uses 14) */
 #define K_PARAMS_BINDING K_MAX_BINDINGS /* the parameter block (common.glsl PARAMS_BLOCK) */
 #define K_MAX_SPEC 12
 #define K_PUSH_MAX 128
@@ -104,6 +104,11 @@ uint64_t kc_scratch_limit(const KernelCtx *kc);
 int kc_scratch_reserve(KernelCtx *kc, uint64_t bytes);
 uint64_t kc_scratch_reserved(const KernelCtx *kc);
 int kc_scratch_bind(KernelCtx *kc, const Node *n, uint64_t bytes, KBind *b);
+/* Counters: 32-bit words, zero when the plan is made, shared by all nodes, that every dispatch
+ * using them leaves zero again (workgroups counting their arrivals: the last one combines the
+ * others' results and resets the count).  Reserved at check time (word count), bound whole. */
+int kc_counters_reserve(KernelCtx *kc, uint64_t words);
+int kc_counters_bind(KernelCtx *kc, const Node *n, uint64_t words, KBind *b);
 
 /* Records one dispatch (pipeline created lazily for (shader, spec constants); spec[0] is the
  * workgroup size x).  Inserts a barrier first when the bindings conflict with earlier writes. */

@@ -60,6 +60,19 @@ static int assign(WnrtModel *m, Slot **slots, int *n_slots, int *cap, int32_t *s
     return 0;
 }
 
+/* The counters of kc_counters_reserve, uploaded as zeros. */
+static int zeroed_counters(WnrtModel *m) {
+    uint64_t bytes = m->counter_words * 4;
+    void *zeros = calloc(1, (size_t)bytes);
+    Uploader *up = zeros ? vk_uploader_create(m->dev) : NULL;
+    int rc = up && vk_mempool_alloc(m->pool, bytes, &m->counters) == 0 && vk_uploader_put(up, &m->counters, 0, zeros, bytes) == 0 ? 0 : -1;
+    if (up && vk_uploader_finish(up) < 0) rc = -1;
+    if (!zeros) diag_error("out of memory");
+    free(zeros);
+    if (rc == 0) m->stats.peak_bytes += bytes;
+    return rc;
+}
+
 int plan_model(WnrtModel *m) {
     Graph *g = m->g;
     int nv = g->n_values, nn = g->n_nodes;
@@ -177,7 +190,7 @@ int plan_model(WnrtModel *m) {
     }
     uint64_t slot_total = 0;
     for (int s = 0; s < n_slots; s++) slot_total += (slots[s].size + 2 * ALIGN) & ~(uint64_t)(ALIGN - 1);
-    vk_mempool_hint(m->pool, slot_total + (m->scratch_bytes ? m->scratch_bytes + 2 * ALIGN : 0));
+    vk_mempool_hint(m->pool, slot_total + (m->scratch_bytes ? m->scratch_bytes + 2 * ALIGN : 0) + (m->counter_words ? m->counter_words * 4 + 2 * ALIGN : 0));
     MemAlloc *slot_mem = calloc((size_t)n_slots + 1, sizeof *slot_mem);
     if (!slot_mem) { diag_error("out of memory"); goto done; }
     for (int s = 0; s < n_slots; s++) {
@@ -194,6 +207,7 @@ int plan_model(WnrtModel *m) {
         if (vk_mempool_alloc(m->pool, m->scratch_bytes, &m->scratch) < 0) goto done;
         m->stats.peak_bytes += m->scratch_bytes;
     }
+    if (m->counter_words && zeroed_counters(m) < 0) goto done; /* kc_counters_reserve */
 
     /* Host staging for inputs and outputs when device memory is not mapped (or, for tests of
      * that path on unified-memory devices, when WEBNNC_FORCE_STAGING=1). */

@@ -139,6 +139,23 @@ int kc_scratch_bind(KernelCtx *kc, const Node *n, uint64_t bytes, KBind *b) {
     return 0;
 }
 
+int kc_counters_reserve(KernelCtx *kc, uint64_t words) {
+    if (words * 4 > kc_scratch_limit(kc)) return -1;
+    if (words > kc->m->counter_words) kc->m->counter_words = words;
+    return 0;
+}
+
+int kc_counters_bind(KernelCtx *kc, const Node *n, uint64_t words, KBind *b) {
+    const MemAlloc *c = &kc->m->counters;
+    if (!c->buffer || words > kc->m->counter_words) {
+        diag_node_error(n, "internal: %llu counters, %llu reserved", (unsigned long long)words,
+                        (unsigned long long)kc->m->counter_words);
+        return -1;
+    }
+    *b = (KBind){.buffer = c->buffer, .offset = c->offset, .range = kc->m->counter_words * 4, .write = true};
+    return 0;
+}
+
 static bool overlaps(const Range *rs, int n, const KBind *b) {
     for (int i = 0; i < n; i++)
         if (rs[i].buffer == b->buffer && rs[i].lo < b->offset + b->range && b->offset < rs[i].hi) return true;

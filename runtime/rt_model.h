@@ -55,6 +55,8 @@ struct WnrtModel {
      * reservation of any node's check, allocated by plan_model */
     uint64_t scratch_bytes;
     MemAlloc scratch;
+    uint64_t counter_words; /* zeroed counters (kc_counters_*) */
+    MemAlloc counters;
 
     /* bindings of the next run */
     bool *bound;                    /* per graph input */

@@ -12,11 +12,11 @@
 layout(local_size_x_id = 0) in;
 
 // Every kernel declares its parameters as `PARAMS_BLOCK PC { ... } pc;` so that where the
-// parameters live is decided here, once, for every shader: a storage buffer at binding 12
+// parameters live is decided here, once, for every shader: a storage buffer at binding 16
 // (K_PARAMS_BINDING in runtime/kernel.h) holding
 // each dispatch's block at its own offset (runtime/replay.c), so that a recorded command buffer is
-// replayed for new sizes by rewriting the blocks, not the commands.  Bindings 0..11 are the kernel's.
-#define PARAMS_BLOCK layout(std430, set = 0, binding = 12) readonly restrict buffer
+// replayed for new sizes by rewriting the blocks, not the commands.  Bindings 0..15 are the kernel's.
+#define PARAMS_BLOCK layout(std430, set = 0, binding = 16) readonly restrict buffer
 
 uint flat_group() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
 uint flat_id() { return flat_group() * gl_WorkGroupSize.x + gl_LocalInvocationID.x; }

@@ -30,6 +30,8 @@ float dec_key(uint j, uint h) { return float(k_in[pc.base_k + (dec_kv + j) * pc.
 float dec_value(uint j, uint h) { return float(v_in[pc.base_v + (dec_kv + j) * pc.H + h]); }
 float dec_bias(uint j) { return float(bias_in[pc.base_bias + dec_brow + j]); }
 float dec_sink(uint head) { return float(sink_in[pc.base_sink + head]); }
+float dec_new_key(uint h) { return 0.0; } // no new row here: the prep dispatches stored it
+float dec_new_value(uint h) { return 0.0; }
 #include "gqa_dec.glsl"
 
 void main() {
@@ -49,5 +51,7 @@ void main() {
     barrier();
     dec_kv = (b * pc.kvN + head / (pc.N / pc.kvN)) * pc.C;
     dec_brow = ((min(b, pc.bias_b - 1u) * pc.bias_n + min(head, pc.bias_n - 1u)) * pc.S + s) * pc.C;
-    gqa_dec_attend(head, lo, p, orow);
+    float mt, lt;
+    gqa_dec_attend(lo, p + 1u, false, 0u, mt, lt);
+    gqa_dec_finish(head, mt, lt, orow);
 }

@@ -1,15 +1,20 @@
 #version 450
 // ext_gqa_dec_fused.comp - groupQueryAttention for one new token per batch (decode, S = 1) with a
 // KV cache in one dispatch: what ext_gqa_prep.comp (query, key and value roles) and
-// ext_gqa_attn_dec.comp do in four.  One workgroup per (batch, query head):
+// ext_gqa_attn_dec.comp do in four.  CHUNKS workgroups per (batch, query head), each:
 //   1. loads its query row and the new key and value rows of its kv head (packed [N | kvN | kvN]
 //      heads per token, or separate key/value inputs), applies the q/k RMSNorm and the rotary
 //      embedding at position positionIds[b] (else past), rounds them to the storage type as the
 //      four-dispatch path does when it stores them;
 //   2. the first query head of each kv group writes the new key/value rows into the present caches
 //      at row past (no other workgroup reads that row: everyone takes row past from shared memory);
-//   3. attends over the cache rows lo..past-1 and the new row from shared memory (gqa_dec.glsl
-//      DEC_NEW_ROW; a select between the two inside the key loop kept its loads from overlapping).
+//   3. attends over its chunk of the cache rows lo..past-1 (CHUNKS near-equal parts of the actual
+//      length, so that a head's keys spread over CHUNKS cores), the last chunk also over the new
+//      row from shared memory (a select between the two inside the key loop kept its loads from
+//      overlapping; gqa_dec.glsl);
+//   4. with CHUNKS > 1: writes its partial result (max, sum, unnormalized output) to ws[], counts
+//      its arrival in cnt[batch, head]; the last to arrive combines the CHUNKS partials, writes the
+//      output and sets the count back to 0 (the counters start at 0: kc_counters_*).
 // A batch whose seqlensK is outside 0..C-1 gets zeros and writes no cache row.  No attentionBias
 // or headSink here (the host keeps the four-dispatch path for them); smoothSoftmax is supported.
 #include "common.glsl"
@@ -24,6 +29,7 @@ layout(constant_id = 5) const bool ROTARY = false;
 layout(constant_id = 6) const bool INTERLEAVED = false;
 layout(constant_id = 7) const bool POS_IDS = false;
 layout(constant_id = 8) const bool POS64 = false;
+layout(constant_id = 9) const uint CHUNKS = 1u; // workgroups per (batch, head)
 const bool HAS_BIAS = false, HAS_SINK = false;
 
 PARAMS_BLOCK PC {
@@ -32,6 +38,7 @@ PARAMS_BLOCK PC {
     uint q_row, q_head0, k_row, k_head0, v_row, v_head0; // elements per token; first head of the role
     uint base_out, base_seqlens, base_k, base_v, base_q_in, base_k_in, base_v_in;
     uint base_pos, base_cos, base_sin, base_q_norm, base_k_norm;
+    uint base_ws, base_cnt; // CHUNKS > 1: partial results, arrival counters
 } pc;
 layout(std430, binding = 0) writeonly buffer O { A_T io[]; };
 layout(std430, binding = 1) readonly buffer Sl { int seqlens_in[]; };
@@ -50,14 +57,16 @@ layout(std430, binding = 8) readonly buffer Co { A_T cos_in[]; };
 layout(std430, binding = 9) readonly buffer Si { A_T sin_in[]; };
 layout(std430, binding = 10) readonly buffer Qn { A_T q_norm[]; };
 layout(std430, binding = 11) readonly buffer Kn { A_T k_norm[]; };
+layout(std430, binding = 12) coherent buffer Ws { float ws[]; };   // [B * N][CHUNKS][2 + H]
+layout(std430, binding = 13) coherent buffer Cnt { uint cnt[]; }; // [B * N]
 
 shared float k_new[128], v_new[128]; // the new key / value rows (H <= 128: the host checks)
+shared bool last_chunk;
 uint dec_kv; // the (batch, kv head)'s first cache row
 float dec_key(uint j, uint h) { return float(k_cache[pc.base_k + (dec_kv + j) * pc.H + h]); }
 float dec_value(uint j, uint h) { return float(v_cache[pc.base_v + (dec_kv + j) * pc.H + h]); }
 float dec_new_key(uint h) { return k_new[h]; }
 float dec_new_value(uint h) { return v_new[h]; }
-#define DEC_NEW_ROW 1
 float dec_bias(uint j) { return 0.0; }
 float dec_sink(uint head) { return 0.0; }
 #include "gqa_dec.glsl"
@@ -81,7 +90,7 @@ void rotate(uint r, uint pos) {
 }
 
 void main() {
-    uint g = flat_group();
+    uint g = flat_group() / CHUNKS, chunk = flat_group() % CHUNKS;
     if (g >= pc.B * pc.N) return;
     uint tid = gl_LocalInvocationID.x, nt = gl_WorkGroupSize.x;
     uint head = g % pc.N, b = g / pc.N, kvh = head / (pc.N / pc.kvN);
@@ -124,12 +133,49 @@ void main() {
         k_new[h] = float(A_T(k_new[h]));
     }
     dec_kv = (b * pc.kvN + kvh) * pc.C;
-    if (head % (pc.N / pc.kvN) == 0u)
+    if (head % (pc.N / pc.kvN) == 0u && chunk == 0u)
         for (uint h = tid; h < pc.H; h += nt) {
             k_store[pc.base_k + (dec_kv + past) * pc.H + h] = A_T(k_new[h]);
             v_store[pc.base_v + (dec_kv + past) * pc.H + h] = A_T(v_new[h]);
         }
     barrier();
     uint lo = pc.window > 0u && past >= pc.window ? past - pc.window + 1u : 0u;
-    gqa_dec_attend(head, lo, past, orow);
+    uint len = (past - lo + CHUNKS - 1u) / CHUNKS; // cache rows per chunk
+    uint c0 = min(lo + chunk * len, past), c1 = min(c0 + len, past);
+    float mt, lt;
+    gqa_dec_attend(c0, c1, chunk == CHUNKS - 1u, past, mt, lt);
+    if (CHUNKS == 1u) {
+        gqa_dec_finish(head, mt, lt, orow);
+        return;
+    }
+    uint part = pc.base_ws + (g * CHUNKS + chunk) * (2u + pc.H);
+    for (uint h = tid; h < pc.H; h += nt) ws[part + 2u + h] = dec_o[h];
+    if (tid == 0u) {
+        ws[part] = mt;
+        ws[part + 1u] = lt;
+    }
+    memoryBarrierBuffer();
+    barrier();
+    if (tid == 0u) last_chunk = atomicAdd(cnt[pc.base_cnt + g], 1u) == CHUNKS - 1u;
+    barrier();
+    if (!last_chunk) return;
+    memoryBarrierBuffer();
+    uint first = pc.base_ws + g * CHUNKS * (2u + pc.H);
+    float m_all = NEG_INF, l_all = 0.0;
+    for (uint c = 0u; c < CHUNKS; c++) m_all = max(m_all, ws[first + c * (2u + pc.H)]);
+    for (uint c = 0u; c < CHUNKS; c++) {
+        float mc = ws[first + c * (2u + pc.H)];
+        if (mc != NEG_INF) l_all += ws[first + c * (2u + pc.H) + 1u] * exp(mc - m_all);
+    }
+    for (uint h = tid; h < pc.H; h += nt) {
+        float o = 0.0;
+        for (uint c = 0u; c < CHUNKS; c++) {
+            float mc = ws[first + c * (2u + pc.H)];
+            if (mc != NEG_INF) o = fma(ws[first + c * (2u + pc.H) + 2u + h], exp(mc - m_all), o);
+        }
+        dec_o[h] = o;
+    }
+    if (tid == 0u) cnt[pc.base_cnt + g] = 0u;
+    barrier();
+    gqa_dec_finish(head, m_all, l_all, orow);
 }

@@ -1,16 +1,17 @@
 // gqa_dec.glsl - the key loop and the combine of the decode attention kernels
-// (ext_gqa_attn_dec.comp, ext_gqa_dec_fused.comp): one workgroup per (batch, token, query head)
-// with its query row in shared q[].  Subgroup g takes the runs of DEC_KB keys starting at
-// lo + DEC_KB * g, lo + DEC_KB * (g + NS), ...; per key its lanes read the key row together (channel
-// h = lane + SG * c, coalesced) and subgroupAdd gives the score; the key and value rows of a run
-// are all loaded before any is used (the loop is bound by memory latency: a load used at once
-// stalls its subgroup) and enter an online softmax that keeps the subgroup's max, sum and CPL output channels per lane in
-// registers.  The NS partial results are then combined through shared memory (the sink enters
-// there once) and written to io[orow ..].  f32 throughout.
+// (ext_gqa_attn_dec.comp, ext_gqa_dec_fused.comp): a workgroup attends with its query row in
+// shared q[] over a range of keys.  Subgroup g takes the runs of DEC_KB keys starting at
+// lo + DEC_KB * g, lo + DEC_KB * (g + NS), ...; per key its lanes read the key row together
+// (channel h = lane + SG * c, coalesced) and subgroupAdd gives the score; the key and value rows
+// of a run are all loaded before any is used (the loop is bound by memory latency: a load used at
+// once stalls its subgroup) and enter an online softmax that keeps the subgroup's max, sum and CPL
+// output channels per lane in registers.  The NS partial results are combined through shared
+// memory (gqa_dec_attend), then normalized with the sink into io[] (gqa_dec_finish) or, split over
+// workgroups, combined once more by the caller.  f32 throughout.
 // The including shader declares, before the include: the constants CPL, HAS_BIAS, HAS_SINK,
 // SMOOTH, the parameter block pc (fields H, scale, softcap), the output buffer io[], and the
-// functions dec_key(j, h) / dec_value(j, h) (channel h of key / value row j), dec_bias(j) and
-// dec_sink(head).
+// functions dec_key(j, h) / dec_value(j, h) (channel h of key / value row j in memory),
+// dec_new_key(h) / dec_new_value(h) (a row not in memory), dec_bias(j) and dec_sink(head).
 #extension GL_KHR_shader_subgroup_basic : enable
 #extension GL_KHR_shader_subgroup_arithmetic : enable
 
@@ -19,10 +20,6 @@
 shared float q[16 * 32];       // the query row (H <= SG * CPL <= 512)
 shared float part_m[32], part_l[32];
 shared float part_acc[32 * 128]; // [subgroup][channel]: H <= 128 when NS is 32 (the host checks)
-
-#ifndef DEC_NEW_ROW
-#define DEC_NEW_ROW 0 // 1: key p is not read from memory but from dec_new_key(h) / dec_new_value(h)
-#endif
 
 // One run of n (1..DEC_KB) keys into the online softmax (m, l, acc): kx / vx hold their key and
 // value channels (lane's c-th at [t * 16 + c]); j0 is the first key's index (for the bias).
@@ -50,9 +47,13 @@ void dec_run(float kx[DEC_KB * 16], float vx[DEC_KB * 16], uint n, uint j0, floa
     m = mn;
 }
 
-// Attention of the query row q[] of `head` over keys lo..p into io[orow ..]; q[] must be complete
-// (a barrier after it was written).
-void gqa_dec_attend(uint head, uint lo, uint p, uint orow) {
+shared float dec_o[128]; // the workgroup's unnormalized output (H <= 128)
+
+// Attention of the query row q[] of `head` over the keys lo .. end - 1 read from memory and, when
+// new_row, key p_new from dec_new_key(h) / dec_new_value(h) (taken by the last subgroup); q[] must
+// be complete (a barrier after it was written).  Leaves the workgroup's softmax max in mt, its sum
+// in lt (relative to mt) and the unnormalized output channels in dec_o[] (no sink yet).
+void gqa_dec_attend(uint lo, uint end, bool new_row, uint p_new, out float mt, out float lt) {
     uint tid = gl_LocalInvocationID.x, nt = gl_WorkGroupSize.x;
     uint lane = gl_SubgroupInvocationID, sg = gl_SubgroupID, ns = gl_NumSubgroups, sgs = gl_SubgroupSize;
     float qv[16], acc[16];
@@ -63,7 +64,6 @@ void gqa_dec_attend(uint head, uint lo, uint p, uint orow) {
     }
     float m = NEG_INF, l = 0.0;
     float kx[DEC_KB * 16], vx[DEC_KB * 16];
-    uint end = p + 1u - uint(DEC_NEW_ROW); // keys lo .. end - 1 come from memory
     for (uint j0 = lo + sg * DEC_KB; j0 < end; j0 += ns * DEC_KB) {
         // Every load of the run first (keys past the end read the last one and are dropped):
         // nothing uses a loaded value before all are issued, so they are in flight together.
@@ -75,16 +75,14 @@ void gqa_dec_attend(uint head, uint lo, uint p, uint orow) {
             }
         dec_run(kx, vx, min(DEC_KB, end - j0), j0, qv, m, l, acc);
     }
-#if DEC_NEW_ROW
-    if (sg == ns - 1u) { // the new row, by the last subgroup (it has the fewest memory runs)
+    if (new_row && sg == ns - 1u) { // the last subgroup has the fewest memory runs
         for (uint c = 0u; c < CPL; c++) {
             uint h = lane + sgs * c;
             kx[c] = h < pc.H ? dec_new_key(h) : 0.0;
             vx[c] = h < pc.H ? dec_new_value(h) : 0.0;
         }
-        dec_run(kx, vx, 1u, p, qv, m, l, acc);
+        dec_run(kx, vx, 1u, p_new, qv, m, l, acc);
     }
-#endif
     if (lane == 0u) {
         part_m[sg] = m;
         part_l[sg] = l;
@@ -94,16 +92,28 @@ void gqa_dec_attend(uint head, uint lo, uint p, uint orow) {
         if (h < pc.H) part_acc[sg * pc.H + h] = acc[c];
     }
     barrier();
-    float mt = NEG_INF;
-    if (HAS_SINK || SMOOTH) mt = HAS_SINK ? dec_sink(head) : 0.0;
-    float sink = mt;
+    mt = NEG_INF;
     for (uint i = 0u; i < ns; i++) mt = max(mt, part_m[i]);
-    float lt = HAS_SINK || SMOOTH ? exp(sink - mt) : 0.0;
+    lt = 0.0;
     for (uint i = 0u; i < ns; i++) lt += part_m[i] == NEG_INF ? 0.0 : part_l[i] * exp(part_m[i] - mt);
     for (uint h = tid; h < pc.H; h += nt) {
         float o = 0.0;
         for (uint i = 0u; i < ns; i++)
             if (part_m[i] != NEG_INF) o = fma(part_acc[i * pc.H + h], exp(part_m[i] - mt), o);
-        io[orow + h] = A_T(o / lt);
+        dec_o[h] = o;
     }
+    barrier();
+}
+
+// io[orow ..] = dec_o[] / the softmax sum, with the sink (headSink, or 0 for smoothSoftmax) as one
+// more term of the sum.
+void gqa_dec_finish(uint head, float mt, float lt, uint orow) {
+    float m2 = mt, sink = NEG_INF;
+    if (HAS_SINK || SMOOTH) {
+        sink = HAS_SINK ? dec_sink(head) : 0.0;
+        m2 = max(mt, sink);
+    }
+    float f = mt == NEG_INF ? 0.0 : exp(mt - m2);
+    float l2 = lt * f + (HAS_SINK || SMOOTH ? exp(sink - m2) : 0.0);
+    for (uint h = gl_LocalInvocationID.x; h < pc.H; h += gl_WorkGroupSize.x) io[orow + h] = A_T(dec_o[h] * f / l2);
 }

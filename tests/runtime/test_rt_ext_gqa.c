@@ -92,11 +92,16 @@ static const GqaCase decode_cases[] = {
 };
 
 /* Decode (S = 1): in one dispatch (ext_gqa_dec_fused.comp, the default where the device has
- * subgroup arithmetic) and in four (WEBNNC_GQA_FUSED=0: prep x 3 + ext_gqa_attn_dec.comp). */
+ * subgroup arithmetic) with the workgroups per head its capacity gives (1 to 4 here), forced to 1
+ * and to 3 (chunks combined by the last workgroup to arrive), and in four dispatches
+ * (WEBNNC_GQA_FUSED=0: prep x 3 + ext_gqa_attn_dec.comp). */
 START_TEST(decode) {
-    for (int fused = 1; fused >= 0; fused--) {
-        if (!fused) setenv("WEBNNC_GQA_FUSED", "0", 1);
+    static const char *const chunks[] = {NULL, "1", "3", NULL};
+    for (int mode = 0; mode < 4; mode++) {
+        if (chunks[mode]) setenv("WEBNNC_GQA_DEC_CHUNKS", chunks[mode], 1);
+        if (mode == 3) setenv("WEBNNC_GQA_FUSED", "0", 1);
         for (size_t i = 0; i < sizeof decode_cases / sizeof decode_cases[0]; i++) check_gqa(decode_cases[i]);
+        unsetenv("WEBNNC_GQA_DEC_CHUNKS");
     }
     unsetenv("WEBNNC_GQA_FUSED");
     /* the one-subgroup-reduction kernel (ext_gqa_attn.comp) that devices without subgroup
