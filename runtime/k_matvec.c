@@ -22,11 +22,15 @@ _Static_assert(sizeof(MatvecRowsPush) <= K_PUSH_MAX, "mat-vec push constants");
 /* Workgroup size and rows per workgroup (bench/matvec_sweep.sh, 4096x4096, driver 580): float16
  * 64 x 4 rows (H200: 8.65 us), int4 32 x 2 rows (H100: float16-pair 4.09 us, 64 registers, 78.3%
  * of copy; exact 4.72 us) were best; CPU devices: 64 x 4.  Rows with fewer units than invocations
- * get a smaller workgroup (down to one subgroup, at least 32). */
-static void work_split(const WnrtDeviceInfo *d, int bits, uint64_t units, uint32_t *wg, uint32_t *rows) {
+ * get a smaller workgroup (down to one subgroup, at least 32).  Tall weights whose row groups
+ * would exceed MV_MAX_GROUPS take 4 rows per workgroup: the vocabulary head (N 151936, K 896, int4)
+ * ran at 92 us with 76k workgroups of 2 rows and at 53 us with 4 (H200; the other projections
+ * were slower with 4). */
+#define MV_MAX_GROUPS 16384
+static void work_split(const WnrtDeviceInfo *d, int bits, uint64_t N, uint64_t units, uint32_t *wg, uint32_t *rows) {
     bool cpu = d->type == WNRT_DEV_CPU;
     *wg = cpu || bits > 8 ? 64 : 32;
-    *rows = cpu || bits > 8 ? 4 : 2;
+    *rows = cpu || bits > 8 || N / 2 > MV_MAX_GROUPS ? 4 : 2;
     uint32_t min_wg = d->subgroup_size > 32 ? d->subgroup_size : 32;
     while (*wg / 2 >= min_wg && *wg / 2 >= units) *wg /= 2;
     /* tuning overrides (bench sweeps): WEBNNC_MATVEC_WG = 32..1024, WEBNNC_MATVEC_ROWS = 1..8 */
@@ -120,7 +124,7 @@ static int rows_setup(KernelCtx *kc, const Node *n, const KMatvecRows *p, const 
     }
     uint64_t ku = unit_k(p);
     uint32_t wg;
-    work_split(d, p->bits, K / ku, &wg, rows);
+    work_split(d, p->bits, (uint64_t)p->N, K / ku, &wg, rows);
     /* QLAYOUT: bit 0 = 8-byte units, bit 1 = a block boundary may fall inside a unit */
     uint32_t qlayout = (half_units(p) ? 1u : 0u) | (quant && (uint64_t)p->block_k % ku ? 2u : 0u);
     uint32_t sp[10] = {wg, *rows, (uint32_t)p->bits, p->is_signed, p->has_zp, d->subgroup_arithmetic, wg, qlayout,
