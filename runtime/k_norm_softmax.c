@@ -2,11 +2,7 @@
  * (softmax.comp, one workgroup per row; rows split over binding windows by kx_axis_record). */
 #include "kx_util.h"
 
-static int softmax_check(KernelCtx *kc, const Node *n) {
-    int axis;
-    if (kx_one_in_one_out(n) < 0 || kx_axis_of(n, n->inputs[0]->rank, &axis) < 0) return -1;
-    return kcheck_shader(kc, n, "softmax", n->inputs[0]->dtype, n->inputs[0]->dtype);
-}
+static int softmax_check(KernelCtx *kc, const Node *n) { return kx_axis_check(kc, n, "softmax"); }
 
 static int softmax_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
     int sh = kc_find_shader(kc, n, "softmax", in[0].dtype, in[0].dtype);

@@ -142,11 +142,7 @@ static int reduce_record(KernelCtx *kc, const Node *n, const KTensor *in, const 
 
 const KernelFamily kfam_reduce = {reduce_check, reduce_record, 0};
 
-static int argminmax_check(KernelCtx *kc, const Node *n) {
-    int axis;
-    if (kx_one_in_one_out(n) < 0 || kx_axis_of(n, n->inputs[0]->rank, &axis) < 0) return -1;
-    return kcheck_shader(kc, n, "argminmax", n->inputs[0]->dtype, n->outputs[0]->dtype);
-}
+static int argminmax_check(KernelCtx *kc, const Node *n) { return kx_axis_check(kc, n, "argminmax"); }
 
 static int argminmax_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
     int sh = kc_find_shader(kc, n, "argminmax", in[0].dtype, out[0].dtype);

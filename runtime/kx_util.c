@@ -173,6 +173,12 @@ int kx_axis_of(const Node *n, int rank, int *axis) {
 }
 
 /* Rows split over windows of the outer dims so that x and y each fit one binding. */
+int kx_axis_check(KernelCtx *kc, const Node *n, const char *shader) {
+    int axis;
+    if (kx_one_in_one_out(n) < 0 || kx_axis_of(n, n->inputs[0]->rank, &axis) < 0) return -1;
+    return kcheck_shader(kc, n, shader, n->inputs[0]->dtype, n->outputs[0]->dtype);
+}
+
 int kx_axis_record(KernelCtx *kc, const Node *n, const KTensor *x, const KTensor *y, int sh, const uint32_t *spec,
                    int n_spec) {
     int axis;

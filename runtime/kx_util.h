@@ -57,6 +57,9 @@ int kx_ints(const Node *n, const char *key, int64_t *v, int max, int want);
 int kx_one_in_one_out(const Node *n);
 /* The node's "axis" option (default -1) when within [0, rank), else -1 with a diagnostic. */
 int kx_axis_of(const Node *n, int rank, int *axis);
+/* Check of a one-axis kernel: one operand and one output, a valid axis, shader NAME for (input
+ * dtype, output dtype). */
+int kx_axis_check(KernelCtx *kc, const Node *n, const char *shader);
 /* One axis of [outer, A, inner] (softmax, argMin/argMax): dispatches shader sh over the rows, split
  * over windows of the outer dims so that x and y each fit one binding (spec: specialization
  * constants); push constants {rows, A, inner, base_in, base_out}. */

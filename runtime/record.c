@@ -128,15 +128,19 @@ int kc_scratch_reserve(KernelCtx *kc, uint64_t bytes) {
 
 uint64_t kc_scratch_reserved(const KernelCtx *kc) { return kc->m->scratch_bytes; }
 
-int kc_scratch_bind(KernelCtx *kc, const Node *n, uint64_t bytes, KBind *b) {
-    const MemAlloc *s = &kc->m->scratch;
-    if (!s->buffer || bytes > kc->m->scratch_bytes) {
-        diag_node_error(n, "internal: %llu bytes of scratch storage, %llu reserved", (unsigned long long)bytes,
-                        (unsigned long long)kc->m->scratch_bytes);
+/* Binds all of a reserved allocation (reserved bytes), failing when `want` bytes exceed it. */
+static int bind_reserved(const Node *n, const MemAlloc *a, uint64_t reserved, uint64_t want, const char *what, KBind *b) {
+    if (!a->buffer || want > reserved) {
+        diag_node_error(n, "internal: %llu bytes of %s, %llu reserved", (unsigned long long)want, what,
+                        (unsigned long long)reserved);
         return -1;
     }
-    *b = (KBind){.buffer = s->buffer, .offset = s->offset, .range = kc->m->scratch_bytes, .write = true};
+    *b = (KBind){.buffer = a->buffer, .offset = a->offset, .range = reserved, .write = true};
     return 0;
+}
+
+int kc_scratch_bind(KernelCtx *kc, const Node *n, uint64_t bytes, KBind *b) {
+    return bind_reserved(n, &kc->m->scratch, kc->m->scratch_bytes, bytes, "scratch storage", b);
 }
 
 int kc_counters_reserve(KernelCtx *kc, uint64_t words) {
@@ -146,14 +150,7 @@ int kc_counters_reserve(KernelCtx *kc, uint64_t words) {
 }
 
 int kc_counters_bind(KernelCtx *kc, const Node *n, uint64_t words, KBind *b) {
-    const MemAlloc *c = &kc->m->counters;
-    if (!c->buffer || words > kc->m->counter_words) {
-        diag_node_error(n, "internal: %llu counters, %llu reserved", (unsigned long long)words,
-                        (unsigned long long)kc->m->counter_words);
-        return -1;
-    }
-    *b = (KBind){.buffer = c->buffer, .offset = c->offset, .range = kc->m->counter_words * 4, .write = true};
-    return 0;
+    return bind_reserved(n, &kc->m->counters, kc->m->counter_words * 4, words * 4, "counters", b);
 }
 
 static bool overlaps(const Range *rs, int n, const KBind *b) {
