@@ -1,4 +1,4 @@
-/* k_act.c - kernel family `ext_act`, shared by op families: ext, fused (quickGelu of family ext,
+/* k_act.c - kernel family `act`, shared by op families: ext, fused (quickGelu of family ext,
  * silu of family fused: y = x * sigmoid(alpha x), alpha default 1.702 for quickGelu, 1 for silu),
  * float32/float16, one element per invocation (shaders/ext_act.comp). */
 #include <string.h>
@@ -38,4 +38,4 @@ static int act_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTe
     return ext_dispatch_elems(kc, n, sh, spec, 1, &pc, sizeof pc, b, 2, in[0].numel);
 }
 
-const KernelFamily kfam_ext_act = {act_check, act_record, 0};
+const KernelFamily kfam_act = {act_check, act_record, 0};

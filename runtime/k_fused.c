@@ -1,4 +1,4 @@
-/* k_fused.c - kernel family `ext_fused` (op family fused): the fusion-only normalized projections qkvProjection
+/* k_fused.c - kernel family `fused` (op family fused): the fusion-only normalized projections qkvProjection
  * and gatedMlp (lib/core/fused_ops.h), float32/float16 activations, f32 accumulation.
  *  - matmulNBits weights (bits > 0), decode (up to KMV_NORM_MAX_M rows, unpadded 4/8-bit rows,
  *    uint8 or no zero points): the row mat-vec with the norm prologue (k_matvec.h,
@@ -412,4 +412,4 @@ static int fused_record(KernelCtx *kc, const Node *n, const KTensor *in, const K
     return node_int(n, "bits", 0) == 0 ? float_record(kc, n, in, out) : nbits_fused_record(kc, n, in, out);
 }
 
-const KernelFamily kfam_ext_fused = {fused_check, fused_record, 0};
+const KernelFamily kfam_fused = {fused_check, fused_record, 0};

@@ -1,4 +1,4 @@
-/* k_gqa.c - kernel family `ext_gqa` (op family gqa): groupQueryAttention with a fixed-capacity KV cache
+/* k_gqa.c - kernel family `gqa` (op family gqa): groupQueryAttention with a fixed-capacity KV cache
  * (packed or separate QKV, q/k RMSNorm, rotary with cos/sin caches and optional positionIds,
  * causal + local window, softcap, attentionBias, smoothSoftmax / headSink), float32/float16.
  * Dispatches: (1) present = past (a copy, skipped when the plan gives present the past's storage),
@@ -387,4 +387,4 @@ static int gqa_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTe
     return record_attention(kc, n, in, out, &d); /* (3) */
 }
 
-const KernelFamily kfam_ext_gqa = {gqa_check, gqa_record, 0};
+const KernelFamily kfam_gqa = {gqa_check, gqa_record, 0};
