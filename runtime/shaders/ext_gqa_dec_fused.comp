@@ -6,14 +6,16 @@
 //      heads per token, or separate key/value inputs), applies the q/k RMSNorm and the rotary
 //      embedding at position positionIds[b] (else past), rounds them to the storage type as the
 //      four-dispatch path does when it stores them;
-//   2. the first query head of each kv group writes the new key/value rows into the present caches
-//      at row past (no other workgroup reads that row: everyone takes row past from shared memory);
+//   2. the first query head of each kv group (its last chunk) writes the new key/value rows into
+//      the present caches at row past (no other workgroup reads that row: everyone takes row past
+//      from shared memory);
 //   3. attends over its chunk of the cache rows lo..past-1 (CHUNKS near-equal parts of the actual
 //      length, so that a head's keys spread over CHUNKS cores), the last chunk also over the new
 //      row from shared memory (a select between the two inside the key loop kept its loads from
-//      overlapping; gqa_dec.glsl);
-//   4. with CHUNKS > 1: writes its partial result (max, sum, unnormalized output) to ws[], counts
-//      its arrival in cnt[batch, head]; the last to arrive combines the CHUNKS partials, writes the
+//      overlapping; gqa_dec.glsl).  With fewer than DEC_CHUNK_MIN rows per chunk the last chunk's
+//      workgroup takes all rows and the others return at once;
+//   4. when split: writes its partial result (max, sum, unnormalized output) to ws[], counts its
+//      arrival in cnt[batch, head]; the last to arrive combines the CHUNKS partials, writes the
 //      output and sets the count back to 0 (the counters start at 0: kc_counters_*).
 // A batch whose seqlensK is outside 0..C-1 gets zeros and writes no cache row.  No attentionBias
 // or headSink here (the host keeps the four-dispatch path for them); smoothSoftmax is supported.
@@ -62,6 +64,7 @@ layout(std430, binding = 13) coherent buffer Cnt { uint cnt[]; }; // [B * N]
 
 shared float k_new[128], v_new[128]; // the new key / value rows (H <= 128: the host checks)
 shared bool last_chunk;
+#define DEC_CHUNK_MIN 16u // cache rows per chunk at least, else one workgroup per head
 uint dec_kv; // the (batch, kv head)'s first cache row
 float dec_key(uint j, uint h) { return float(k_cache[pc.base_k + (dec_kv + j) * pc.H + h]); }
 float dec_value(uint j, uint h) { return float(v_cache[pc.base_v + (dec_kv + j) * pc.H + h]); }
@@ -101,6 +104,12 @@ void main() {
         return;
     }
     uint past = uint(total) - 1u;
+    uint lo = pc.window > 0u && past >= pc.window ? past - pc.window + 1u : 0u;
+    // Split only where every chunk gets DEC_CHUNK_MIN rows: below that the combine costs more than
+    // it saves (H100: 8 keys took 353 us per step in 4 chunks, 273 in one), and the last chunk's
+    // workgroup does everything alone.
+    bool split = CHUNKS > 1u && past - lo >= CHUNKS * DEC_CHUNK_MIN;
+    if (!split && chunk != CHUNKS - 1u) return;
     uint qs = pc.base_q_in + b * pc.q_row + (pc.q_head0 + head) * pc.H;
     uint ks = pc.base_k_in + b * pc.k_row + (pc.k_head0 + kvh) * pc.H;
     uint vs = pc.base_v_in + b * pc.v_row + (pc.v_head0 + kvh) * pc.H;
@@ -133,18 +142,17 @@ void main() {
         k_new[h] = float(A_T(k_new[h]));
     }
     dec_kv = (b * pc.kvN + kvh) * pc.C;
-    if (head % (pc.N / pc.kvN) == 0u && chunk == 0u)
+    if (head % (pc.N / pc.kvN) == 0u && chunk == CHUNKS - 1u)
         for (uint h = tid; h < pc.H; h += nt) {
             k_store[pc.base_k + (dec_kv + past) * pc.H + h] = A_T(k_new[h]);
             v_store[pc.base_v + (dec_kv + past) * pc.H + h] = A_T(v_new[h]);
         }
     barrier();
-    uint lo = pc.window > 0u && past >= pc.window ? past - pc.window + 1u : 0u;
     uint len = (past - lo + CHUNKS - 1u) / CHUNKS; // cache rows per chunk
-    uint c0 = min(lo + chunk * len, past), c1 = min(c0 + len, past);
+    uint c0 = split ? min(lo + chunk * len, past) : lo, c1 = split ? min(c0 + len, past) : past;
     float mt, lt;
     gqa_dec_attend(c0, c1, chunk == CHUNKS - 1u, past, mt, lt);
-    if (CHUNKS == 1u) {
+    if (!split) {
         gqa_dec_finish(head, mt, lt, orow);
         return;
     }
