@@ -10,11 +10,12 @@
 const char *const fuse_stage_labels[] = {"+matmulNBits", "+GQA", "+norms and rotary", "+silu and gelu", "+qkv and gatedMlp"};
 const int fuse_stage_count = (int)(sizeof fuse_stage_labels / sizeof *fuse_stage_labels);
 
-/* Run order matters: GQA before the norms and rotary it contains (the ORT form), torch attention
+/* Stage 0 (labelled "+matmulNBits") recovers both quantized-weight ops.  Run order matters: GQA before the norms and rotary it contains (the ORT form), torch attention
  * after the norms and rotary (it takes their q/k norms and rotations, per-token ones included),
  * projections before qkv/gatedMlp. */
 const FusePattern fuse_patterns[] = {
     {"matmulNBits", "fuse_matmul_nbits", 0},
+    {"gatherBlockQuantized", "fuse_gather_block_quantized", 0},
     {"gqa", "fuse_gqa", 1},
     {"rmsNorm", "fuse_rms_norm", 2},
     {"rotary", "fuse_rotary", 2},

@@ -20,6 +20,8 @@
                      2 GQA) recovered as 2 GQA with doRotary counts 4 = 4.
      layerNorm     = layerNormalization nodes (LayerNorm models; ONNX: LayerNormalization and
                      com.microsoft SkipLayerNormalization, which the importer lowers to add + it)
+     gatherBlockQuantized = gatherBlockQuantized nodes (the int4 tied embeddings; ONNX: com.microsoft
+                     GatherBlockQuantized)
    ONNX side: the sum of MatMulNBits N, GroupQueryAttention, SimplifiedLayerNormalization (plain) and
    SkipSimplifiedLayerNormalization (skip) nodes.  The torch-dynamo exports have no macro-ops; their
    expected counts are those of the same architecture's fp32-cpu export, judged for the norms only
@@ -47,7 +49,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_common as e2e  # noqa: E402
 from genai_models import TORCH_DIM, same_argmax, test_logits, tolerance  # noqa: E402
 
-MACROS = ("matmulNBits", "GQA", "norm", "skipNorm", "layerNorm", "rotary")
+MACROS = ("matmulNBits", "GQA", "norm", "skipNorm", "layerNorm", "rotary", "gatherBlockQuantized")
 # (model, check) -> why it is known to fail
 KNOWN_MISSES = {}
 
@@ -77,6 +79,8 @@ def onnx_macros(model_dir):
             c["layerNorm"] += 1
         elif n.op_type == "RotaryEmbedding":
             c["rotary"] += 1
+        elif n.op_type == "GatherBlockQuantized":
+            c["gatherBlockQuantized"] += 1
     return len(g.node), {k: c[k] for k in MACROS}
 
 
@@ -99,6 +103,8 @@ def fused_macros(out):
             c["skipNorm"] += 1
         elif op == "layerNormalization":
             c["layerNorm"] += 1
+        elif op == "gatherBlockQuantized":
+            c["gatherBlockQuantized"] += 1
         elif op in ("qkvProjection", "gatedMlp"):
             # input, skip?, ...: a skip written positionally or by name
             skip = len(n["inputs"]) > 1 or "skip" in opt
@@ -236,8 +242,8 @@ def main():
             failures.append(f"KNOWN_MISSES names {name}, which is not in the corpus")
 
     md = ["| model | ONNX nodes | ladder (Baseline .. +qkv/gatedMlp) | fused nodes | MatMulNBits sum n | GQA | norm/skip | "
-          "rotary | set_0 unfused / fused | set_1 unfused / fused |",
-          "|---|---|---|---|---|---|---|---|---|---|"]
+          "rotary | gatherBlockQuantized | set_0 unfused / fused | set_1 unfused / fused |",
+          "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         f, o = r["fused"] or {}, r["expected"] or {}
 
@@ -245,7 +251,7 @@ def main():
             return f"{f.get(k, '-')}/{o.get(k, '-')}"
         md.append(f"| {r['model']} | {r['onnx_nodes']} | {' '.join(str(n) for _, n in (r['ladder'] or [])[1:])} | "
                   f"{r['fused_nodes']} | {pair('matmulNBits')} | {pair('GQA')} | {pair('norm')}, {pair('skipNorm')} | "
-                  f"{pair('rotary')} | {fmt(r['runs'].get('0'))} / {fmt(r['runs'].get('0f'))} | "
+                  f"{pair('rotary')} | {pair('gatherBlockQuantized')} | {fmt(r['runs'].get('0'))} / {fmt(r['runs'].get('0f'))} | "
                   f"{fmt(r['runs'].get('1'))} / {fmt(r['runs'].get('1f'))} |")
     md.append("")
     md.append("Macro-op columns: recovered/expected (the ONNX origin's; torch-dynamo: the fp32-cpu sibling's "

@@ -58,6 +58,36 @@ Node *dt_node(Graph *g, OpId op, int count, Value *const *ins) {
     return n;
 }
 
+Node *dt_gbq_node(Graph *g, const DtGbqCase *c) {
+    DType dt = c->f16 ? DT_F16 : DT_F32, q = c->data_dt;
+    bool is_signed = dtype_is_signed(q);
+    int64_t per = q == DT_U8 ? 8 / c->bits : 1, nb = (c->cols + c->block - 1) / c->block;
+    double lo = is_signed ? -8 : 0, hi = q == DT_U8 ? 255 : (is_signed ? 7 : 15);
+    Value *data, *scales, *zp = NULL, *idx;
+    int64_t ga = 0, qa = 1;
+    if (!c->swap_axes) {
+        data = dt_random(g, "data", q, 2, (const int64_t[]){c->rows, c->cols / per}, lo, hi);
+        scales = dt_random(g, "scales", dt, 2, (const int64_t[]){c->rows, nb}, -0.5, 0.5);
+        if (c->zp)
+            zp = q == DT_U8 ? dt_random(g, "zp", DT_U8, 2, (const int64_t[]){c->rows, (nb + per - 1) / per}, 0, 255)
+                            : dt_random(g, "zp", q, 2, (const int64_t[]){c->rows, nb}, lo, 7);
+        idx = dt_values(g, "idx", DT_I64, 2, (const int64_t[]){2, 2}, (const double[]){0, (double)c->rows - 1, -1, 1});
+    } else { /* int4/uint4 data quantized along axis 0, gathered along axis 1 */
+        ga = 1, qa = 0;
+        data = dt_random(g, "data", q, 2, (const int64_t[]){c->cols, c->rows}, lo, 7);
+        scales = dt_random(g, "scales", dt, 2, (const int64_t[]){nb, c->rows}, -0.5, 0.5);
+        if (c->zp) zp = dt_random(g, "zp", q, 2, (const int64_t[]){nb, c->rows}, 0, 7);
+        idx = dt_values(g, "idx", DT_I32, 1, (const int64_t[]){3}, (const double[]){2, 0, -2});
+    }
+    Node *n = dt_node(g, OP_GATHER_BLOCK_QUANTIZED, 4, (Value *[]){data, idx, scales, zp});
+    node_set_uint(g, n, "bits", c->bits);
+    node_set_uint(g, n, "blockSize", c->block);
+    node_set_uint(g, n, "gatherAxis", ga);
+    node_set_uint(g, n, "quantizeAxis", qa);
+    dt_insert(g, n);
+    return n;
+}
+
 int dt_check(Graph *g, Node *n, const char *pass, double atol, double rtol) {
     int outs = n->n_outputs;
     ck_assert_int_gt(outs, 0);

@@ -29,6 +29,18 @@ void dt_insert(Graph *g, Node *n);
  * spec nodes the decomposition emitted. */
 int dt_check(Graph *g, Node *n, const char *pass, double atol, double rtol);
 
+/* A gatherBlockQuantized node over random constants (inserted into g): rows x cols logical values
+ * of data_dt (uint8 packs 8/bits values per byte), blockwise scales of float32 / float16 (f16),
+ * optional random zero points; gathered along axis 0 and quantized along the last axis, or
+ * (swap_axes, int4/uint4 only) the other way round; constant indices with a negative one. */
+typedef struct {
+    DType data_dt;
+    int bits, block;
+    int64_t rows, cols; /* logical */
+    bool zp, swap_axes, f16;
+} DtGbqCase;
+Node *dt_gbq_node(Graph *g, const DtGbqCase *c);
+
 /* Runs one pass by name on g; a failure fails the test with the diagnostic. */
 void dt_run_pass(Graph *g, const char *pass);
 /* Number of live nodes of kind op in g. */

@@ -297,45 +297,14 @@ END_TEST
 
 /* ---- gatherBlockQuantized ------------------------------------------------------------------------- */
 
-typedef struct {
-    DType data_dt;
-    int bits, block;
-    int64_t rows, cols; /* logical */
-    bool zp, swap_axes, f16;
-} GbqCase;
-
-static void run_gbq(const GbqCase *c) {
+static void run_gbq(const DtGbqCase *c) {
+    Node *n = dt_gbq_node(g, c);
     DType dt = c->f16 ? DT_F16 : DT_F32;
-    int64_t per = c->data_dt == DT_U8 ? 8 / c->bits : 1;
-    int64_t nb = (c->cols + c->block - 1) / c->block;
-    Value *data, *scales, *zp = NULL, *idx;
-    int64_t ga = 0, qa = 1;
-    if (!c->swap_axes) {
-        data = rnd("data", c->data_dt, SHAPE(c->rows, c->cols / per), dtype_is_signed(c->data_dt) ? -8 : 0,
-                   c->data_dt == DT_U8 ? 255 : (dtype_is_signed(c->data_dt) ? 7 : 15));
-        scales = rnd("scales", dt, SHAPE(c->rows, nb), -0.5, 0.5);
-        if (c->zp)
-            zp = c->data_dt == DT_U8 ? rnd("zp", DT_U8, SHAPE(c->rows, (nb + per - 1) / per), 0, 255)
-                                     : rnd("zp", c->data_dt, SHAPE(c->rows, nb), dtype_is_signed(c->data_dt) ? -8 : 0, 7);
-        idx = dt_values(g, "idx", DT_I64, 2, (const int64_t[]){2, 2}, (const double[]){0, (double)c->rows - 1, -1, 1});
-    } else { /* int4/uint4 data quantized along axis 0, gathered along axis 1 */
-        ga = 1, qa = 0;
-        data = rnd("data", c->data_dt, SHAPE(c->cols, c->rows), dtype_is_signed(c->data_dt) ? -8 : 0, 7);
-        scales = rnd("scales", dt, SHAPE(nb, c->rows), -0.5, 0.5);
-        if (c->zp) zp = rnd("zp", c->data_dt, SHAPE(nb, c->rows), 0, 7);
-        idx = dt_values(g, "idx", DT_I32, 1, (const int64_t[]){3}, (const double[]){2, 0, -2});
-    }
-    Node *n = dt_node(g, OP_GATHER_BLOCK_QUANTIZED, 4, (Value *[]){data, idx, scales, zp});
-    node_set_uint(g, n, "bits", c->bits);
-    node_set_uint(g, n, "blockSize", c->block);
-    node_set_uint(g, n, "gatherAxis", ga);
-    node_set_uint(g, n, "quantizeAxis", qa);
-    dt_insert(g, n);
     dt_check(g, n, "decompose_gather_block_quantized", tol_for(dt), tol_for(dt));
 }
 
 START_TEST(gather_block_quantized_variants) {
-    static const GbqCase cases[] = {
+    static const DtGbqCase cases[] = {
         {DT_U8, 4, 32, 6, 64, false, false, false}, /* the ORT-GenAI tied-embedding form */
         {DT_U8, 4, 32, 6, 64, true, false, true},   {DT_U8, 4, 16, 5, 48, true, false, false},
         {DT_U8, 4, 32, 5, 48, false, false, false}, /* ragged last block */

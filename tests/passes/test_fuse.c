@@ -151,6 +151,71 @@ START_TEST(matmul_nbits_bad_block) {
 }
 END_TEST
 
+/* ---- gatherBlockQuantized ---------------------------------------------------------------------- */
+
+/* dt_gbq_node with its indices as a graph input (so the gathers stay while passes run); returns
+ * the indices. */
+static Value *gbq_with_input_indices(const DtGbqCase *c, Node **node) {
+    *node = dt_gbq_node(g, c);
+    Value *idx = (*node)->inputs[1];
+    idx->flags = (idx->flags & ~(unsigned)VF_CONST) | VF_INPUT;
+    return idx;
+}
+
+/* Decomposes, folds (2-bit tables unpack to uint8 constants) and fuses. */
+static void gbq_decompose_and_fuse(void) {
+    run("decompose_gather_block_quantized");
+    ck_assert_int_eq(count_op(OP_GATHER_BLOCK_QUANTIZED), 0);
+    run("fold_constants");
+    run("fuse_gather_block_quantized");
+    run("dce");
+}
+
+START_TEST(gather_block_quantized_round_trip) {
+    static const DtGbqCase cases[] = {
+        {DT_U8, 4, 32, 6, 64, false, false, true}, /* the ORT-GenAI tied embedding: default zero points */
+        {DT_U8, 4, 16, 5, 48, true, false, false}, {DT_U8, 8, 16, 4, 64, false, false, false},
+        {DT_U8, 8, 32, 4, 64, true, false, true},  {DT_U8, 2, 16, 4, 64, true, false, false}, /* 2-bit: as bits 8 */
+        {DT_I4, 4, 16, 4, 32, false, false, false}, {DT_U4, 4, 16, 4, 32, true, true, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        teardown();
+        setup();
+        Node *n;
+        Value *idx = gbq_with_input_indices(&cases[i], &n);
+        Ref r = reference(n);
+        gbq_decompose_and_fuse();
+        ck_assert_msg(count_op(OP_GATHER_BLOCK_QUANTIZED) == 1 && graph_node_count(g) == 1, "case %zu: %d nodes", i,
+                      graph_node_count(g));
+        check_against(&r, idx, cases[i].f16 ? 1e-3 : 1e-6);
+    }
+}
+END_TEST
+
+/* A quantized axis that is not a multiple of the block (repeated, sliced scales), and a gathered
+ * table row that is also a graph output, do not fuse. */
+START_TEST(gather_block_quantized_near_misses) {
+    Node *n;
+    gbq_with_input_indices(&(DtGbqCase){DT_U8, 4, 32, 5, 48, false, false, false}, &n);
+    graph_add_output(g, n->outputs[0]);
+    gbq_decompose_and_fuse();
+    ck_assert_int_eq(count_op(OP_GATHER_BLOCK_QUANTIZED), 0);
+    teardown();
+    setup();
+    gbq_with_input_indices(&(DtGbqCase){DT_U8, 4, 32, 6, 64, false, false, false}, &n);
+    graph_add_output(g, n->outputs[0]);
+    run("decompose_gather_block_quantized");
+    for (int i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i]->op == OP_GATHER) {
+            graph_add_output(g, g->nodes[i]->outputs[0]);
+            break;
+        }
+    run("fuse_gather_block_quantized");
+    ck_assert_int_eq(count_op(OP_GATHER_BLOCK_QUANTIZED), 0);
+    ck_assert_int_eq(count_op(OP_DEQUANTIZE_LINEAR), 1);
+}
+END_TEST
+
 /* ---- rmsNorm / skipRmsNorm -------------------------------------------------------------------- */
 
 START_TEST(rms_norm_round_trip) {
@@ -365,6 +430,8 @@ static Suite *suite(void) {
     tcase_add_test(tc, matmul_nbits_round_trip);
     tcase_add_test(tc, matmul_nbits_interior_used_elsewhere);
     tcase_add_test(tc, matmul_nbits_bad_block);
+    tcase_add_test(tc, gather_block_quantized_round_trip);
+    tcase_add_test(tc, gather_block_quantized_near_misses);
     tcase_add_test(tc, rms_norm_round_trip);
     tcase_add_test(tc, skip_rms_norm_round_trip);
     tcase_add_test(tc, rms_norm_torch_form);
