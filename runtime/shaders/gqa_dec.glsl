@@ -22,7 +22,8 @@ shared float part_m[32], part_l[32];
 shared float part_acc[32 * 128]; // [subgroup][channel]: H <= 128 when NS is 32 (the host checks)
 
 // One run of n (1..DEC_KB) keys into the online softmax (m, l, acc): kx / vx hold their key and
-// value channels (lane's c-th at [t * 16 + c]); j0 is the first key's index (for the bias).
+// value channels (lane's c-th at [t * 16 + c]) for t < n (entries past n are never used: the scores
+// are replaced by -inf, the values skipped); j0 is the first key's index (for the bias).
 void dec_run(float kx[DEC_KB * 16], float vx[DEC_KB * 16], uint n, uint j0, float qv[16], inout float m, inout float l,
              inout float acc[16]) {
     float d[DEC_KB]; // the scores (NEG_INF past n)
@@ -39,7 +40,11 @@ void dec_run(float kx[DEC_KB * 16], float vx[DEC_KB * 16], uint n, uint j0, floa
     float rescale = m == NEG_INF ? 0.0 : exp(m - mn);
     l *= rescale;
     for (uint c = 0u; c < CPL; c++) acc[c] *= rescale;
+    // Only the n keys of the run: past n, kx / vx hold whatever the registers held (the new-row run
+    // of a subgroup that had no memory run never wrote them), and 0 * NaN is NaN.
+    // (A constant bound with a test inside keeps the indices constant, so kx / vx stay in registers.)
     for (uint t = 0u; t < DEC_KB; t++) {
+        if (t >= n) break;
         float e = d[t] == NEG_INF ? 0.0 : exp(d[t] - mn);
         l += e;
         for (uint c = 0u; c < CPL; c++) acc[c] = fma(e, vx[t * 16u + c], acc[c]);
@@ -64,6 +69,9 @@ void gqa_dec_attend(uint lo, uint end, bool new_row, uint p_new, out float mt, o
     }
     float m = NEG_INF, l = 0.0;
     float kx[DEC_KB * 16], vx[DEC_KB * 16];
+    // Defined from the start: the new-row run of a subgroup without a memory run fills only entry 0
+    // (on the H100 the undefined rest made whole decode steps NaN before dec_run skipped it).
+    for (uint i = 0u; i < DEC_KB * 16u; i++) kx[i] = vx[i] = 0.0;
     for (uint j0 = lo + sg * DEC_KB; j0 < end; j0 += ns * DEC_KB) {
         // Every load of the run first (keys past the end read the last one and are dropped):
         // nothing uses a loaded value before all are issued, so they are in flight together.
