@@ -20,7 +20,8 @@
 #          DIMS="--dim sequence_length=512 --dim total_sequence_length=1024"   convert bounds (the
 #               KV-cache capacity; the preset's max_length would size buffers for 32768 tokens)
 #          PROFILE=1 also saves `webnnc profile --json` of every stage (PROFILE_LEN, default the second
-#               length: 128) as OUT/profile-STAGE.json
+#               length: 128) as OUT/profile-STAGE.json and prints bench/fused_table.py's tables of
+#               what each stage's fused ops replaced (prefill and decode GPU time per step) into OUT/fused.md
 #          TORCH=0 skips PyTorch (run with python3: the one with torch + transformers);
 #          TORCH_MODES=eager,static,compiled;  PY=python for make_genai_model.py
 set -u
@@ -35,7 +36,7 @@ lengths=${LENGTHS:-8 128 512}
 max_new=${MAX_NEW:-64}
 repeat=${REPEAT:-2}
 dims=${DIMS:---dim sequence_length=512 --dim total_sequence_length=1024}
-ladder="matmulNBits gqa rmsNorm,rotary silu qkv,gatedMlp" # patterns each stage adds (pipeline_plan.c)
+ladder="matmulNBits,gatherBlockQuantized gqa rmsNorm,rotary silu qkv,gatedMlp" # patterns each stage adds (pipeline_plan.c)
 if [ -z "${STAGES:-}" ]; then
     STAGES=none acc=
     for s in $ladder; do acc=${acc:+$acc,}$s; STAGES="$STAGES $acc"; done
@@ -109,3 +110,9 @@ driver=$(head -1 /proc/driver/nvidia/version 2>/dev/null || true)
 "$py" "$here/decode_report.py" --runs "$runs" --devices "$out_dir/devices.txt" ${torch_json:+--torch "$torch_json"} \
     --webnnc "$("$bin" --version)" --driver "$driver" --model "$preset $precision $target" --max-new "$max_new" \
     --dims "$dims" --out "$out_dir"
+status=$? # 1: some configuration generated other ids than the baseline
+if [ "${PROFILE:-0}" = 1 ]; then
+    echo "== fused against replaced (bench/fused_table.py)"
+    "$py" "$here/fused_table.py" "$out_dir" || echo "fused_table.py failed"
+fi
+exit $status

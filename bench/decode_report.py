@@ -6,7 +6,8 @@ tokens/s at every other prompt length (the decode context), per ladder stage of 
 
 Inputs: --runs decode-runs.tsv (decode.sh: stage, fuse, prompt, run, exit, generate's stderr line,
 first ids), --devices (`webnnc devices` output), --torch (torch_decode.py's JSON line, optional),
---webnnc, --driver, --model, --max-new, --dims (text), --out DIR.
+--webnnc, --driver, --model, --max-new, --dims (text), --out DIR.  Exits 1 when a configuration's
+first ids differ from the baseline's at some prompt length (listed as WRONG TOKENS).
 """
 import argparse
 import csv
@@ -17,7 +18,7 @@ import re
 import sys
 
 # ladder stages (passes/pipeline_plan.c): the patterns each adds, cumulatively from the baseline
-LADDER = [("+matmulNBits", "matmulNBits"), ("+GQA", "gqa"), ("+norms and rotary", "rmsNorm,rotary"), ("+silu", "silu"),
+LADDER = [("+matmulNBits", "matmulNBits,gatherBlockQuantized"), ("+GQA", "gqa"), ("+norms and rotary", "rmsNorm,rotary"), ("+silu", "silu"),
           ("+qkv and gatedMlp (fully fused)", "qkv,gatedMlp")]
 TORCH = {"eager": "PyTorch fp16 eager (dynamic cache)", "static": "PyTorch fp16 static cache",
          "compiled": "PyTorch fp16 compiled static cache"}
@@ -38,6 +39,20 @@ def read_runs(path):
                 res = {"error": r["line"].replace("webnnc: ", "")[:200]}
             rows.setdefault(key, {})[int(r["prompt"])] = res  # later runs replace earlier ones
     return rows
+
+
+def ids_mismatches(runs):
+    """Every configuration must generate the baseline's (--fuse none) first ids at every prompt length:
+    fusion changes the kernels, not the tokens (a kernel that yields NaN logits decodes token 0 at
+    full speed, so the timings alone do not show it)."""
+    base = next((res for (stage, fuse), res in runs.items() if fuse == "none"), None)
+    out = []
+    for (stage, fuse), res in sorted(runs.items()):
+        for n, r in sorted(res.items()):
+            want = (base or {}).get(n, {}).get("ids")
+            if fuse != "none" and want and r.get("ids") and r["ids"] != want:
+                out.append(f"--fuse {fuse}, prompt {n}: {r['ids']} (baseline {want})")
+    return out
 
 
 def stage_label(fuse):
@@ -107,6 +122,7 @@ def main():
             else:
                 cells.append(fmt(x.get(key), unit))
         md.append("| " + " | ".join(cells) + " |")
+    mismatches = ids_mismatches(runs)
     info = {"device": device, "driver": a.driver or None, "webnnc": a.webnnc, "model": a.model, "max_new": a.max_new,
             "convert_dims": a.dims, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     if torch:
@@ -118,14 +134,20 @@ def main():
     md.append("; ".join(f"{k}: {v}" for k, v in info.items() if v and k not in ("model", "max_new", "convert_dims")) + ".")
     for e in errors:
         md.append(f"- failed: {e}")
+    for m in mismatches:
+        md.append(f"- WRONG TOKENS: {m}")
     text = "\n".join(md) + "\n"
     print(text, end="")
     with open(os.path.join(a.out, "decode.md"), "w") as f:
         f.write(text)
     with open(os.path.join(a.out, "decode.json"), "w") as f:
-        json.dump({**info, "ttft_at": ttft_at, "decode_at": decode_at, "rows": rows}, f, indent=1)
+        json.dump({**info, "ttft_at": ttft_at, "decode_at": decode_at, "rows": rows, "ids_mismatches": mismatches}, f,
+                  indent=1)
         f.write("\n")
-    return 0
+    if mismatches:
+        print(f"decode_report.py: error: {len(mismatches)} runs generated other ids than the baseline (WRONG TOKENS above)",
+              file=sys.stderr)
+    return 1 if mismatches else 0
 
 
 if __name__ == "__main__":
