@@ -11,6 +11,7 @@
 typedef struct {
     uint32_t n, I, D, post, Q, inner, nB, block, bits, zp_last;
     uint32_t base_data, base_idx, base_scale, base_zp, base_y;
+    uint32_t w0, w1, elem0;
 } GbqPush;
 
 enum { SPEC_WG, SPEC_KIND, SPEC_IDX64, SPEC_ZP, SPEC_COUNT };
@@ -32,6 +33,20 @@ static uint64_t span(const KTensor *t, int from, int to, int qa, int64_t qdim) {
     uint64_t p = 1;
     for (int d = from; d < to; d++) p *= (uint64_t)(d == qa ? qdim : t->shape[d]);
     return p;
+}
+
+/* Table rows (along the gather axis) per dispatch: all of them, or as many as one binding holds when
+ * the table is bigger than maxStorageBufferRange and nothing precedes the gather axis (pre == 1;
+ * else the whole table is bound and binding reports what does not fit).  WEBNNC_GBQ_ROWS=N caps
+ * it (tests). */
+static uint64_t table_rows(const KernelCtx *kc, uint64_t pre, uint64_t D, uint64_t post, uint64_t bits) {
+    const WnrtDeviceInfo *d = kc_device(kc);
+    uint64_t row_bytes = (post * bits + 7) / 8, range = d->max_storage_buffer_range;
+    uint64_t slack = d->min_storage_offset_alignment + 8; /* window start aligned down, end rounded to a word */
+    uint64_t rows = D;
+    if (pre == 1 && D * row_bytes + slack > range) rows = range > slack + row_bytes ? (range - slack) / row_bytes - 1 : 1;
+    rows = (uint64_t)kx_env_long("WEBNNC_GBQ_ROWS", 1, 1L << 30, (long)(rows ? rows : 1));
+    return rows < D ? rows : D;
 }
 
 static int gbq_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
@@ -77,10 +92,9 @@ static int gbq_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTe
     if (out[0].numel == 0) return 0;
     KBind b[5];
     uint32_t bytes;
-    if (ext_bind_bytes(kc, n, data, &b[0], &bytes) < 0 || ext_bind_words(kc, n, idx, &b[1], &pc.base_idx) < 0 ||
-        ext_bind(kc, n, scales, false, &b[2], &pc.base_scale) < 0 || ext_bind(kc, n, &out[0], true, &b[4], &pc.base_y) < 0)
+    if (ext_bind_words(kc, n, idx, &b[1], &pc.base_idx) < 0 || ext_bind(kc, n, scales, false, &b[2], &pc.base_scale) < 0 ||
+        ext_bind(kc, n, &out[0], true, &b[4], &pc.base_y) < 0)
         return -1;
-    pc.base_data = bytes * (8 / pc.bits);
     b[3] = b[2];
     if (has_zp) {
         if (ext_bind_bytes(kc, n, &in[3], &b[3], &bytes) < 0) return -1;
@@ -88,7 +102,19 @@ static int gbq_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTe
     }
     uint32_t kind = data->dtype == DT_U8 ? 0 : data->dtype == DT_U4 ? 1 : 2;
     uint32_t spec[SPEC_COUNT] = {ext_wg(kc), kind, idx->dtype == DT_I64, has_zp};
-    return ext_dispatch_elems(kc, n, sh, spec, SPEC_COUNT, &pc, sizeof pc, b, 5, out[0].numel);
+    uint64_t rows = table_rows(kc, pre, pc.D, pc.post, pc.bits);
+    for (uint64_t w0 = 0; w0 < pc.D; w0 += rows) {
+        uint64_t w1 = w0 + rows < pc.D ? w0 + rows : pc.D, elems_per_byte = 8 / pc.bits;
+        KTensor raw = *data; /* the table's bytes; the last window (or the only one) to its end */
+        raw.dtype = DT_U8;
+        raw.numel = dtype_storage_bytes(data->dtype, data->numel);
+        uint64_t first = w0 * pc.post / elems_per_byte, last = w1 == pc.D ? raw.numel - 1 : (w1 * pc.post - 1) / elems_per_byte;
+        if (kc_bind_window(kc, n, &raw, (int64_t)first, (int64_t)last, false, &b[0], &bytes) < 0) return -1;
+        pc.base_data = bytes * (uint32_t)elems_per_byte;
+        pc.w0 = (uint32_t)w0, pc.w1 = (uint32_t)w1, pc.elem0 = (uint32_t)(first * elems_per_byte);
+        if (ext_dispatch_elems(kc, n, sh, spec, SPEC_COUNT, &pc, sizeof pc, b, 5, out[0].numel) < 0) return -1;
+    }
+    return 0;
 }
 
 const KernelFamily kfam_ext_gbq = {gbq_check, gbq_record, 0};

@@ -9,6 +9,9 @@
 // points packed the same way per scale row of zp_last bytes, default 2^(bits-1)), 1 = uint4,
 // 2 = int4 (zero points of the data type shaped like the scales, default 0).  Data, zero points
 // and indices are bound as 32-bit words.  A = scale / output dtype.
+// A table bigger than one binding (pre == 1 only) runs as several dispatches, each over table rows
+// w0 .. w1-1 of the gather axis bound from the byte holding element elem0: a dispatch writes only
+// the outputs whose index falls in its rows (out-of-range indices: the w0 == 0 dispatch).
 #include "common.glsl"
 #include "ext_common.glsl"
 
@@ -19,6 +22,7 @@ layout(constant_id = 3) const bool HAS_ZP = false;
 PARAMS_BLOCK PC {
     uint n, I, D, post, Q, inner, nB, block, bits, zp_last;
     uint base_data, base_idx, base_scale, base_zp, base_y; // data / zp: in elements of `bits`
+    uint w0, w1, elem0; // the table rows of this dispatch; first logical element of its data binding
 } pc;
 layout(std430, binding = 0) readonly buffer Dt { uint data_in[]; };
 layout(std430, binding = 1) readonly buffer Ix { uint idx_in[]; };
@@ -37,9 +41,10 @@ void main() {
     uint r = i % pc.post, t = i / pc.post, f = t % pc.I, p = t / pc.I;
     int v = EXT_INDEX_CHECKED(idx_in, pc.base_idx, f, IDX64, pc.D);
     if (v < 0) {
-        y_out[pc.base_y + i] = A_T(0.0);
+        if (pc.w0 == 0u) y_out[pc.base_y + i] = A_T(0.0);
         return;
     }
+    if (uint(v) < pc.w0 || uint(v) >= pc.w1) return;
     uint li = (p * pc.D + uint(v)) * pc.post + r;
     uint iq = li % pc.inner, oq = li / pc.inner, cq = oq % pc.Q;
     oq /= pc.Q;
@@ -54,5 +59,5 @@ void main() {
             z = DATA_KIND == 2u ? float(int(zv << 28) >> 28) : float(zv);
         }
     }
-    y_out[pc.base_y + i] = A_T((packed_value(li) - z) * float(scale_in[pc.base_scale + si]));
+    y_out[pc.base_y + i] = A_T((packed_value(li - pc.elem0) - z) * float(scale_in[pc.base_scale + si]));
 }

@@ -3,6 +3,7 @@
  * semantics), random operands over several shapes and variants, float32 and float16. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "test_rt_ext.h"
 
@@ -197,14 +198,22 @@ static void check_gbq(GbqCase c) {
     graph_free(g);
 }
 
+/* Every case in one dispatch, then with the table bound 2 (and 3) rows at a time, as a table bigger than
+ * maxStorageBufferRange runs (WEBNNC_GBQ_ROWS: each dispatch writes the outputs of its rows, the
+ * first also the zeros of out-of-range indices; the gather-columns case keeps one binding). */
 START_TEST(gather_block_quantized) {
-    check_gbq((GbqCase){DT_U8, DT_F32, DT_I64, 4, 32, 0, 1, 2, {10, 40}, false, 1, {5}});   /* 80 values, last block partial */
-    check_gbq((GbqCase){DT_U8, DT_F32, DT_I32, 4, 16, 0, 1, 2, {7, 24}, true, 2, {2, 3}}); /* 3 blocks: odd zp row */
-    check_gbq((GbqCase){DT_U8, DT_F16, DT_I64, 8, 16, 0, 1, 2, {6, 48}, true, 1, {4}});
-    check_gbq((GbqCase){DT_U8, DT_F32, DT_I64, 2, 16, 0, 1, 2, {5, 12}, true, 1, {3}});
-    check_gbq((GbqCase){DT_U4, DT_F32, DT_I64, 4, 16, 0, 1, 2, {9, 32}, true, 1, {6}});
-    check_gbq((GbqCase){DT_I4, DT_F16, DT_I32, 4, 16, 1, 0, 2, {32, 6}, true, 1, {4}});   /* gather columns, quantized rows */
-    check_gbq((GbqCase){DT_I4, DT_F32, DT_I64, 4, 16, 0, 2, 3, {3, 2, 20}, false, 1, {5}});
+    static const char *const rows[] = {NULL, "2", "3"};
+    for (int mode = 0; mode < 3; mode++) {
+        if (rows[mode]) setenv("WEBNNC_GBQ_ROWS", rows[mode], 1);
+        check_gbq((GbqCase){DT_U8, DT_F32, DT_I64, 4, 32, 0, 1, 2, {10, 40}, false, 1, {5}});   /* 80 values, last block partial */
+        check_gbq((GbqCase){DT_U8, DT_F32, DT_I32, 4, 16, 0, 1, 2, {7, 24}, true, 2, {2, 3}}); /* 3 blocks: odd zp row */
+        check_gbq((GbqCase){DT_U8, DT_F16, DT_I64, 8, 16, 0, 1, 2, {6, 48}, true, 1, {4}});
+        check_gbq((GbqCase){DT_U8, DT_F32, DT_I64, 2, 16, 0, 1, 2, {5, 12}, true, 1, {3}});
+        check_gbq((GbqCase){DT_U4, DT_F32, DT_I64, 4, 16, 0, 1, 2, {9, 32}, true, 1, {6}});
+        check_gbq((GbqCase){DT_I4, DT_F16, DT_I32, 4, 16, 1, 0, 2, {32, 6}, true, 1, {4}}); /* gather columns, quantized rows */
+        check_gbq((GbqCase){DT_I4, DT_F32, DT_I64, 4, 16, 0, 2, 3, {3, 2, 20}, false, 1, {5}});
+        unsetenv("WEBNNC_GBQ_ROWS");
+    }
 }
 END_TEST
 
