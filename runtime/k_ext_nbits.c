@@ -64,20 +64,23 @@ static uint32_t split_slices(uint64_t N, uint64_t K, uint32_t *k_split) {
 /* Scratch bytes of the partial sums: slices x M x N floats. */
 static uint64_t split_bytes(uint64_t slices, uint64_t M, uint64_t N) { return slices * M * N * sizeof(float); }
 
+uint64_t ext_nbits_scratch_need(const NBitsGeom *geo, uint64_t max_m) {
+    uint32_t k_split, slices = split_slices((uint64_t)geo->n, (uint64_t)geo->k, &k_split);
+    return slices < 2 || max_m <= NB_MATVEC_MAX_M ? 0 : split_bytes(slices, max_m, (uint64_t)geo->n);
+}
+
 /* At check time: reserves the scratch storage for the largest M (at most the runtime's limit; a
  * larger M then runs with fewer slices, split_fit). */
 static void split_reserve(KernelCtx *kc, const Node *n, const NBitsGeom *geo) {
-    uint32_t k_split, slices = split_slices((uint64_t)geo->n, (uint64_t)geo->k, &k_split);
-    uint64_t max_m = value_max_elements(n->inputs[0]) / (uint64_t)geo->k;
-    if (slices < 2 || max_m <= NB_MATVEC_MAX_M) return;
-    uint64_t bytes = split_bytes(slices, max_m, (uint64_t)geo->n), limit = kc_scratch_limit(kc);
-    kc_scratch_reserve(kc, bytes < limit ? bytes : limit);
+    uint64_t bytes = ext_nbits_scratch_need(geo, value_max_elements(n->inputs[0]) / (uint64_t)geo->k), limit = kc_scratch_limit(kc);
+    if (bytes) kc_scratch_reserve(kc, bytes < limit ? bytes : limit);
 }
 
-/* At record time: the slices that fit the reserved scratch storage for this M (< 2: unsplit). */
-static uint32_t split_fit(KernelCtx *kc, uint64_t M, uint64_t N, uint64_t K, uint32_t *k_split) {
+/* At record time: the slices that fit the reserved scratch storage past `used` bytes for this M
+ * (< 2: unsplit). */
+static uint32_t split_fit(KernelCtx *kc, uint64_t used, uint64_t M, uint64_t N, uint64_t K, uint32_t *k_split) {
     uint32_t slices = split_slices(N, K, k_split);
-    uint64_t fit = kc_scratch_reserved(kc) / split_bytes(1, M, N);
+    uint64_t reserved = kc_scratch_reserved(kc), fit = reserved > used ? (reserved - used) / split_bytes(1, M, N) : 0;
     if (slices < 2 || fit >= slices) return slices;
     if (fit < 2) return 1;
     uint32_t step = (uint32_t)(((K + fit - 1) / fit + 31) / 32 * 32);
@@ -87,10 +90,10 @@ static uint32_t split_fit(KernelCtx *kc, uint64_t M, uint64_t N, uint64_t K, uin
 
 /* The second step of a split product: y = sum of the slices (+ bias). */
 static int split_sum(KernelCtx *kc, const Node *n, DType act, uint32_t slices, uint64_t M, uint64_t N, const KBind *ws,
-                     const KBind *bias, uint32_t base_bias, const KBind *y, uint32_t base_y) {
+                     uint32_t base_ws, const KBind *bias, uint32_t base_bias, const KBind *y, uint32_t base_y) {
     int sh = kc_find_shader(kc, n, "ext_nbits_splitk_sum", act, act);
     if (sh < 0) return -1;
-    SplitSumPush pc = {(uint32_t)M, (uint32_t)N, slices, 0, base_bias, base_y};
+    SplitSumPush pc = {(uint32_t)M, (uint32_t)N, slices, base_ws, base_bias, base_y};
     KBind b[3] = {*ws, bias ? *bias : *ws, *y};
     b[0].write = false;
     b[1].write = false;
@@ -137,7 +140,7 @@ static bool rows_layout(const NBitsGeom *geo, uint64_t M, const KTensor *a, cons
 }
 
 int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *a, const KTensor *b,
-                     const KTensor *scales, const KTensor *zp, const KTensor *bias, const KTensor *y) {
+                     const KTensor *scales, const KTensor *zp, const KTensor *bias, const KTensor *y, uint64_t scratch_used) {
     const WnrtDeviceInfo *d = kc_device(kc);
     uint64_t K = (uint64_t)geo->k, N = (uint64_t)geo->n, KB = (uint64_t)geo->k_blocks;
     uint64_t row_bytes = KB * (uint64_t)geo->blob, M = a->numel / K;
@@ -187,11 +190,12 @@ int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const K
     uint32_t wg = matvec ? ext_wg(kc) : coop ? 128 : 256, rows = 4, sg = ext_sg_reduce(kc);
     if (!matvec && d->max_workgroup_invocations < 256) return kx_no_kernel(n, a->dtype);
     uint32_t slots = sg ? (wg + 3) / 4 : wg;
-    uint32_t slices = matvec ? 1 : split_fit(kc, M, N, K, &pc.k_split);
+    uint32_t slices = matvec ? 1 : split_fit(kc, scratch_used, M, N, K, &pc.k_split);
+    pc.base_ws = (uint32_t)(scratch_used / sizeof(float));
     uint32_t spec[SPEC_COUNT] = {wg, (uint32_t)geo->bits, zp ? (zp_u8 ? 1u : 2u) : 0u, bias != NULL, rows, NB_MT, sg, slots, 64,
                                  slices > 1};
     bd[6] = bd[2]; /* no split: never written */
-    if (slices > 1 && kc_scratch_bind(kc, n, split_bytes(slices, M, N), &bd[6]) < 0) return -1;
+    if (slices > 1 && kc_scratch_bind(kc, n, scratch_used + split_bytes(slices, M, N), &bd[6]) < 0) return -1;
 
     /* Weight rows per dispatch: the packed rows must fit one binding. */
     uint64_t max_rows = (kc_max_binding_elems(kc, DT_U8) - 256) / row_bytes;
@@ -236,14 +240,16 @@ int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const K
         }
         if (rc < 0) return -1;
     }
-    return slices > 1 ? split_sum(kc, n, a->dtype, slices, M, N, &bd[6], bias ? &bd[4] : NULL, pc.base_bias, &bd[5], pc.base_y) : 0;
+    return slices > 1 ? split_sum(kc, n, a->dtype, slices, M, N, &bd[6], pc.base_ws, bias ? &bd[4] : NULL, pc.base_bias, &bd[5],
+                                  pc.base_y)
+                      : 0;
 }
 
 static int nbits_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
     NBitsGeom geo;
     if (nbits_geometry(n, &geo) < 0) return -1;
     return ext_nbits_record(kc, n, &geo, &in[0], &in[1], &in[2], kx_opt(n, 3) ? &in[3] : NULL,
-                            kx_opt(n, 4) ? &in[4] : NULL, &out[0]);
+                            kx_opt(n, 4) ? &in[4] : NULL, &out[0], 0);
 }
 
 const KernelFamily kfam_ext_nbits = {nbits_check, nbits_record, 0};

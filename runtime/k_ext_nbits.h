@@ -11,9 +11,12 @@
 /* Load-time check of the operands of a matmulNBits-shaped product: activation dtype act (f32/f16),
  * scales of act, zero points absent / uint8 / act, bias absent / act. */
 int ext_nbits_check(KernelCtx *kc, const Node *n, DType act, const Value *zp);
-/* Records y [M, N] = a [M, K] . dequant(b)^T + bias for geometry geo; zp / bias NULL when absent. */
+/* Records y [M, N] = a [M, K] . dequant(b)^T + bias for geometry geo; zp / bias NULL when absent.
+ * Split-K partial sums go to the scratch storage past its first scratch_used bytes (the caller's). */
 int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *a, const KTensor *b,
-                     const KTensor *scales, const KTensor *zp, const KTensor *bias, const KTensor *y);
+                     const KTensor *scales, const KTensor *zp, const KTensor *bias, const KTensor *y, uint64_t scratch_used);
+/* Scratch bytes ext_nbits_record's split-K needs for up to max_m activation rows (0: none). */
+uint64_t ext_nbits_scratch_need(const NBitsGeom *geo, uint64_t max_m);
 /* matmulNBits' layout as the row mat-vec's (k_matvec.h) where that kernel takes it: 4/8-bit
  * rows not padded, k % 32 == 0, zero points absent or uint8 rows as long as the scale rows.
  * Fills *p and returns true when it applies (WEBNNC_NBITS_GENERIC=1: never). */

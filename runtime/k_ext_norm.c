@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "k_ext_norm.h"
 #include "k_ext_util.h"
 
 typedef struct {
@@ -55,21 +56,13 @@ static int skip_strides(const Node *n, const KTensor *x, const KTensor *skip, Rm
     return 0;
 }
 
-static int norm_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
-    bool skip = n->op == OP_SKIP_RMS_NORM;
-    const KTensor *x = &in[0], *scale = &in[skip ? 2 : 1];
-    int sh = kc_find_shader(kc, n, "ext_rms_norm", x->dtype, out[0].dtype);
+int ext_rms_norm_rows(KernelCtx *kc, const Node *n, const KTensor *x, const KTensor *skip, const KTensor *skip_bias,
+                      const KTensor *scale, uint64_t size, float eps, const KTensor *y, const KTensor *sum) {
+    int sh = kc_find_shader(kc, n, "ext_rms_norm", x->dtype, y->dtype);
     if (sh < 0 || ext_fits(n, x->numel, "input") < 0) return -1;
-    int axis = skip ? x->rank - 1 : (int)node_int(n, "axis", 0);
-    if (axis < 0 || axis >= x->rank) {
-        diag_node_error(n, "axis %d out of range", axis);
-        return -1;
-    }
-    uint64_t size = kshape_numel(x->rank - axis, x->shape + axis);
-    bool has_bias = skip && kx_opt(n, 3), has_sum = skip && n->n_outputs > 1;
     if (size == 0 || x->numel == 0) return 0;
-    if (scale->numel != size || (has_bias && in[3].numel != size) || out[0].numel != x->numel ||
-        (has_sum && out[1].numel != x->numel)) {
+    if (scale->numel != size || (skip_bias && skip_bias->numel != size) || y->numel != x->numel ||
+        (sum && sum->numel != x->numel)) {
         diag_node_error(n, "scale/bias must have %llu elements (the normalized size)", (unsigned long long)size);
         return -1;
     }
@@ -77,17 +70,30 @@ static int norm_record(KernelCtx *kc, const Node *n, const KTensor *in, const KT
     memset(&pc, 0, sizeof pc);
     pc.rows = (uint32_t)(x->numel / size);
     pc.size = (uint32_t)size;
-    pc.eps = (float)node_float(n, "epsilon", EXT_RMS_NORM_EPSILON);
-    if (skip && skip_strides(n, x, &in[1], &pc) < 0) return -1;
+    pc.eps = eps;
+    if (skip && skip_strides(n, x, skip, &pc) < 0) return -1;
     KBind b[6];
-    if (ext_bind(kc, n, x, false, &b[0], &pc.base_x) < 0 ||
-        ext_bind(kc, n, skip ? &in[1] : x, false, &b[1], &pc.base_skip) < 0 ||
-        ext_bind(kc, n, has_bias ? &in[3] : x, false, &b[2], &pc.base_bias) < 0 ||
-        ext_bind(kc, n, scale, false, &b[3], &pc.base_scale) < 0 || ext_bind(kc, n, &out[0], true, &b[4], &pc.base_y) < 0 ||
-        ext_bind(kc, n, has_sum ? &out[1] : &out[0], true, &b[5], &pc.base_sum) < 0)
+    if (ext_bind(kc, n, x, false, &b[0], &pc.base_x) < 0 || ext_bind(kc, n, skip ? skip : x, false, &b[1], &pc.base_skip) < 0 ||
+        ext_bind(kc, n, skip_bias ? skip_bias : x, false, &b[2], &pc.base_bias) < 0 ||
+        ext_bind(kc, n, scale, false, &b[3], &pc.base_scale) < 0 || ext_bind(kc, n, y, true, &b[4], &pc.base_y) < 0 ||
+        ext_bind(kc, n, sum ? sum : y, true, &b[5], &pc.base_sum) < 0)
         return -1;
-    uint32_t spec[SPEC_COUNT] = {ext_wg(kc), ext_sg_reduce(kc), skip, has_bias, has_sum};
+    uint32_t spec[SPEC_COUNT] = {ext_wg(kc), ext_sg_reduce(kc), skip != NULL, skip_bias != NULL, sum != NULL};
     return ext_dispatch_rows(kc, n, sh, spec, SPEC_COUNT, &pc, sizeof pc, b, 6, pc.rows);
+}
+
+static int norm_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
+    bool skip = n->op == OP_SKIP_RMS_NORM;
+    const KTensor *x = &in[0];
+    int axis = skip ? x->rank - 1 : (int)node_int(n, "axis", 0);
+    if (axis < 0 || axis >= x->rank) {
+        diag_node_error(n, "axis %d out of range", axis);
+        return -1;
+    }
+    bool has_bias = skip && kx_opt(n, 3), has_sum = skip && n->n_outputs > 1;
+    return ext_rms_norm_rows(kc, n, x, skip ? &in[1] : NULL, has_bias ? &in[3] : NULL, &in[skip ? 2 : 1],
+                             kshape_numel(x->rank - axis, x->shape + axis), (float)node_float(n, "epsilon", EXT_RMS_NORM_EPSILON),
+                             &out[0], has_sum ? &out[1] : NULL);
 }
 
 const KernelFamily kfam_ext_norm = {norm_check, norm_record, 0};

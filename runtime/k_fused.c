@@ -7,8 +7,10 @@
  *    workgroup, normalized activations fed straight into the in-register dequantizing mat-vec,
  *    bias, split outputs (one dispatch per split) or act(gate) * up (`activation`, a flag constant); with outputSum a pre-pass
  *    writes the sum, which the projection then reads as its input.  From FUSED_TILE_MIN_M
- *    activation rows (prefill): shaders/norm_proj_tile.glsl (the int4 tile core, normalizing as
- *    it stages activations), one dispatch for every split (after the sum pre-pass).
+ *    activation rows (prefill): the norm, the matmulNBits GEMM per split and the gated epilogue
+ *    as separate dispatches (k_fused_prefill.c); with WEBNNC_FUSED_PREFILL=tile (or too little
+ *    scratch storage) shaders/norm_proj_tile.glsl (the int4 tile core, normalizing as it stages
+ *    activations), one dispatch for every split (after the sum pre-pass).
  *  - float weights (bits 0: W [k, n] of the activation dtype): shaders/ext_fused_matvec.comp (a
  *    column mat-vec, up to FF_MATVEC_MAX_M activation rows) or ext_fused_tiled.comp (tiled GEMM),
  *    both normalizing in the workgroup (ext_fused.glsl); the sum output is written by the first
@@ -18,6 +20,7 @@
 #include "core.h"
 #include "k_ext_nbits.h"
 #include "k_ext_util.h"
+#include "k_fused_prefill.h"
 
 #define FUSED_WG 128
 #define FUSED_MT 4
@@ -44,6 +47,8 @@ static uint32_t gate_act(const Node *n) {
     return act > 0 ? (uint32_t)act : 0u;
 }
 
+static int fused_splits(const Node *n, int64_t n_total, int64_t *splits);
+
 static int nbits_fused_check(KernelCtx *kc, const Node *n) {
     NBitsGeom geo;
     const Value *x = kx_opt(n, FP_INPUT), *w = kx_opt(n, FP_WEIGHT);
@@ -54,6 +59,9 @@ static int nbits_fused_check(KernelCtx *kc, const Node *n) {
     if (zp && zp->dtype != DT_U8 && zp->dtype != x->dtype) return kx_no_kernel(n, zp->dtype);
     if (kcheck_shader(kc, n, "ext_norm_proj_tiled", x->dtype, x->dtype) < 0 || kmatvec_norm_check(kc, n, x->dtype) < 0)
         return -1;
+    int64_t splits[FP_MAX_SPLITS];
+    int n_splits = fused_splits(n, geo.n, splits);
+    if (n_splits < 0 || fused_prefill_check(kc, n, &geo, splits, n_splits) < 0) return -1;
     return kcheck_shader(kc, n, "ext_norm_proj", x->dtype, x->dtype);
 }
 
@@ -211,6 +219,7 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
     }
     if (M == 0) return 0;
     int rows_done = rows_record(kc, n, &geo, in, out, splits, n_splits);
+    if (rows_done == 0 && M >= (uint64_t)tile_min_m()) rows_done = fused_prefill_record(kc, n, &geo, in, out, splits, n_splits);
     if (rows_done != 0) return rows_done < 0 ? -1 : 0;
     FusedRun r;
     memset(&r, 0, sizeof r);

@@ -104,6 +104,11 @@ uint64_t kc_scratch_limit(const KernelCtx *kc);
 int kc_scratch_reserve(KernelCtx *kc, uint64_t bytes);
 uint64_t kc_scratch_reserved(const KernelCtx *kc);
 int kc_scratch_bind(KernelCtx *kc, const Node *n, uint64_t bytes, KBind *b);
+/* The reserved scratch bytes from byte_offset seen as a tensor of dt and shape (intermediates a
+ * kernel hands from one of its dispatches to the next, bound like any tensor); fails past the
+ * reservation. */
+int kc_scratch_tensor(KernelCtx *kc, const Node *n, uint64_t byte_offset, DType dt, int rank, const int64_t *shape,
+                      KTensor *t);
 /* Counters: 32-bit words, zero when the plan is made, shared by all nodes, that every dispatch
  * using them leaves zero again (workgroups counting their arrivals: the last one combines the
  * others' results and resets the count).  Reserved at check time (word count), bound whole. */

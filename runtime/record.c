@@ -143,6 +143,24 @@ int kc_scratch_bind(KernelCtx *kc, const Node *n, uint64_t bytes, KBind *b) {
     return bind_reserved(n, &kc->m->scratch, kc->m->scratch_bytes, bytes, "scratch storage", b);
 }
 
+int kc_scratch_tensor(KernelCtx *kc, const Node *n, uint64_t byte_offset, DType dt, int rank, const int64_t *shape,
+                      KTensor *t) {
+    memset(t, 0, sizeof *t);
+    t->dtype = dt;
+    t->rank = rank;
+    t->numel = 1;
+    for (int i = 0; i < rank; i++) t->shape[i] = shape[i], t->numel *= (uint64_t)shape[i];
+    uint64_t end = byte_offset + dtype_storage_bytes(dt, t->numel);
+    if (!kc->m->scratch.buffer || end > kc->m->scratch_bytes) {
+        diag_node_error(n, "internal: scratch bytes %llu..%llu, %llu reserved", (unsigned long long)byte_offset,
+                        (unsigned long long)end, (unsigned long long)kc->m->scratch_bytes);
+        return -1;
+    }
+    t->buffer = kc->m->scratch.buffer;
+    t->offset = kc->m->scratch.offset + byte_offset;
+    return 0;
+}
+
 int kc_counters_reserve(KernelCtx *kc, uint64_t words) {
     if (words * 4 > kc_scratch_limit(kc)) return -1;
     if (words > kc->m->counter_words) kc->m->counter_words = words;

@@ -9,6 +9,7 @@
  * rows) and the tiled path (partial row and column tiles), skip / skipBias / sum / bias. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "core.h"
 #include "test_rt_ext.h"
@@ -98,6 +99,21 @@ START_TEST(qkv_projection) {
     check_fused((FusedCase){OP_QKV_PROJECTION, DT_F32, 4, 32, 1, 64, 24, 0, true, false, false, true, 3, {8, 8, 8}});
     check_fused((FusedCase){OP_QKV_PROJECTION, DT_F32, 4, 32, 6, 96, 40, 1, true, true, false, true, 2, {24, 16}});
     check_fused((FusedCase){OP_QKV_PROJECTION, DT_F16, 4, 32, 20, 64, 48, 0, true, true, false, true, 3, {16, 16, 16}});
+    /* prefill with split-K GEMMs (k >= 2048, narrow splits): their partial sums after the norm's
+     * output in the scratch storage */
+    check_fused((FusedCase){OP_QKV_PROJECTION, DT_F32, 4, 32, 24, 2048, 128, 1, true, false, true, true, 3, {64, 32, 32}});
+}
+END_TEST
+
+/* Prefill on the one-kernel tile path (WEBNNC_FUSED_PREFILL=tile, shaders/norm_proj_tile.glsl)
+ * instead of the composed norm + GEMM + epilogue of k_fused_prefill.c. */
+START_TEST(prefill_tile_kernel) {
+    setenv("WEBNNC_FUSED_PREFILL", "tile", 1);
+    check_fused((FusedCase){OP_QKV_PROJECTION, DT_F32, 4, 32, 70, 96, 200, 1, true, true, true, true, 3, {136, 32, 32}});
+    check_fused((FusedCase){OP_QKV_PROJECTION, DT_F16, 4, 64, 17, 200, 72, 0, false, false, false, true, 3, {40, 16, 16}});
+    check_fused((FusedCase){OP_GATED_MLP, DT_F32, 4, 32, 66, 128, 160, 1, true, true, true, true, 0, {0}});
+    check_fused((FusedCase){OP_GATED_MLP, DT_F16, 4, 16, 20, 96, 42, 0, false, false, false, false, 0, {0}});
+    unsetenv("WEBNNC_FUSED_PREFILL");
 }
 END_TEST
 
@@ -107,6 +123,10 @@ START_TEST(gated_mlp) {
     check_fused((FusedCase){OP_GATED_MLP, DT_F16, 4, 32, 1, 256, 128, 1, true, false, true, false, 0, {0}});
     check_fused((FusedCase){OP_GATED_MLP, DT_F32, 4, 32, 66, 128, 160, 1, true, true, true, true, 0, {0}}); /* prefill */
     check_fused((FusedCase){OP_GATED_MLP, DT_F16, 4, 16, 20, 96, 42, 0, false, false, false, false, 0, {0}});
+    /* split-K GEMM forced (WEBNNC_NBITS_SPLITK): its partial sums after the norm's output and the gate / up rows */
+    setenv("WEBNNC_NBITS_SPLITK", "2", 1);
+    check_fused((FusedCase){OP_GATED_MLP, DT_F32, 4, 32, 66, 128, 160, 1, true, true, true, true, 0, {0}});
+    unsetenv("WEBNNC_NBITS_SPLITK");
 }
 END_TEST
 
@@ -185,6 +205,7 @@ int main(void) {
     tcase_add_test(tc, qkv_projection);
     tcase_add_test(tc, gated_mlp);
     tcase_add_test(tc, norm_proj_rows);
+    tcase_add_test(tc, prefill_tile_kernel);
     tcase_add_test(tc, qkv_projection_float);
     tcase_add_test(tc, gated_mlp_float);
     tcase_add_test(tc, gated_mlp_activations);

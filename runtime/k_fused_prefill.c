@@ -1,0 +1,128 @@
+/* k_fused_prefill.c - the prefill of qkvProjection / gatedMlp with matmulNBits weights (k_fused.c),
+ * composed of the kernels the unfused graph runs, so that the fused node costs no more than the
+ * nodes it replaces (H100, 512-token prompt of the Qwen2-0.5B shape: the one-kernel tile path,
+ * shaders/norm_proj_tile.glsl, took 4.0 + 11.8 ms per prefill against 12.6 ms for the separate
+ * norms, projections, silu and mul, which it renormalized in every 64 x 64 tile):
+ *   1. the RMS norm (k_ext_norm.h: x (+ skip (+ skipBias)), the sum output when asked) into
+ *      scratch storage, rounded to the activation type as the separate norm's output is;
+ *   2. the matmulNBits GEMM (k_ext_nbits.h, split-K where it splits) per qkv split, on the split's
+ *      rows of the packed weights, straight into that output; gatedMlp: one GEMM over the packed
+ *      [gate | up] rows into scratch, then shaders/ext_gate_mul.comp: act(gate) * up.
+ * Scratch: [normalized x | gatedMlp's gate and up | the GEMMs' split-K partial sums], reserved at
+ * check time for the node's largest row count.  WEBNNC_FUSED_PREFILL=tile keeps the tile kernel. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "k_ext_nbits.h"
+#include "k_ext_norm.h"
+#include "k_ext_util.h"
+#include "k_fused_prefill.h"
+
+#define SCRATCH_ALIGN 256
+
+typedef struct { /* ext_gate_mul.comp PARAMS_BLOCK */
+    uint32_t M, n, base_t, base_y;
+} GateMulPush;
+
+static uint64_t align_up(uint64_t x) { return (x + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN; }
+
+/* Scratch layout for M activation rows: normalized x at 0, gate / up at *t_off, partials at *end. */
+static void layout(const Node *n, const NBitsGeom *geo, uint64_t M, DType act, uint64_t *t_off, uint64_t *end) {
+    uint64_t es = dtype_storage_bytes(act, 1);
+    *t_off = align_up(M * (uint64_t)geo->k * es);
+    *end = align_up(*t_off + (n->op == OP_GATED_MLP ? M * (uint64_t)geo->n * es : 0));
+}
+
+/* Split-K partial bytes of the GEMMs for M rows: the most any of them needs (they run in turn). */
+static uint64_t partials(const NBitsGeom *geo, const int64_t *splits, int n_splits, bool gated, uint64_t M) {
+    uint64_t most = 0;
+    for (int i = 0; i < (gated ? 1 : n_splits); i++) {
+        NBitsGeom g = *geo;
+        if (!gated) g.n = splits[i];
+        uint64_t need = ext_nbits_scratch_need(&g, M);
+        if (need > most) most = need;
+    }
+    return most;
+}
+
+static bool enabled(void) {
+    const char *e = getenv("WEBNNC_FUSED_PREFILL");
+    return !(e && strcmp(e, "tile") == 0);
+}
+
+int fused_prefill_check(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const int64_t *splits, int n_splits) {
+    DType act = n->inputs[FP_INPUT]->dtype;
+    if (ext_nbits_check(kc, n, act, kx_opt(n, FP_ZERO_POINTS)) < 0 || kcheck_shader(kc, n, "ext_rms_norm", act, act) < 0 ||
+        kcheck_shader(kc, n, "ext_gate_mul", act, act) < 0)
+        return -1;
+    if (!enabled()) return 0;
+    uint64_t max_m = value_max_elements(n->inputs[FP_INPUT]) / (uint64_t)geo->k, t_off, end;
+    layout(n, geo, max_m, act, &t_off, &end);
+    uint64_t bytes = end + partials(geo, splits, n_splits, n->op == OP_GATED_MLP, max_m);
+    if (bytes <= kc_scratch_limit(kc)) kc_scratch_reserve(kc, bytes);
+    return 0;
+}
+
+/* in's rows [r0, r0 + rows) of a per-row operand of `row_elems` elements per row. */
+static KTensor rows_view(const KTensor *t, uint64_t r0, uint64_t rows, uint64_t row_elems) {
+    KTensor v = *t;
+    v.offset += dtype_storage_bytes(t->dtype, r0 * row_elems);
+    v.numel = rows * row_elems;
+    v.rank = 2;
+    v.shape[0] = (int64_t)rows;
+    v.shape[1] = (int64_t)row_elems;
+    return v;
+}
+
+/* One GEMM over weight rows [r0, r0 + rows) into y. */
+static int project(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *in, const KTensor *x, uint64_t r0,
+                   uint64_t rows, const KTensor *y, uint64_t scratch_used) {
+    NBitsGeom g = *geo;
+    g.n = (int64_t)rows;
+    uint64_t KB = (uint64_t)geo->k_blocks, row_bytes = KB * (uint64_t)geo->blob;
+    const KTensor *zp = kx_opt(n, FP_ZERO_POINTS) ? &in[FP_ZERO_POINTS] : NULL;
+    KTensor w = rows_view(&in[FP_WEIGHT], r0, rows, row_bytes), s = rows_view(&in[FP_SCALES], r0, rows, KB), z, b;
+    if (zp) z = rows_view(zp, r0, rows, zp->dtype == DT_U8 ? (uint64_t)geo->zp_row_bytes : KB);
+    if (kx_opt(n, FP_BIAS)) b = rows_view(&in[FP_BIAS], r0, rows, 1);
+    return ext_nbits_record(kc, n, &g, x, &w, &s, zp ? &z : NULL, kx_opt(n, FP_BIAS) ? &b : NULL, y, scratch_used);
+}
+
+static int gate_mul(KernelCtx *kc, const Node *n, const KTensor *t, const KTensor *y, uint64_t M, uint64_t half) {
+    int sh = kc_find_shader(kc, n, "ext_gate_mul", y->dtype, y->dtype);
+    if (sh < 0) return -1;
+    GateMulPush pc = {(uint32_t)M, (uint32_t)half, 0, 0};
+    KBind b[2];
+    if (ext_bind(kc, n, t, false, &b[0], &pc.base_t) < 0 || ext_bind(kc, n, y, true, &b[1], &pc.base_y) < 0) return -1;
+    int act = fused_activation(n);
+    uint32_t spec[2] = {256, act > 0 ? (uint32_t)act : 0u};
+    return kc_dispatch_1d(kc, n, sh, spec, 2, &pc, sizeof pc, b, 2, (M * half + 255) / 256);
+}
+
+int fused_prefill_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *in, const KTensor *out,
+                         const int64_t *splits, int n_splits) {
+    const KTensor *x = &in[FP_INPUT];
+    DType act = x->dtype;
+    bool gated = n->op == OP_GATED_MLP;
+    uint64_t K = (uint64_t)geo->k, M = x->numel / K, N = (uint64_t)geo->n, t_off, end;
+    layout(n, geo, M, act, &t_off, &end);
+    if (!enabled() || end + partials(geo, splits, n_splits, gated, M) > kc_scratch_reserved(kc)) return 0;
+    KTensor xn, t;
+    if (kc_scratch_tensor(kc, n, 0, act, 2, (const int64_t[]){(int64_t)M, (int64_t)K}, &xn) < 0) return -1;
+    const KTensor *skip = kx_opt(n, FP_SKIP) ? &in[FP_SKIP] : NULL;
+    const KTensor *sum = node_bool(n, "outputSum", false) ? &out[gated ? 1 : n_splits] : NULL;
+    if (ext_rms_norm_rows(kc, n, x, skip, skip && kx_opt(n, FP_SKIP_BIAS) ? &in[FP_SKIP_BIAS] : NULL, &in[FP_NORM_SCALE], K,
+                          (float)node_float(n, "epsilon", 1e-6), &xn, sum) < 0)
+        return -1;
+    if (gated) {
+        if (kc_scratch_tensor(kc, n, t_off, act, 2, (const int64_t[]){(int64_t)M, (int64_t)N}, &t) < 0 ||
+            project(kc, n, geo, in, &xn, 0, N, &t, end) < 0)
+            return -1;
+        return gate_mul(kc, n, &t, &out[0], M, N / 2) < 0 ? -1 : 1;
+    }
+    uint64_t col = 0;
+    for (int i = 0; i < n_splits; i++) {
+        if (splits[i] > 0 && project(kc, n, geo, in, &xn, col, (uint64_t)splits[i], &out[i], end) < 0) return -1;
+        col += (uint64_t)splits[i];
+    }
+    return 1;
+}

@@ -1,0 +1,17 @@
+/* k_fused_prefill.h - the composed prefill of the quantized fused projections (k_fused_prefill.c:
+ * norm into scratch, matmulNBits GEMM per split, gatedMlp epilogue) for k_fused.c. */
+#ifndef WEBNNC_K_FUSED_PREFILL_H
+#define WEBNNC_K_FUSED_PREFILL_H
+
+#include "core.h"
+#include "kernel.h"
+
+/* Load time: checks its shaders and reserves the scratch storage for the node's largest row count
+ * (qkv splits / gatedMlp from fused_splits).  0, or -1 (diagnostic). */
+int fused_prefill_check(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const int64_t *splits, int n_splits);
+/* Records the node: 1 recorded, 0 it does not apply (WEBNNC_FUSED_PREFILL=tile, or the scratch
+ * storage is too small: the caller runs the tile kernel), -1 error. */
+int fused_prefill_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *in, const KTensor *out,
+                         const int64_t *splits, int n_splits);
+
+#endif
