@@ -61,7 +61,7 @@ static int nbits_fused_check(KernelCtx *kc, const Node *n) {
         return -1;
     int64_t splits[FP_MAX_SPLITS];
     int n_splits = fused_splits(n, geo.n, splits);
-    if (n_splits < 0 || fused_prefill_check(kc, n, &geo, splits, n_splits) < 0) return -1;
+    if (n_splits < 0 || ext_fused_prefill_check(kc, n, &geo, splits, n_splits) < 0) return -1;
     return kcheck_shader(kc, n, "ext_norm_proj", x->dtype, x->dtype);
 }
 
@@ -219,7 +219,7 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
     }
     if (M == 0) return 0;
     int rows_done = rows_record(kc, n, &geo, in, out, splits, n_splits);
-    if (rows_done == 0 && M >= (uint64_t)tile_min_m()) rows_done = fused_prefill_record(kc, n, &geo, in, out, splits, n_splits);
+    if (rows_done == 0 && M >= (uint64_t)tile_min_m()) rows_done = ext_fused_prefill_record(kc, n, &geo, in, out, splits, n_splits);
     if (rows_done != 0) return rows_done < 0 ? -1 : 0;
     FusedRun r;
     memset(&r, 0, sizeof r);

@@ -50,7 +50,7 @@ static bool enabled(void) {
     return !(e && strcmp(e, "tile") == 0);
 }
 
-int fused_prefill_check(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const int64_t *splits, int n_splits) {
+int ext_fused_prefill_check(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const int64_t *splits, int n_splits) {
     DType act = n->inputs[FP_INPUT]->dtype;
     if (ext_nbits_check(kc, n, act, kx_opt(n, FP_ZERO_POINTS)) < 0 || kcheck_shader(kc, n, "ext_rms_norm", act, act) < 0 ||
         kcheck_shader(kc, n, "ext_gate_mul", act, act) < 0)
@@ -98,7 +98,7 @@ static int gate_mul(KernelCtx *kc, const Node *n, const KTensor *t, const KTenso
     return kc_dispatch_1d(kc, n, sh, spec, 2, &pc, sizeof pc, b, 2, (M * half + 255) / 256);
 }
 
-int fused_prefill_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *in, const KTensor *out,
+int ext_fused_prefill_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *in, const KTensor *out,
                          const int64_t *splits, int n_splits) {
     const KTensor *x = &in[FP_INPUT];
     DType act = x->dtype;

@@ -8,10 +8,10 @@
 
 /* Load time: checks its shaders and reserves the scratch storage for the node's largest row count
  * (qkv splits / gatedMlp from fused_splits).  0, or -1 (diagnostic). */
-int fused_prefill_check(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const int64_t *splits, int n_splits);
+int ext_fused_prefill_check(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const int64_t *splits, int n_splits);
 /* Records the node: 1 recorded, 0 it does not apply (WEBNNC_FUSED_PREFILL=tile, or the scratch
  * storage is too small: the caller runs the tile kernel), -1 error. */
-int fused_prefill_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *in, const KTensor *out,
+int ext_fused_prefill_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *in, const KTensor *out,
                          const int64_t *splits, int n_splits);
 
 #endif
