@@ -26,8 +26,7 @@ static int match(FuseMap *fm, Node *norm) {
         if (f && act != GATE_SILU) node_set_string(fm->g, f, "activation", gate_activation_names[act]);
         int n_exits = exits[1] ? 2 : 1;
         if (!pass_fm_interior_ok(fm, &m, exits, n_exits)) return 0;
-        if (graph_insert_node(fm->g, f) < 0) return -1;
-        return pass_fm_commit(fm, &m, f, exits, n_exits) < 0 ? -1 : 1;
+        return pass_fm_insert_commit(fm, &m, f, exits, n_exits);
     }
     return 0;
 }

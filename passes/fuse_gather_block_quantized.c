@@ -81,8 +81,7 @@ static int match(FuseMap *fm, Node *dq) {
     node_set_uint(g, n, "blockSize", f.block);
     node_set_uint(g, n, "gatherAxis", f.gather_axis);
     node_set_uint(g, n, "quantizeAxis", f.quant_axis);
-    if (graph_insert_node(g, n) < 0) return -1;
-    return pass_fm_commit(fm, &m, n, &out, 1) < 0 ? -1 : 1;
+    return pass_fm_insert_commit(fm, &m, n, &out, 1);
 }
 
 int pass_fuse_gather_block_quantized(Graph *g, const PassOptions *opt) {

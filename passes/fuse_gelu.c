@@ -61,8 +61,7 @@ static int match(FuseMap *fm, Node *erf) {
     if (!pass_fm_interior_ok(fm, &m, &exit, 1)) return 0;
     Node *f = pass_fm_emit_begin(fm, OP_GELU, last);
     node_add_input(fm->g, f, x);
-    if (graph_insert_node(fm->g, f) < 0) return -1;
-    return pass_fm_commit(fm, &m, f, &exit, 1) < 0 ? -1 : 1;
+    return pass_fm_insert_commit(fm, &m, f, &exit, 1);
 }
 
 int pass_fuse_gelu(Graph *g, const PassOptions *opt) {

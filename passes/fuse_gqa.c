@@ -206,8 +206,7 @@ static int match(FuseMap *fm, Node *sm) {
     }
     Node *f = pass_fp_emit(&p, fm, sm);
     pass_fp_end(&p);
-    if (graph_insert_node(fm->g, f) < 0) return -1;
-    return pass_fm_commit(fm, &m, f, exits, GQA_OUTPUTS) < 0 ? -1 : 1;
+    return pass_fm_insert_commit(fm, &m, f, exits, GQA_OUTPUTS);
 }
 
 int pass_fuse_gqa(Graph *g, const PassOptions *opt) {

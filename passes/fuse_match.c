@@ -255,6 +255,11 @@ static void take_name(Value *exit, Value *v) {
     if (v->producer && v->producer->n_outputs == 1) v->producer->id = v->name;
 }
 
+int pass_fm_insert_commit(FuseMap *fm, FuseMatch *m, Node *fused, Value *const *exits, int n_exits) {
+    if (graph_insert_node(fm->g, fused) < 0) return -1;
+    return pass_fm_commit(fm, m, fused, exits, n_exits) < 0 ? -1 : 1;
+}
+
 int pass_fm_commit(FuseMap *fm, FuseMatch *m, Node *fused, Value *const *exits, int n_exits) {
     if (n_exits > fused->n_outputs) {
         diag_node_error(fused, "internal: fused node has %d outputs for %d exits", fused->n_outputs, n_exits);

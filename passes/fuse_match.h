@@ -94,6 +94,8 @@ Node *pass_fm_emit_begin(FuseMap *fm, OpId op, const Node *anchor);
  * skipped), the fused outputs take over the exits' names, the matched nodes die, the map is rebuilt.
  * The fused node's dtype/shape must equal each exit's (checked).  0 or -1. */
 int pass_fm_commit(FuseMap *fm, FuseMatch *m, Node *fused, Value *const *exits, int n_exits);
+/* graph_insert_node(fused) then pass_fm_commit: 1 (a fusion, for the matcher to return) or -1. */
+int pass_fm_insert_commit(FuseMap *fm, FuseMatch *m, Node *fused, Value *const *exits, int n_exits);
 /* A constant copied into the graph. */
 Value *pass_fm_const(Graph *g, const char *base, DType dt, int rank, const int64_t *shape, const void *data,
                 uint64_t nbytes);

@@ -116,8 +116,7 @@ static int match(FuseMap *fm, Node *mm) {
     node_set_uint(g, f, "n", geo.n);
     node_set_uint(g, f, "bits", geo.bits);
     node_set_uint(g, f, "blockSize", geo.block);
-    if (graph_insert_node(g, f) < 0) return -1;
-    return pass_fm_commit(fm, &m, f, &out, 1) < 0 ? -1 : 1;
+    return pass_fm_insert_commit(fm, &m, f, &out, 1);
 }
 
 int pass_fuse_matmul_nbits(Graph *g, const PassOptions *opt) {

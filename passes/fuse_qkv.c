@@ -57,8 +57,7 @@ static int match(FuseMap *fm, Node *norm) {
     node_set_ints(fm->g, f, "splits", n_splits, splits);
     int n_exits = n_splits + (exits[n_splits] ? 1 : 0);
     if (!pass_fm_interior_ok(fm, &m, exits, n_exits)) return 0;
-    if (graph_insert_node(fm->g, f) < 0) return -1;
-    return pass_fm_commit(fm, &m, f, exits, n_exits) < 0 ? -1 : 1;
+    return pass_fm_insert_commit(fm, &m, f, exits, n_exits);
 }
 
 int pass_fuse_qkv(Graph *g, const PassOptions *opt) {

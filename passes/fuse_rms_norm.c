@@ -176,8 +176,7 @@ static int match(FuseMap *fm, Node *rm) {
         node_set_int(fm->g, f, "stashType", r.xc->dtype == DT_F32 ? 1 : 0);
     }
     node_set_float(fm->g, f, "epsilon", r.eps);
-    if (graph_insert_node(fm->g, f) < 0) return -1;
-    return pass_fm_commit(fm, &r.m, f, exits, exits[1] ? 2 : 1) < 0 ? -1 : 1;
+    return pass_fm_insert_commit(fm, &r.m, f, exits, exits[1] ? 2 : 1);
 }
 
 int pass_fuse_rms_norm(Graph *g, const PassOptions *opt) {

@@ -106,8 +106,7 @@ static int match(FuseMap *fm, Node *sub) {
     }
     Node *f = pass_fp_emit(&p, fm, sub);
     pass_fp_end(&p);
-    if (graph_insert_node(fm->g, f) < 0) return -1;
-    return pass_fm_commit(fm, &m, f, &r.out, 1) < 0 ? -1 : 1;
+    return pass_fm_insert_commit(fm, &m, f, &r.out, 1);
 }
 
 /* ---- rotary into groupQueryAttention ------------------------------------------------------------- */

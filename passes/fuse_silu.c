@@ -27,8 +27,7 @@ static int match(FuseMap *fm, Node *sig) {
     Node *f = pass_fm_emit_begin(fm, silu ? OP_SILU : OP_QUICK_GELU, mul);
     node_add_input(fm->g, f, x);
     if (!silu) node_set_float(fm->g, f, "alpha", alpha);
-    if (graph_insert_node(fm->g, f) < 0) return -1;
-    return pass_fm_commit(fm, &m, f, &exit, 1) < 0 ? -1 : 1;
+    return pass_fm_insert_commit(fm, &m, f, &exit, 1);
 }
 
 int pass_fuse_silu(Graph *g, const PassOptions *opt) {

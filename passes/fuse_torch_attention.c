@@ -331,8 +331,7 @@ static int match(FuseMap *fm, Node *sm) {
     if (a.rotary) node_set_bool(fm->g, f, "doRotary", true);
     if (a.rotary && a.interleaved) node_set_bool(fm->g, f, "rotaryInterleaved", true);
     if (norms) node_set_float(fm->g, f, "qkNormEpsilon", eps);
-    if (graph_insert_node(fm->g, f) < 0) return -1;
-    return pass_fm_commit(fm, &a.m, f, &out, 1) < 0 ? -1 : 1;
+    return pass_fm_insert_commit(fm, &a.m, f, &out, 1);
 }
 
 int pass_fuse_torch_attention(Graph *g, const PassOptions *opt) {

@@ -244,8 +244,7 @@ static int match(FuseMap *fm, Node *add) {
     node_add_input(fm->g, f, offset);
     node_add_input(fm->g, f, r.cos);
     node_add_input(fm->g, f, r.sin);
-    if (graph_insert_node(fm->g, f) < 0) return -1;
-    return pass_fm_commit(fm, &m, f, &exit, 1) < 0 ? -1 : 1;
+    return pass_fm_insert_commit(fm, &m, f, &exit, 1);
 }
 
 int pass_fuse_torch_rotary(Graph *g, const PassOptions *opt) {
