@@ -18,6 +18,7 @@
 #include "vk_pipeline.h"
 
 #define PICK_WG 256
+#define LOOP_PICK_NAN 0x80000000u /* a ring entry of a step whose logits were all NaN (next_token.comp) */
 
 static uint64_t now_ns(void) {
     struct timespec ts;
@@ -251,6 +252,12 @@ int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
     m->stats.runs += (uint64_t)steps;
     if (vkdev_submit(m->dev, L->cb, m->fence) < 0 || vkdev_wait(m->dev, m->fence) < 0) return -1;
     for (int k = 0; k < steps; k++) ids[picks + k] = ring[1 + k];
+    for (int k = 0; k < picks + steps; k++)
+        if ((uint64_t)ids[k] & LOOP_PICK_NAN) {
+            diag_error("output %s: every logit of a step is NaN (the graph computed NaN; token %llu of the device loop)",
+                       L->cfg.logits, (unsigned long long)(m->stats.loop_steps + (uint64_t)k));
+            return -1;
+        }
     L->next_pos += steps;
     m->stats.loop_steps += (uint64_t)steps;
     m->stats.loop_submits++;

@@ -3,6 +3,7 @@
  * the argmax of the last logits row.  Run by the generation loop (decoder_generate.c). */
 #include "decoder_step.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,10 +123,16 @@ int decoder_step(Decoder *d, const int64_t *tokens, int64_t start, int64_t count
     }
     uint64_t row = numel - (uint64_t)vocab;
     double best = run_tensor_elem(info.dtype, d->out, row);
+    bool finite = !isnan(best);
     *next = 0;
     for (int64_t k = 1; k < vocab; k++) {
         double x = run_tensor_elem(info.dtype, d->out, row + (uint64_t)k);
+        finite = finite || !isnan(x);
         if (x > best) best = x, *next = k;
+    }
+    if (!finite) { /* as the device loop's pick (runtime/shaders/next_token.comp) */
+        diag_error("output %s: every logit of the last row is NaN (the graph computed NaN)", info.name);
+        return -1;
     }
     return 0;
 }

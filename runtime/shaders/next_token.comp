@@ -169,7 +169,8 @@ void main() {
     uint id = best == 0xffffffffu || isnan(logit(0u)) ? 0u : best;
     if (pc.inv_temp > 0.0 && best != 0xffffffffu) id = sample_token(best);
     if (gl_LocalInvocationID.x != 0u) return;
-    ring[pc.slot] = id; // below: 64-bit integers are (low, high) word pairs
+    // every logit NaN: the ring says so (bit 31, loop.c LOOP_PICK_NAN) and the host stops with an error
+    ring[pc.slot] = best == 0xffffffffu ? 0x80000000u : id; // below: 64-bit integers are (low, high) word pairs
     bool ids64 = (pc.flags & 1u) != 0u, pos64 = (pc.flags & 4u) != 0u, mask64 = (pc.flags & 16u) != 0u;
     ids_w[0] = id;
     if (ids64) ids_w[1] = 0u;

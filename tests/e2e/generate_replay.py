@@ -13,7 +13,9 @@ ONNX folder) gives the same token ids on every runtime path:
 Also: a 64-token generation (qwen2-int4-webgpu) whose runtime statistics (`generate -v`) show at most
 2 recordings and 63 decode steps in the device loop, against 64 recordings without replay; sampling
 on the device (--temperature/--top-k/--top-p/--seed) is deterministic per seed, --top-k 1 and --top-p 1e-6
-equal greedy, two seeds differ, and sampling without the device loop is refused (exit 2).
+equal greedy, two seeds differ, and sampling without the device loop is refused (exit 2); a model whose
+logits are all NaN stops generate with an error (exit 2, like any model that cannot run), on the device
+loop and on the host argmax.
 Exit 1 on any difference.  Without ../shared: skip (77), or fail under CI=true.
 """
 import os
@@ -91,6 +93,41 @@ def sampling_checks(model):
     return problems
 
 
+def nan_checks(models_dir):
+    """A model whose logits are all NaN (qwen2-int4-webgpu with its final norm weight NaN) stops generate
+    with an error naming the logits (exit 2), on the device loop and on the host argmax alike: NaN logits must
+    not decode as token 0."""
+    import shutil
+    import tempfile
+
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+    src = os.path.join(models_dir, "qwen2-int4-webgpu")
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for f in os.listdir(src):
+            if f not in ("model.onnx", "model.onnx.data") and os.path.isfile(os.path.join(src, f)):
+                shutil.copy(os.path.join(src, f), tmp)
+        m = onnx.load(os.path.join(src, "model.onnx"))
+        norm = next(n for n in m.graph.node if "final_norm" in n.name)
+        init = next(t for t in m.graph.initializer if t.name == norm.input[-1])
+        init.CopyFrom(numpy_helper.from_array(np.full(numpy_helper.to_array(init).shape, np.nan,
+                                                      numpy_helper.to_array(init).dtype), init.name))
+        onnx.save(m, os.path.join(tmp, "model.onnx"))
+        for mode, env in (("device loop", {}), ("host argmax", {"WEBNNC_DEVICE_LOOP": "0"})):
+            run_env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS}
+            run_env.update(env)
+            cmd = [e2e.webnnc(), "generate", tmp, "--prompt-ids", PROMPT, "--max-new", "4"]
+            p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=600, env=run_env)
+            if p.returncode != 2 or p.stdout.strip() or "logits" not in p.stderr or "NaN" not in p.stderr:
+                problems.append(f"NaN logits, {mode}: exit {p.returncode}, stdout {p.stdout.strip()!r}, "
+                                f"stderr {p.stderr.strip()[-300:]!r} (exit 2 naming the NaN logits expected)")
+            else:
+                print(f"NaN logits, {mode}: {p.stderr.strip().splitlines()[-1]}", flush=True)
+    return problems
+
+
 def main():
     e2e.webnnc()
     shared = e2e.shared_dir_or_skip("generate_replay (model corpus)")
@@ -134,6 +171,7 @@ def main():
         else:
             print(f"64 tokens {mode}: {rec} recordings, {steps} device loop steps", flush=True)
     failures += sampling_checks(model)
+    failures += nan_checks(models_dir)
     if failures:
         print(f"FAIL: {len(failures)} problem(s):\n  " + "\n  ".join(failures))
         return 1
