@@ -77,10 +77,9 @@ static int match(FuseMap *fm, Node *dq) {
     node_add_input(g, n, idx);
     node_add_input(g, n, s);
     node_add_input(g, n, default_zero_points(z) ? NULL : z);
-    node_set_uint(g, n, "bits", f.bits);
-    node_set_uint(g, n, "blockSize", f.block);
-    node_set_uint(g, n, "gatherAxis", f.gather_axis);
-    node_set_uint(g, n, "quantizeAxis", f.quant_axis);
+    static const char *const keys[] = {"bits", "blockSize", "gatherAxis", "quantizeAxis"};
+    const int64_t values[] = {f.bits, f.block, f.gather_axis, f.quant_axis};
+    for (int i = 0; i < 4; i++) node_set_uint(g, n, keys[i], values[i]);
     return pass_fm_insert_commit(fm, &m, n, &out, 1);
 }
 
