@@ -15,7 +15,8 @@ Also: a 64-token generation (qwen2-int4-webgpu) whose runtime statistics (`gener
 on the device (--temperature/--top-k/--top-p/--seed) is deterministic per seed, --top-k 1 and --top-p 1e-6
 equal greedy, two seeds differ, and sampling without the device loop is refused (exit 2); a model whose
 logits are all NaN stops generate with an error (exit 2, like any model that cannot run), on the device
-loop and on the host argmax.
+loop and on the host argmax; a 40-token prompt gives the same ids unfused and fully fused (composed
+and tile-kernel prefill of qkvProjection / gatedMlp) on three int4 models.
 Exit 1 on any difference.  Without ../shared: skip (77), or fail under CI=true.
 """
 import os
@@ -90,6 +91,30 @@ def sampling_checks(model):
                         " (exit 2 naming the device token loop expected)")
     if not problems:
         print(f"sampling: deterministic per seed, --top-k 1 == greedy, seeds differ ({runs['a']})", flush=True)
+    return problems
+
+
+LONG_PROMPT = ",".join(str((1 + 7919 * k) % 1000) for k in range(40))
+
+
+def fused_prefill_checks(models_dir):
+    """A 40-token prompt (the prefill forms for 17+ rows) gives the same ids unfused, fully fused with
+    the composed qkvProjection / gatedMlp prefill (runtime/k_fused_prefill.c) and with the tile kernel
+    (WEBNNC_FUSED_PREFILL=tile), on int4 models with packed (webgpu) and separate (dml) projections."""
+    problems = []
+    for name in ("qwen2-int4-webgpu", "phi3-int4-webgpu", "llama-int4-dml"):
+        model = os.path.join(models_dir, name)
+        got = {}
+        for label, fuse, env in (("none", "none", {}), ("all", "all", {}), ("all, tile", "all", {"WEBNNC_FUSED_PREFILL": "tile"})):
+            run_env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS + ("WEBNNC_FUSED_PREFILL",)}
+            run_env.update(env)
+            cmd = [e2e.webnnc(), "generate", model, "--prompt-ids", LONG_PROMPT, "--max-new", "8", "--fuse", fuse]
+            p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=600, env=run_env)
+            got[label] = p.stdout.strip().splitlines()[-1] if p.returncode == 0 and p.stdout.strip() else f"exit {p.returncode}"
+        if len(set(got.values())) != 1:
+            problems.append(f"{name}, 40-token prompt: " + "; ".join(f"--fuse {k}: {v}" for k, v in got.items()))
+        else:
+            print(f"{name}, 40-token prompt: unfused, fused and fused on the tile kernel agree ({got['none']})", flush=True)
     return problems
 
 
@@ -172,6 +197,7 @@ def main():
             print(f"64 tokens {mode}: {rec} recordings, {steps} device loop steps", flush=True)
     failures += sampling_checks(model)
     failures += nan_checks(models_dir)
+    failures += fused_prefill_checks(models_dir)
     if failures:
         print(f"FAIL: {len(failures)} problem(s):\n  " + "\n  ".join(failures))
         return 1
