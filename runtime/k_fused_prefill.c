@@ -63,17 +63,6 @@ int ext_fused_prefill_check(KernelCtx *kc, const Node *n, const NBitsGeom *geo, 
     return 0;
 }
 
-/* in's rows [r0, r0 + rows) of a per-row operand of `row_elems` elements per row. */
-static KTensor rows_view(const KTensor *t, uint64_t r0, uint64_t rows, uint64_t row_elems) {
-    KTensor v = *t;
-    v.offset += dtype_storage_bytes(t->dtype, r0 * row_elems);
-    v.numel = rows * row_elems;
-    v.rank = 2;
-    v.shape[0] = (int64_t)rows;
-    v.shape[1] = (int64_t)row_elems;
-    return v;
-}
-
 /* One GEMM over weight rows [r0, r0 + rows) into y. */
 static int project(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *in, const KTensor *x, uint64_t r0,
                    uint64_t rows, const KTensor *y, uint64_t scratch_used) {
@@ -81,9 +70,9 @@ static int project(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTe
     g.n = (int64_t)rows;
     uint64_t KB = (uint64_t)geo->k_blocks, row_bytes = KB * (uint64_t)geo->blob;
     const KTensor *zp = kx_opt(n, FP_ZERO_POINTS) ? &in[FP_ZERO_POINTS] : NULL;
-    KTensor w = rows_view(&in[FP_WEIGHT], r0, rows, row_bytes), s = rows_view(&in[FP_SCALES], r0, rows, KB), z, b;
-    if (zp) z = rows_view(zp, r0, rows, zp->dtype == DT_U8 ? (uint64_t)geo->zp_row_bytes : KB);
-    if (kx_opt(n, FP_BIAS)) b = rows_view(&in[FP_BIAS], r0, rows, 1);
+    KTensor w = kx_rows_view(&in[FP_WEIGHT], r0, rows, row_bytes), s = kx_rows_view(&in[FP_SCALES], r0, rows, KB), z, b;
+    if (zp) z = kx_rows_view(zp, r0, rows, zp->dtype == DT_U8 ? (uint64_t)geo->zp_row_bytes : KB);
+    if (kx_opt(n, FP_BIAS)) b = kx_rows_view(&in[FP_BIAS], r0, rows, 1);
     return ext_nbits_record(kc, n, &g, x, &w, &s, zp ? &z : NULL, kx_opt(n, FP_BIAS) ? &b : NULL, y, scratch_used);
 }
 

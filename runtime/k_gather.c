@@ -54,12 +54,8 @@ static int index_run(KernelCtx *kc, const Node *n, const char *name, const KTens
 
 /* Rows [r0, r1) of dim 0 of the dense tensor t as a tensor of its own. */
 static KTensor rows_view(const KTensor *t, int64_t r0, int64_t r1) {
-    KTensor v = *t;
     uint64_t row = t->shape[0] ? t->numel / (uint64_t)t->shape[0] : 0;
-    v.offset += dtype_storage_bytes(t->dtype, row * (uint64_t)r0);
-    v.shape[0] = r1 - r0;
-    v.numel = row * (uint64_t)(r1 - r0);
-    return v;
+    return kx_rows_view(t, (uint64_t)r0, (uint64_t)(r1 - r0), row);
 }
 
 static bool too_big(const Node *n, const KTensor *t, int count) {

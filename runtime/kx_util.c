@@ -61,6 +61,16 @@ int64_t kx_window_rows(KernelCtx *kc, const Node *n, const KTensor *t, int rank,
     return rows < 1 ? 1 : rows;
 }
 
+KTensor kx_rows_view(const KTensor *t, uint64_t r0, uint64_t rows, uint64_t row_elems) {
+    KTensor v = *t;
+    v.offset += dtype_storage_bytes(t->dtype, r0 * row_elems);
+    bool dim0 = t->rank >= 1 && t->shape[0] >= 0 && (uint64_t)t->shape[0] * row_elems == t->numel;
+    if (!dim0) v.rank = 2, v.shape[1] = (int64_t)row_elems;
+    v.shape[0] = (int64_t)rows;
+    v.numel = rows * row_elems;
+    return v;
+}
+
 int kx_bind_packed4(KernelCtx *kc, const Node *n, const KTensor *t, bool write, KBind *b) {
     const WnrtDeviceInfo *di = kc_device(kc);
     uint64_t align = di->min_storage_offset_alignment ? di->min_storage_offset_alignment : 16;

@@ -27,6 +27,10 @@ int kx_bind(KernelCtx *kc, const Node *n, const KTensor *t, bool write, KBind *b
  * elements exceeds the device's maxStorageBufferRange" when a single row does not fit. */
 int64_t kx_window_rows(KernelCtx *kc, const Node *n, const KTensor *t, int rank, const int64_t *shape,
                        const int64_t *stride);
+/* Rows [r0, r0 + rows) of t seen as `row_elems` elements per row, as a tensor of its own (same
+ * buffer, offset moved).  Where t's dim 0 holds those rows (shape[0] * row_elems = numel) the view
+ * keeps t's shape with dim 0 = rows; else (a flat operand read by rows) it is [rows, row_elems]. */
+KTensor kx_rows_view(const KTensor *t, uint64_t r0, uint64_t rows, uint64_t row_elems);
 /* Binds the whole 4-bit tensor t as 32-bit words (t must start at an aligned offset). */
 int kx_bind_packed4(KernelCtx *kc, const Node *n, const KTensor *t, bool write, KBind *b);
 
