@@ -102,12 +102,12 @@ static int gbq_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTe
     }
     uint32_t kind = data->dtype == DT_U8 ? 0 : data->dtype == DT_U4 ? 1 : 2;
     uint32_t spec[SPEC_COUNT] = {ext_wg(kc), kind, idx->dtype == DT_I64, has_zp};
-    uint64_t rows = table_rows(kc, pre, pc.D, pc.post, pc.bits);
+    uint64_t rows = table_rows(kc, pre, pc.D, pc.post, pc.bits), elems_per_byte = 8 / pc.bits;
+    KTensor raw = *data; /* the table's bytes; the last window (or the only one) to its end */
+    raw.dtype = DT_U8;
+    raw.numel = dtype_storage_bytes(data->dtype, data->numel);
     for (uint64_t w0 = 0; w0 < pc.D; w0 += rows) {
-        uint64_t w1 = w0 + rows < pc.D ? w0 + rows : pc.D, elems_per_byte = 8 / pc.bits;
-        KTensor raw = *data; /* the table's bytes; the last window (or the only one) to its end */
-        raw.dtype = DT_U8;
-        raw.numel = dtype_storage_bytes(data->dtype, data->numel);
+        uint64_t w1 = w0 + rows < pc.D ? w0 + rows : pc.D;
         uint64_t first = w0 * pc.post / elems_per_byte, last = w1 == pc.D ? raw.numel - 1 : (w1 * pc.post - 1) / elems_per_byte;
         if (kc_bind_window(kc, n, &raw, (int64_t)first, (int64_t)last, false, &b[0], &bytes) < 0) return -1;
         pc.base_data = bytes * (uint32_t)elems_per_byte;

@@ -61,7 +61,11 @@ static int nbits_fused_check(KernelCtx *kc, const Node *n) {
         return -1;
     int64_t splits[FP_MAX_SPLITS];
     int n_splits = fused_splits(n, geo.n, splits);
-    if (n_splits < 0 || ext_fused_prefill_check(kc, n, &geo, splits, n_splits) < 0) return -1;
+    if (n_splits < 0) return -1;
+    /* the composed prefill only where the node's rows can reach the prefill form (its scratch) */
+    if (value_max_elements(x) / (uint64_t)geo.k >= (uint64_t)tile_min_m() &&
+        ext_fused_prefill_check(kc, n, &geo, splits, n_splits) < 0)
+        return -1;
     return kcheck_shader(kc, n, "ext_norm_proj", x->dtype, x->dtype);
 }
 
