@@ -41,8 +41,7 @@ struct TokenLoop {
     VkCommandBuffer cb;
     bool recorded;
     ReplayTrace rec, now; /* recorded walk (args as last written), the coming batch's walk */
-    MemAlloc params;
-    int params_cap;
+    ReplaySlots params;
     MemPool *ring_pool;
     MemAlloc ring; /* steps + 1 picked ids */
     int64_t next_pos;  /* position of the token the next step feeds */
@@ -205,7 +204,7 @@ int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c) {
 
 /* Makes the loop's command buffer for the plan of L->now. */
 static int record(WnrtModel *m, struct TokenLoop *L, int steps) {
-    if (wnrt_replay_reserve(m, &L->params, &L->params_cap, L->now.n) < 0) return -1;
+    if (wnrt_replay_reserve(m, &L->params, L->now.n) < 0) return -1;
     if (!L->cb) {
         VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                           .commandPool = m->dev->cmd_pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,

@@ -373,9 +373,10 @@ int wnrt_record_commands(WnrtModel *m, Recording *r) {
         vkResetCommandBuffer(r->cb, 0);
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     vkBeginCommandBuffer(r->cb, &bi);
+    wnrt_replay_upload(m, r->cb, &r->params);
     if (profile_record_begin(m, r->cb) < 0) return -1;
     r->trace.n = 0;
-    KernelCtx kc = {.m = m, .dev = d, .cb = r->cb, .trace = &r->trace, .params = &r->params, .replay = m->replay};
+    KernelCtx kc = {.m = m, .dev = d, .cb = r->cb, .trace = &r->trace, .params = &r->params.gpu, .replay = m->replay};
     int rc = 0;
     if (!m->replay) copy_io(m, r->cb, r, true);
     barrier(&kc, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT,
@@ -404,17 +405,18 @@ int wnrt_record_commands(WnrtModel *m, Recording *r) {
 
 /* ---- the device token loop (loop.c) --------------------------------------------------------- */
 
-KernelCtx *wnrt_record_loop_begin(WnrtModel *m, VkCommandBuffer cb, const MemAlloc *params, ReplayTrace *t) {
+KernelCtx *wnrt_record_loop_begin(WnrtModel *m, VkCommandBuffer cb, const ReplaySlots *params, ReplayTrace *t) {
     KernelCtx *kc = calloc(1, sizeof *kc);
     if (!kc) {
         diag_error("out of memory");
         return NULL;
     }
-    *kc = (KernelCtx){.m = m, .dev = m->dev, .cb = cb, .trace = t, .params = params, .replay = true};
+    *kc = (KernelCtx){.m = m, .dev = m->dev, .cb = cb, .trace = t, .params = &params->gpu, .replay = true};
     if (cb) {
         vkResetCommandBuffer(cb, 0);
         VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
         vkBeginCommandBuffer(cb, &bi);
+        wnrt_replay_upload(m, cb, params);
         barrier(kc, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     }

@@ -68,35 +68,66 @@ uint64_t wnrt_replay_slot_stride(const WnrtModel *m) {
     return align > 256 ? align : 256;
 }
 
-int wnrt_replay_reserve(WnrtModel *m, MemAlloc *params, int *cap, int n) {
-    if (n <= *cap && params->buffer) return 0;
-    if (!m->param_pool && !(m->param_pool = vk_mempool_create(m->dev, MEM_UPLOAD))) return -1;
+/* Slots read over the bus from a host mirror, for tests of that path on unified-memory devices. */
+static bool force_mirror(void) {
+    const char *e = getenv("WEBNNC_FORCE_STAGING");
+    return e && strcmp(e, "0") != 0;
+}
+
+int wnrt_replay_reserve(WnrtModel *m, ReplaySlots *s, int n) {
+    if (n <= s->cap && s->gpu.buffer) return 0;
+    if (!m->param_pool && !(m->param_pool = vk_mempool_create(m->dev, MEM_DEVICE))) return -1;
     int want = n + n / 4 + 16; /* room for a few more dispatches before growing again */
     uint64_t bytes = wnrt_replay_slot_stride(m) * (uint64_t)want;
     vk_mempool_hint(m->param_pool, bytes);
-    if (vk_mempool_alloc(m->param_pool, bytes, params) < 0) return -1;
-    if (!params->map) {
-        diag_error("vulkan: the parameter buffer is not host visible");
-        return -1;
+    if (vk_mempool_alloc(m->param_pool, bytes, &s->gpu) < 0) return -1;
+    s->host = (MemAlloc){0};
+    s->cap = 0;
+    if (!s->gpu.map || force_mirror()) {
+        if (!m->param_host_pool && !(m->param_host_pool = vk_mempool_create(m->dev, MEM_UPLOAD))) return -1;
+        vk_mempool_hint(m->param_host_pool, bytes);
+        if (vk_mempool_alloc(m->param_host_pool, bytes, &s->host) < 0) return -1;
+        if (!s->host.map) {
+            diag_error("vulkan: the parameter buffer's mirror is not host visible");
+            return -1;
+        }
     }
-    memset(params->map, 0, bytes);
-    *cap = want;
+    memset(s->host.buffer ? s->host.map : s->gpu.map, 0, bytes);
+    s->cap = want;
     return 0;
 }
 
-int wnrt_replay_write(const WnrtModel *m, const MemAlloc *params, ReplayTrace *last, const ReplayTrace *now) {
+int wnrt_replay_write(const WnrtModel *m, const ReplaySlots *s, ReplayTrace *last, const ReplayTrace *now) {
     uint64_t stride = wnrt_replay_slot_stride(m);
+    uint8_t *map = s->host.buffer ? s->host.map : s->gpu.map;
     int written = 0;
     for (int i = 0; i < now->n; i++) {
         const ReplayArgs *a = &now->args[i];
         if (last && memcmp(&last->args[i], a, sizeof *a) == 0) continue;
-        uint8_t *slot = params->map + stride * (uint64_t)i;
+        uint8_t *slot = map + stride * (uint64_t)i;
         memcpy(slot, a->params, sizeof a->params);
         memcpy(slot + K_PUSH_MAX, a->grid, sizeof a->grid);
         if (last) last->args[i] = *a;
         written++;
     }
     return written;
+}
+
+void wnrt_replay_upload(const WnrtModel *m, VkCommandBuffer cb, const ReplaySlots *s) {
+    if (!s->host.buffer) return;
+    /* the previous submit's reads of the slots are done before they are overwritten */
+    VkMemoryBarrier before = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                              .srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT,
+                              .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+                         VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
+    VkBufferCopy c = {.srcOffset = s->host.offset, .dstOffset = s->gpu.offset,
+                      .size = wnrt_replay_slot_stride(m) * (uint64_t)s->cap};
+    vkCmdCopyBuffer(cb, s->host.buffer, s->gpu.buffer, 1, &c);
+    VkMemoryBarrier after = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                             .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+                         0, 1, &after, 0, NULL, 0, NULL);
 }
 
 int wnrt_replay_io(KernelCtx *kc, WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], bool in) {

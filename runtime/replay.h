@@ -2,7 +2,11 @@
  *
  * Every dispatch reads its parameter block from a small host-written buffer (binding
  * K_PARAMS_BINDING, common.glsl PARAMS_BLOCK) at its own slot, and with replay on (the default; WEBNNC_REPLAY=0
- * turns it off) takes its grid from the same slot (vkCmdDispatchIndirect).  Before each run the
+ * turns it off) takes its grid from the same slot (vkCmdDispatchIndirect).  The slots live in device
+ * memory: where that is not host visible (a discrete GPU without a host-visible device heap, or
+ * WEBNNC_FORCE_STAGING=1) the host writes a mirror in host memory that every submit copies in first
+ * (wnrt_replay_upload); read over PCIe instead, each dispatch's indirect arguments and parameter
+ * block cost a bus round trip on its critical path (H100: about 3 us of every decode dispatch).  Before each run the
  * record functions run again without a command buffer ("capture"), giving every dispatch's
  * pipeline, bindings, parameters and grid for the run's actual sizes.  When the pipelines and
  * bindings equal a recording's, only the changed slots are rewritten and the recording is
@@ -47,11 +51,22 @@ bool wnrt_replay_same_plan(const ReplayTrace *a, const ReplayTrace *b);
 /* Byte stride of one dispatch's slot (parameter block, then the indirect arguments at
  * K_PUSH_MAX) for the model's device. */
 uint64_t wnrt_replay_slot_stride(const WnrtModel *m);
-/* Makes *params hold n slots (keeps it when large enough; *cap is its slot count). */
-int wnrt_replay_reserve(WnrtModel *m, MemAlloc *params, int *cap, int n);
-/* Writes the slots of `now` that differ from `last` into params and copies them into `last`
+/* The parameter/indirect-argument slots of one recording. */
+typedef struct {
+    MemAlloc gpu;  /* what the dispatches read (descriptors, indirect arguments) */
+    MemAlloc host; /* the host-written mirror copied into gpu by wnrt_replay_upload; no buffer where
+                      gpu is mapped (the host writes it directly) */
+    int cap;       /* slots held */
+} ReplaySlots;
+
+/* Makes *s hold n slots (keeps them when large enough). */
+int wnrt_replay_reserve(WnrtModel *m, ReplaySlots *s, int n);
+/* Writes the slots of `now` that differ from `last` into s and copies them into `last`
  * (last = NULL: writes all of now).  Returns the number of slots written. */
-int wnrt_replay_write(const WnrtModel *m, const MemAlloc *params, ReplayTrace *last, const ReplayTrace *now);
+int wnrt_replay_write(const WnrtModel *m, const ReplaySlots *s, ReplayTrace *last, const ReplayTrace *now);
+/* Records, first in a command buffer that reads s, the copy of the host mirror into the slots and
+ * the barrier that makes them visible to shaders and indirect dispatches (nothing without a mirror). */
+void wnrt_replay_upload(const WnrtModel *m, VkCommandBuffer cb, const ReplaySlots *s);
 
 /* The graph inputs' copies from host staging to device storage (in) or the outputs' back (out)
  * as io_copy dispatches sized by the run's shapes.  0 or -1 with a diagnostic. */

@@ -22,8 +22,7 @@ typedef struct {
     uint64_t last_used;
     int dispatches, barriers;
     ReplayTrace trace;   /* its dispatches; args as last written into params (replay.h) */
-    MemAlloc params;     /* parameter + indirect-argument slots (kept when the slot is re-recorded) */
-    int params_cap;      /* slots params holds */
+    ReplaySlots params;  /* parameter + indirect-argument slots (kept when the slot is re-recorded) */
 } Recording;
 
 /* A plan-level rewrite (plan_matvec.c): node i runs `fam` on `inputs` (instead of
@@ -85,7 +84,7 @@ struct WnrtModel {
 
     /* replay.h: one recording per dispatch plan (WEBNNC_REPLAY=0: one per bound size set) */
     bool replay;
-    MemPool *param_pool;
+    MemPool *param_pool, *param_host_pool; /* ReplaySlots gpu / host */
     ReplayTrace now;                      /* capture of the coming run */
     int64_t (*now_shapes)[WN_MAX_RANK];   /* its shapes */
 
@@ -136,7 +135,7 @@ int wnrt_record_capture(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], ReplayTrac
 /* The device token loop's recording (loop.c): begin (cb VK_NULL_HANDLE: capture only; dispatches
  * are appended to t, their slots in params), one step's input copies and nodes (no output copies),
  * end (frees kc; a barrier that makes shader writes visible to the host). */
-KernelCtx *wnrt_record_loop_begin(WnrtModel *m, VkCommandBuffer cb, const MemAlloc *params, ReplayTrace *t);
+KernelCtx *wnrt_record_loop_begin(WnrtModel *m, VkCommandBuffer cb, const ReplaySlots *params, ReplayTrace *t);
 int wnrt_record_loop_step(KernelCtx *kc, int64_t (*shapes)[WN_MAX_RANK]);
 int wnrt_record_loop_end(KernelCtx *kc, int *dispatches, int *barriers);
 /* kernel check context (no command buffer) */

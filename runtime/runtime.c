@@ -72,11 +72,9 @@ static void free_recording(WnrtModel *m, Recording *r) {
     free(r->sym);
     free(r->shapes);
     wnrt_replay_trace_free(&r->trace);
-    MemAlloc params = r->params;
-    int cap = r->params_cap;
+    ReplaySlots params = r->params;
     memset(r, 0, sizeof *r);
     r->params = params;
-    r->params_cap = cap;
 }
 
 void wnrt_free(WnrtModel *m) {
@@ -93,6 +91,7 @@ void wnrt_free(WnrtModel *m) {
     vk_mempool_destroy(m->const_pool);
     vk_mempool_destroy(m->staging_pool);
     vk_mempool_destroy(m->param_pool);
+    vk_mempool_destroy(m->param_host_pool);
     wnrt_replay_trace_free(&m->now);
     free(m->now_shapes);
     free(m->fam);
@@ -149,7 +148,7 @@ static Recording *record_new(WnrtModel *m) {
         if (m->replay) memcpy(r->shapes, m->now_shapes, sizeof *r->shapes * (size_t)g->n_values);
         rc = m->replay ? 0 : wnrt_bind_eval_shapes(m, r->shapes);
         if (rc == 0 && !m->replay) rc = wnrt_record_capture(m, r->shapes, &m->now); /* the slot count */
-        if (rc == 0) rc = wnrt_replay_reserve(m, &r->params, &r->params_cap, m->now.n);
+        if (rc == 0) rc = wnrt_replay_reserve(m, &r->params, m->now.n);
         if (rc == 0) rc = wnrt_record_commands(m, r);
         if (rc == 0 && !wnrt_replay_same_plan(&r->trace, &m->now)) {
             diag_error("internal: the recording differs from its capture");
@@ -162,12 +161,10 @@ static Recording *record_new(WnrtModel *m) {
         /* keep the array dense: move the last recording into this slot */
         int idx = (int)(r - m->rec);
         if (idx != m->n_rec - 1) {
-            MemAlloc params = r->params;
-            int cap = r->params_cap;
+            ReplaySlots params = r->params;
             m->rec[idx] = m->rec[m->n_rec - 1];
             memset(&m->rec[m->n_rec - 1], 0, sizeof m->rec[0]);
             m->rec[m->n_rec - 1].params = params;
-            m->rec[m->n_rec - 1].params_cap = cap;
         }
         m->n_rec--;
         return NULL;
