@@ -5,9 +5,9 @@
  * (2) shaders/ext_gqa_prep.comp three times: query rows (normed, rotated) into the output, new key
  * rows (normed, rotated) and value rows into the presents at past + s, (3) shaders/ext_gqa_attn.comp:
  * one workgroup per (batch, token, head), online softmax over the valid cache rows, no score
- * matrix; for prefill (S >= 2, head size <= 128) shaders/ext_gqa_attn_flash.comp instead: one
- * workgroup per (batch, head, 16 query tokens), key/value tiles in shared memory
- * (WEBNNC_NO_FLASH_ATTN=1 keeps the per-token kernel); decode (and heads over 128 with no flash)
+ * matrix; for prefill (S >= 2, head size <= 128, subgroup shuffles) shaders/ext_gqa_attn_flash.comp
+ * instead: one workgroup per (batch, head, 128 / GQA_FLASH_TPR query tokens), key/value tiles in
+ * shared memory, GQA_FLASH_TPR invocations per query row (WEBNNC_NO_FLASH_ATTN=1 keeps the per-token kernel); decode (and heads over 128 with no flash)
  * runs shaders/ext_gqa_attn_dec.comp where the device has subgroup arithmetic: the same per-token
  * workgroups with the keys split over GQA_DEC_SUBGROUPS subgroups, partial softmaxes combined in
  * shared memory (WEBNNC_GQA_DEC=0 keeps ext_gqa_attn.comp).  A decode step (S = 1) with that kernel
@@ -32,7 +32,8 @@
 #define GQA_MAX_HEAD 512 /* head size limit: 4 channels per invocation, shared rows of 1024 */
 #define GQA_FLASH_MIN_S 2   /* query tokens from which prefill attention runs flash-style ... */
 #define GQA_FLASH_MAX_H 128 /* ... for heads up to this size (ext_gqa_attn_flash.comp) */
-#define GQA_FLASH_BQ 16     /* query tokens per workgroup there */
+#define GQA_FLASH_TPR 8     /* invocations per query row there (WEBNNC_FLASH_TPR = 2..16, powers of 2; H100, 512 tokens,
+                             * Qwen2-0.5B layer: 2 / 4 / 8 / 16 took 200 / 178 / 161 / 313 us), ... */
 #define GQA_DEC_MAX_H 128   /* decode kernel (ext_gqa_attn_dec.comp): head size limit (shared partials) */
 #define GQA_DEC_CHUNK_ROWS 64 /* fused decode: one workgroup per this many cache rows of capacity ... */
 #define GQA_DEC_MAX_CHUNKS 8  /* ... and at most this many per (batch, head) (ext_gqa_dec_fused.comp; H100, capacity 1024,
@@ -246,6 +247,13 @@ static uint32_t dec_wg(const KernelCtx *kc, const GqaDims *d) {
     return wg;
 }
 
+/* ... of the flash kernel: GQA_FLASH_TPR, or WEBNNC_FLASH_TPR (tuning sweeps; rounded down to a power of 2). */
+static uint32_t flash_tpr(void) {
+    uint32_t t = (uint32_t)kx_env_long("WEBNNC_FLASH_TPR", 2, 16, GQA_FLASH_TPR);
+    while (t & (t - 1)) t &= t - 1;
+    return t;
+}
+
 /* The attention scale: the node's, else 1/sqrt(head size). */
 static float attn_scale(const Node *n, const GqaDims *d) {
     double scale = node_float(n, "scale", 0.0);
@@ -259,7 +267,10 @@ static uint32_t attn_window(const Node *n) {
 }
 
 static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out, const GqaDims *d) {
-    bool flash = d->S >= GQA_FLASH_MIN_S && d->H <= GQA_FLASH_MAX_H && !getenv("WEBNNC_NO_FLASH_ATTN");
+    const WnrtDeviceInfo *dev = kc_device(kc);
+    uint32_t tpr = flash_tpr();
+    bool flash = d->S >= GQA_FLASH_MIN_S && d->H <= GQA_FLASH_MAX_H && dev->subgroup_shuffle &&
+                 dev->subgroup_size >= tpr && !getenv("WEBNNC_NO_FLASH_ATTN");
     uint32_t dwg = flash ? 0 : dec_wg(kc, d);
     int sh = kc_find_shader(kc, n, flash ? "ext_gqa_attn_flash" : dwg ? "ext_gqa_attn_dec" : "ext_gqa_attn",
                             in[GQA_QUERY].dtype, in[GQA_QUERY].dtype);
@@ -282,11 +293,14 @@ static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, con
         bind_opt(kc, n, in, GQA_ATTENTION_BIAS, &b[1], &b[4], &pc.base_bias) < 0 ||
         bind_opt(kc, n, in, GQA_HEAD_SINK, &b[1], &b[5], &pc.base_sink) < 0)
         return -1;
-    uint32_t spec[5] = {dwg ? dwg : GQA_WG, dwg ? (uint32_t)(d->H + kc_device(kc)->subgroup_size - 1) / kc_device(kc)->subgroup_size
-                                             : ext_sg_reduce(kc),
-                        bias, sink, node_bool(n, "smoothSoftmax", false)};
-    uint64_t blocks = flash ? (uint64_t)(d->S + GQA_FLASH_BQ - 1) / GQA_FLASH_BQ : (uint64_t)d->S;
-    return ext_dispatch_rows(kc, n, sh, spec, 5, &pc, sizeof pc, b, 6, (uint64_t)(d->B * d->N) * blocks);
+    /* spec 1: channels per lane (decode kernel), per invocation (flash), else subgroup reductions */
+    uint32_t spec[6] = {dwg ? dwg : GQA_WG,
+                        dwg     ? (uint32_t)(d->H + dev->subgroup_size - 1) / dev->subgroup_size
+                        : flash ? (uint32_t)(d->H + tpr - 1) / tpr
+                                : ext_sg_reduce(kc),
+                        bias, sink, node_bool(n, "smoothSoftmax", false), tpr};
+    uint64_t bq = GQA_WG / tpr, blocks = flash ? (uint64_t)(d->S + bq - 1) / bq : (uint64_t)d->S;
+    return ext_dispatch_rows(kc, n, sh, spec, flash ? 6 : 5, &pc, sizeof pc, b, 6, (uint64_t)(d->B * d->N) * blocks);
 }
 
 /* Whether one decode step runs as the single dispatch of ext_gqa_dec_fused.comp: one new token per

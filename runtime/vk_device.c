@@ -86,6 +86,8 @@ void vkdev_probe(VkPhysicalDevice pd, WnrtDeviceInfo *info) {
     info->subgroup_size = sg.subgroupSize;
     info->subgroup_arithmetic = (sg.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) &&
                                 (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
+    info->subgroup_shuffle = (sg.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) &&
+                             (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
     info->max_buffer_size = 1ull << 31; /* conservative unless maintenance4 says more */
     if (VK_API_VERSION_MINOR(p->apiVersion) >= 3 || VK_API_VERSION_MAJOR(p->apiVersion) > 1) {
         VkPhysicalDeviceMaintenance4Properties m4 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};

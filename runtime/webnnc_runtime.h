@@ -48,6 +48,7 @@ typedef struct {
     uint32_t max_workgroup_count[3];
     uint32_t subgroup_size;
     bool subgroup_arithmetic;
+    bool subgroup_shuffle; /* subgroupShuffleXor in compute shaders */
     bool float16;    /* shaderFloat16 */
     bool storage16;  /* storageBuffer16BitAccess */
     bool int8;       /* shaderInt8 */
@@ -55,7 +56,7 @@ typedef struct {
     bool int64;      /* shaderInt64 */
     bool push_descriptor;
     bool coopmat_nv; /* VK_NV_cooperative_matrix with float16 16x16x16 products into float32 (subgroups of
-                        32), enabled at device creation (vkdev_open) with WEBNNC_COOPMAT=1 */
+                        32), enabled at device creation (vkdev_open) unless WEBNNC_COOPMAT=0 */
     int n_heaps;
     uint64_t heap_size[WNRT_MAX_HEAPS];
     bool heap_device_local[WNRT_MAX_HEAPS];

@@ -120,14 +120,16 @@ START_TEST(prefill) {
 }
 END_TEST
 
-/* Flash-style prefill (ext_gqa_attn_flash.comp, 16 query tokens per workgroup): several and partial
- * query blocks, a past in the cache, key tiles cut by the causal limit and a local window, head sizes
- * 64 / 128 / 40, two batches with different pasts, attentionBias, headSink, softcap, float16. */
+/* Flash-style prefill (ext_gqa_attn_flash.comp, 32 query tokens per workgroup, 4 invocations per
+ * query row): several and partial query blocks, a past in the cache, several key tiles cut by the
+ * causal limit and a local window, head sizes 64 / 128 / 40 and 42 (not a multiple of 4: channels
+ * past the head), two batches with different pasts, attentionBias, headSink, softcap, float16. */
 START_TEST(flash_prefill) {
     check_gqa((GqaCase){DT_F32, 1, 70, 4, 2, 64, 120, {99}, false, 64, false, false, false, false, false, false, 0, 0});
     check_gqa((GqaCase){DT_F16, 1, 45, 14, 2, 64, 64, {44}, true, 64, false, false, false, false, false, false, 20, 0});
     check_gqa((GqaCase){DT_F32, 2, 33, 2, 1, 128, 50, {40, 32}, false, 0, false, false, false, true, true, false, 0, 30});
     check_gqa((GqaCase){DT_F32, 1, 40, 4, 4, 40, 40, {39}, false, 0, false, false, false, false, false, true, 9, 0});
+    check_gqa((GqaCase){DT_F32, 1, 100, 6, 2, 42, 200, {169}, false, 0, false, false, false, false, false, false, 0, 0});
 }
 END_TEST
 
