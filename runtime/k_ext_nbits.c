@@ -5,7 +5,7 @@
  * WEBNNC_NBITS_GENERIC=1 turns it off).  Other few-row cases: shaders/ext_matmul_nbits.comp, a
  * mat-vec that dequantizes in registers; more rows (prefill): shaders/ext_matmul_nbits_tiled.comp,
  * a tiled GEMM dequantizing weight tiles into shared memory (the int4 tile core shaders/nbits_tile.glsl;
- * on NV cooperative matrices with WEBNNC_COOPMAT=1 where the device has them: ext_matmul_nbits_coop.comp).  Weight rows are split over several
+ * on NV cooperative matrices where the device has them (WEBNNC_COOPMAT=0: not): ext_matmul_nbits_coop.comp).  Weight rows are split over several
  * dispatches when the packed weights exceed one binding (maxStorageBufferRange). */
 #include "k_ext_nbits.h"
 

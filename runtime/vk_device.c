@@ -213,11 +213,11 @@ static int find_compute_queue(VkPhysicalDevice pd, uint32_t *family) {
 /* NV cooperative matrices usable by the prefill GEMMs (shaders/nbits_tile.glsl): the extension, float16
  * arithmetic, subgroups of 32 and a float16 16x16x16 shape with float32 accumulation at subgroup
  * scope.  (VK_KHR_cooperative_matrix would do as well, but Debian 12's glslang 11.13 and Vulkan
- * headers 1.3.239 do not know it.)  Opt-in while a numerical difference on the H100 is open
- * (nbits_tile.glsl): WEBNNC_COOPMAT=1 turns it on. */
+ * headers 1.3.239 do not know it.)  On by default where usable; WEBNNC_COOPMAT=0 turns it off (the
+ * portable tile core; nbits_tile.glsl notes the float16 difference this path has on the H100). */
 static bool coopmat_nv_usable(VkInstance inst, VkPhysicalDevice pd, const WnrtDeviceInfo *info) {
     const char *on = getenv("WEBNNC_COOPMAT");
-    if (!on || strcmp(on, "1") != 0 || !info->float16 || info->subgroup_size != 32 ||
+    if ((on && strcmp(on, "0") == 0) || !info->float16 || info->subgroup_size != 32 ||
         !has_extension(pd, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME))
         return false;
     PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV get =

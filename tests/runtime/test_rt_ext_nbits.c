@@ -38,8 +38,12 @@ static void check_nbits(NbCase c) {
     char label[128];
     snprintf(label, sizeof label, "matmulNBits %s M %lld K %lld N %lld bits %d block %d zp %d bias %d", dtype_name(c.dt),
              (long long)c.M, (long long)c.K, (long long)c.N, c.bits, c.block, c.zp, c.bias);
-    /* f32: accumulation-order differences over K terms of size ~1e-2; f16: one output rounding */
-    double worst = ext_check(g, n, c.dt == DT_F16 ? 1e-3 : 1e-5, c.dt == DT_F16 ? 1e-3 : 1e-5, label);
+    /* f32: accumulation-order differences over K terms of size ~1e-2; f16: one output rounding, and
+     * on NV cooperative matrices (prefill, where the device has them) up to ~10 float16 ulps more
+     * (runtime/shaders/nbits_tile.glsl; WebNN's matmul budget is 2 K ulps) */
+    bool coop = c.dt == DT_F16 && c.M > 16 && wnrt_context_device(rt_ctx)->coopmat_nv;
+    double tol = c.dt == DT_F16 ? (coop ? 4e-3 : 1e-3) : 1e-5;
+    double worst = ext_check(g, n, tol, tol, label);
     (void)worst;
     graph_free(g);
 }
