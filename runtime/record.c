@@ -28,6 +28,9 @@ struct KernelCtx {
     ReplayTrace *trace;      /* every dispatch is noted here (NULL while checking) */
     const MemAlloc *params;  /* slots of the recording (replay.h) */
     bool replay;             /* bindings at their storage's bound, grids indirect, zero grids kept */
+    Recording *pieces;       /* recording in pieces (RT_PIECE_DISPATCHES): this recording's; else NULL */
+    int piece_dispatches;    /* dispatches in the current piece */
+    int submitted;           /* pieces submitted */
 };
 
 const WnrtDeviceInfo *kc_device(const KernelCtx *kc) { return &kc->dev->info; }
@@ -197,6 +200,39 @@ static void barrier(KernelCtx *kc, VkPipelineStageFlags src, VkAccessFlags src_a
 
 static int descriptors(KernelCtx *kc, const KBind *binds, int n_binds, int slot);
 
+static int begin_cb(VkDev *d, VkCommandBuffer *cb) {
+    if (!*cb) {
+        VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = d->cmd_pool,
+                                          .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+        VkResult vr = vkAllocateCommandBuffers(d->device, &ai, cb);
+        if (vr != VK_SUCCESS) return vkdev_fail("vkAllocateCommandBuffers", vr);
+    } else
+        vkResetCommandBuffer(*cb, 0);
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    vkBeginCommandBuffer(*cb, &bi);
+    return 0;
+}
+
+/* Ends the current piece, submits it (the GPU starts on it while the rest is recorded) and begins
+ * the next one with a barrier after everything submitted before it. */
+static int next_piece(KernelCtx *kc) {
+    Recording *r = kc->pieces;
+    VkResult vr = vkEndCommandBuffer(kc->cb);
+    if (vr != VK_SUCCESS) return vkdev_fail("vkEndCommandBuffer", vr);
+    if (vkdev_submit(kc->dev, kc->cb, VK_NULL_HANDLE) < 0) return -1;
+    kc->submitted = r->n_cb;
+    if (begin_cb(kc->dev, &r->cb[r->n_cb]) < 0) return -1;
+    kc->cb = r->cb[r->n_cb++];
+    barrier(kc, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+    kc->n_written = kc->n_read = 0;
+    kc->barriers++;
+    kc->bound_pipeline = VK_NULL_HANDLE;
+    kc->piece_dispatches = 0;
+    return 0;
+}
+
 /* A diagnostic naming node n (dispatches without a node: graph input/output copies). */
 #define DISPATCH_ERROR(n, ...) ((n) ? diag_node_error((n), __VA_ARGS__) : diag_error(__VA_ARGS__), -1)
 
@@ -215,6 +251,9 @@ int kc_dispatch(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, 
     int slot = kc->trace->n;
     if (wnrt_replay_note(kc->trace, p, binds, n_binds, push, push_size, gx, gy, gz) < 0) return -1;
     if (!kc->cb) return 0;
+    if (kc->pieces && kc->piece_dispatches >= RT_PIECE_DISPATCHES && kc->pieces->n_cb < RT_MAX_PIECES &&
+        next_piece(kc) < 0)
+        return -1;
     bool hazard = false;
     for (int i = 0; i < n_binds && !hazard; i++)
         hazard = overlaps(kc->written, kc->n_written, &binds[i]) || (binds[i].write && overlaps(kc->read, kc->n_read, &binds[i]));
@@ -240,6 +279,7 @@ int kc_dispatch(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, 
         vkCmdDispatch(kc->cb, gx, gy, gz);
     if (n) profile_dispatch_end(kc->m, kc->cb);
     kc->dispatches++;
+    kc->piece_dispatches++;
     return 0;
 }
 
@@ -362,39 +402,35 @@ int wnrt_record_capture(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], ReplayTrac
     return rc;
 }
 
-int wnrt_record_commands(WnrtModel *m, Recording *r) {
+int wnrt_record_commands(WnrtModel *m, Recording *r, int *submitted) {
     VkDev *d = m->dev;
-    if (!r->cb) {
-        VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = d->cmd_pool,
-                                          .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
-        VkResult vr = vkAllocateCommandBuffers(d->device, &ai, &r->cb);
-        if (vr != VK_SUCCESS) return vkdev_fail("vkAllocateCommandBuffers", vr);
-    } else
-        vkResetCommandBuffer(r->cb, 0);
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    vkBeginCommandBuffer(r->cb, &bi);
-    wnrt_replay_upload(m, r->cb, &r->params);
-    if (profile_record_begin(m, r->cb) < 0) return -1;
+    *submitted = 0;
+    r->n_cb = 1;
+    if (begin_cb(d, &r->cb[0]) < 0) return -1;
+    wnrt_replay_upload(m, r->cb[0], &r->params);
+    if (profile_record_begin(m, r->cb[0]) < 0) return -1;
     r->trace.n = 0;
-    KernelCtx kc = {.m = m, .dev = d, .cb = r->cb, .trace = &r->trace, .params = &r->params.gpu, .replay = m->replay};
+    KernelCtx kc = {.m = m, .dev = d, .cb = r->cb[0], .trace = &r->trace, .params = &r->params.gpu, .replay = m->replay,
+                    .pieces = m->replay && !m->prof && !m->timestamps ? r : NULL};
     int rc = 0;
-    if (!m->replay) copy_io(m, r->cb, r, true);
+    if (!m->replay) copy_io(m, kc.cb, r, true);
     barrier(&kc, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT,
             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     if (m->replay) rc = wnrt_replay_io(&kc, m, r->shapes, true);
     if (m->timestamps) { /* wnrt_set_timing: GPU time of the node dispatches (timing.c) */
-        vkCmdResetQueryPool(r->cb, m->timestamps, 0, 2);
-        vkCmdWriteTimestamp(r->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, m->timestamps, 0);
+        vkCmdResetQueryPool(kc.cb, m->timestamps, 0, 2);
+        vkCmdWriteTimestamp(kc.cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, m->timestamps, 0);
     }
     if (rc == 0) rc = record_nodes(&kc, r->shapes);
     if (rc == 0) rc = wnrt_loop_pick(&kc, m, r->shapes);
-    if (m->timestamps) vkCmdWriteTimestamp(r->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, m->timestamps, 1);
+    if (m->timestamps) vkCmdWriteTimestamp(kc.cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, m->timestamps, 1);
     if (rc == 0 && m->replay) rc = wnrt_replay_io(&kc, m, r->shapes, false);
     barrier(&kc, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
             VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT);
-    if (!m->replay) copy_io(m, r->cb, r, false);
+    if (!m->replay) copy_io(m, kc.cb, r, false);
     barrier(&kc, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
-    VkResult vr = vkEndCommandBuffer(r->cb);
+    VkResult vr = vkEndCommandBuffer(kc.cb);
+    *submitted = kc.submitted;
     if (rc == 0 && vr != VK_SUCCESS) rc = vkdev_fail("vkEndCommandBuffer", vr);
     r->dispatches = kc.dispatches;
     r->barriers = kc.barriers;

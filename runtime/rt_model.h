@@ -10,6 +10,13 @@
 #include "vk_memory.h"
 
 #define RT_MAX_RECORDINGS 4
+/* A new recording is made in command buffers of RT_PIECE_DISPATCHES dispatches (at most
+ * RT_MAX_PIECES), each submitted as soon as it is recorded, so that the GPU runs the first
+ * dispatches while the host records the rest (H100, 299 dispatches of a 512-token prefill: 3 ms of
+ * recording, which the time to first token paid in full).  Replays submit the pieces together.
+ * One piece under the profiler or the timestamps (their queries are per command buffer). */
+#define RT_PIECE_DISPATCHES 32
+#define RT_MAX_PIECES 16
 
 struct WnrtContext {
     VkDev *dev;
@@ -18,7 +25,9 @@ struct WnrtContext {
 typedef struct {
     int64_t *sym;                 /* symbol values the recording was made for */
     int64_t (*shapes)[WN_MAX_RANK]; /* actual shape per value id */
-    VkCommandBuffer cb;
+    VkCommandBuffer cb[RT_MAX_PIECES]; /* its pieces, in submission order */
+    int n_cb;
+    int submitted;                     /* pieces the recording itself submitted (its first run) */
     uint64_t last_used;
     int dispatches, barriers;
     ReplayTrace trace;   /* its dispatches; args as last written into params (replay.h) */
@@ -128,8 +137,9 @@ OpSupport kernel_support(OpId op, const char **reason);
 /* k_eltwise.c: whether an op of the unary/binary kernel families has its shader op code
  * (OPSUP_NOT_APPLICABLE for ops of other families). */
 OpSupport kernel_eltwise_code_support(OpId op, const char **reason);
-/* record.c */
-int wnrt_record_commands(WnrtModel *m, Recording *r);
+/* record.c: records r's command buffers (its pieces; each but the last is submitted once recorded,
+ * *submitted of them on return, also on failure: wait for the queue before freeing them). */
+int wnrt_record_commands(WnrtModel *m, Recording *r, int *submitted);
 /* The dispatches of a run with these shapes, without a command buffer (replay.h). */
 int wnrt_record_capture(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], ReplayTrace *t);
 /* The device token loop's recording (loop.c): begin (cb VK_NULL_HANDLE: capture only; dispatches

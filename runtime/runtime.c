@@ -68,7 +68,8 @@ WnrtModel *wnrt_load(WnrtContext *ctx, Graph *g) {
 
 /* Frees what recording r holds but its parameter slots (the next recording there reuses them). */
 static void free_recording(WnrtModel *m, Recording *r) {
-    if (r->cb) vkFreeCommandBuffers(m->dev->device, m->dev->cmd_pool, 1, &r->cb);
+    for (int i = 0; i < RT_MAX_PIECES; i++)
+        if (r->cb[i]) vkFreeCommandBuffers(m->dev->device, m->dev->cmd_pool, 1, &r->cb[i]);
     free(r->sym);
     free(r->shapes);
     wnrt_replay_trace_free(&r->trace);
@@ -149,14 +150,17 @@ static Recording *record_new(WnrtModel *m) {
         rc = m->replay ? 0 : wnrt_bind_eval_shapes(m, r->shapes);
         if (rc == 0 && !m->replay) rc = wnrt_record_capture(m, r->shapes, &m->now); /* the slot count */
         if (rc == 0) rc = wnrt_replay_reserve(m, &r->params, m->now.n);
-        if (rc == 0) rc = wnrt_record_commands(m, r);
-        if (rc == 0 && !wnrt_replay_same_plan(&r->trace, &m->now)) {
+        /* the slots before the recording: its pieces run as they are recorded */
+        if (rc == 0) m->stats.params_written = wnrt_replay_write(m, &r->params, NULL, &m->now);
+        if (rc == 0) rc = wnrt_record_commands(m, r, &r->submitted);
+        if (rc == 0 && (!wnrt_replay_same_plan(&r->trace, &m->now) ||
+                        memcmp(r->trace.args, m->now.args, sizeof *m->now.args * (size_t)m->now.n) != 0)) {
             diag_error("internal: the recording differs from its capture");
             rc = -1;
         }
-        if (rc == 0) m->stats.params_written = wnrt_replay_write(m, &r->params, NULL, &r->trace);
     }
     if (rc < 0) {
+        if (r->submitted) vkQueueWaitIdle(m->dev->queue); /* pieces in flight */
         free_recording(m, r);
         /* keep the array dense: move the last recording into this slot */
         int idx = (int)(r - m->rec);
@@ -194,12 +198,14 @@ int wnrt_run(WnrtModel *m) {
     m->stats.prepare_ns_total += m->stats.prepare_ns;
     m->stats.runs++;
     profile_phase(m, WNRT_PROF_SUBMIT);
-    if (vkdev_submit(m->dev, r->cb, m->fence) < 0) return -1;
+    int first = r->submitted; /* a new recording submitted its first pieces while it was made */
+    r->submitted = 0;
+    if (vkdev_submit_n(m->dev, r->cb + first, r->n_cb - first, m->fence) < 0) return -1;
     profile_phase(m, WNRT_PROF_WAIT);
     int rc = vkdev_wait(m->dev, m->fence);
     profile_phase(m, WNRT_PROF_IDLE);
     if (rc == 0) wnrt_loop_after_run(m, r->shapes);
-    return rc < 0 ? rc : profile_run_done(m, r->cb, r->dispatches);
+    return rc < 0 ? rc : profile_run_done(m, r->cb[0], r->dispatches);
 }
 
 int wnrt_output_count(const WnrtModel *m) { return m->g->n_outputs; }

@@ -341,8 +341,10 @@ int vkdev_submit_wait(VkDev *d, VkCommandBuffer cb, VkFence fence) {
     return vkdev_submit(d, cb, fence) < 0 ? -1 : vkdev_wait(d, fence);
 }
 
-int vkdev_submit(VkDev *d, VkCommandBuffer cb, VkFence fence) {
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
+int vkdev_submit(VkDev *d, VkCommandBuffer cb, VkFence fence) { return vkdev_submit_n(d, &cb, 1, fence); }
+
+int vkdev_submit_n(VkDev *d, const VkCommandBuffer *cbs, int n, VkFence fence) {
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = (uint32_t)n, .pCommandBuffers = cbs};
     VkResult r = vkQueueSubmit(d->queue, 1, &si, fence);
     return r == VK_SUCCESS ? 0 : vkdev_fail("vkQueueSubmit", r);
 }

@@ -40,6 +40,8 @@ VkCommandBuffer vkdev_begin_once(VkDev *d);
 int vkdev_submit_wait(VkDev *d, VkCommandBuffer cb, VkFence fence);
 /* The two halves of vkdev_submit_wait: submit; wait for the fence (reset after) or the queue. */
 int vkdev_submit(VkDev *d, VkCommandBuffer cb, VkFence fence);
+/* n command buffers in order, in one submission (the fence signals after the last). */
+int vkdev_submit_n(VkDev *d, const VkCommandBuffer *cbs, int n, VkFence fence);
 int vkdev_wait(VkDev *d, VkFence fence);
 int vkdev_end_once(VkDev *d, VkCommandBuffer cb);
 /* Diagnostic for a failed Vulkan call; returns -1. */
