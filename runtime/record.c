@@ -402,6 +402,12 @@ int wnrt_record_capture(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], ReplayTrac
     return rc;
 }
 
+/* WEBNNC_RECORD_PIECES=0: every recording in one command buffer, submitted after it is made. */
+static bool pieces_on(void) {
+    const char *e = getenv("WEBNNC_RECORD_PIECES");
+    return !e || strcmp(e, "0") != 0;
+}
+
 int wnrt_record_commands(WnrtModel *m, Recording *r, int *submitted) {
     VkDev *d = m->dev;
     *submitted = 0;
@@ -411,7 +417,7 @@ int wnrt_record_commands(WnrtModel *m, Recording *r, int *submitted) {
     if (profile_record_begin(m, r->cb[0]) < 0) return -1;
     r->trace.n = 0;
     KernelCtx kc = {.m = m, .dev = d, .cb = r->cb[0], .trace = &r->trace, .params = &r->params.gpu, .replay = m->replay,
-                    .pieces = m->replay && !m->prof && !m->timestamps ? r : NULL};
+                    .pieces = m->replay && !m->prof && !m->timestamps && pieces_on() ? r : NULL};
     int rc = 0;
     if (!m->replay) copy_io(m, kc.cb, r, true);
     barrier(&kc, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT,

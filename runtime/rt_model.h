@@ -14,7 +14,8 @@
  * RT_MAX_PIECES), each submitted as soon as it is recorded, so that the GPU runs the first
  * dispatches while the host records the rest (H100, 299 dispatches of a 512-token prefill: 3 ms of
  * recording, which the time to first token paid in full).  Replays submit the pieces together.
- * One piece under the profiler or the timestamps (their queries are per command buffer). */
+ * One piece under the profiler or the timestamps (their queries are per command buffer), or with
+ * WEBNNC_RECORD_PIECES=0. */
 #define RT_PIECE_DISPATCHES 32
 #define RT_MAX_PIECES 16
 

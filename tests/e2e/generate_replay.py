@@ -4,8 +4,8 @@ ONNX folder) gives the same token ids on every runtime path:
 - `rerecord`: WEBNNC_REPLAY=0, one recording per set of sizes, argmax on the host, logits of every
   position (WEBNNC_ALL_LOGITS=1; the other modes compute only the last row: pass last_logits) - the
   older path, the reference;
-- `replay`: the default, one recording per dispatch plan replayed for every size (runtime/replay.c)
-  and, for models with KV caches, the token loop on the device (runtime/loop.c: argmax on the GPU,
+- `replay`: the default, one recording per dispatch plan replayed for every size (runtime/replay.c),
+  made in pieces of 32 dispatches each submitted as soon as recorded (runtime/record.c), and, for models with KV caches, the token loop on the device (runtime/loop.c: argmax on the GPU,
   the next step's inputs written there, 16 steps per submission);
 - `replay-host-loop`: replay with the argmax on the host every step (WEBNNC_DEVICE_LOOP=0);
 - `replay-staging`: the default with graph inputs/outputs forced through host staging buffers
