@@ -2,11 +2,14 @@
 """bench/fused_table.py - "every fused kernel beats what it replaces" (issue 9): from the
 `webnnc profile --json` of each ladder stage (bench/decode.sh PROFILE=1 writes OUT/profile-N.json,
 N = 0 for the baseline, 1.. for the stages), one markdown table per phase (prefill, decode) of what
-each stage changed, per step: the op types whose dispatches went away (replaced: their share of the
-previous stage's GPU time) against the op types that appeared or grew (fused: their share of this
-stage's time), and the stage's whole GPU time per step before and after.  A stage whose fused side
-is not faster than what it replaced is marked.  GPU times come from timestamps around every dispatch
-(they serialize the dispatches).
+each stage changed, per step: the nodes of the previous stage that are gone (replaced: their own
+measured GPU time there) against the nodes that are new (fused: their time in this stage), both
+summed by op type, and the stage's whole GPU time per step before and after.  Nodes are matched by
+(name, op): a fused node that keeps the name of a node it replaced is still new, by its op.  A
+stage whose fused side is not faster than what it replaced is marked.  GPU times come from
+timestamps around every dispatch (they serialize the dispatches).  (Before Nov 27 2026 the
+replaced side was priced at the previous stage's mean time per dispatch of each op, which
+undercounted replaced GEMMs whenever cheaper dispatches of the same op shared the mean.)
 
 usage: fused_table.py OUT_DIR [--labels L0,L1,...]   (prints the tables and writes OUT_DIR/fused.md)
 """
@@ -19,23 +22,31 @@ import re
 LABELS = ["Baseline", "+matmulNBits", "+GQA", "+norms and rotary", "+silu", "+qkv and gatedMlp"]
 
 
-def per_step(profile, phase):
-    """{op: (dispatches per step, us per step)} and the GPU us per step of one phase."""
+def phase_of(profile, phase):
+    """The phase object of a profile, or None."""
     ph = next((p for p in profile["phases"] if p["name"] == phase), None)
-    if not ph or not ph["steps"]:
-        return {}, 0.0
-    n = ph["steps"]
-    return {o["op"]: (o["calls"] / n, o["total_us"] / n) for o in ph["ops"]}, ph["gpu_us"] / n
+    return ph if ph and ph["steps"] else None
 
 
-def share(ops, grew):
-    """(text, us) of the dispatch changes in `grew` ({op: extra calls}) priced at ops' mean time."""
-    parts, total = [], 0.0
-    for op, extra in sorted(grew.items(), key=lambda kv: -kv[1] * ops[kv[0]][1] / ops[kv[0]][0]):
-        us = extra * ops[op][1] / ops[op][0]
-        total += us
-        parts.append(f"{op} x{extra:g} {us:.0f}")
-    return ", ".join(parts) or "-", total
+def node_times(ph):
+    """{(node name, op): [dispatches per step, us per step]} of one phase."""
+    out = {}
+    for n in ph["nodes"]:
+        v = out.setdefault((n["node"], n["op"]), [0.0, 0.0])
+        v[0] += n["calls"] / ph["steps"]
+        v[1] += n["total_us"] / ph["steps"]
+    return out
+
+
+def by_op(nodes, keys):
+    """(text, us) of the nodes `keys`, summed by op type, the most expensive first."""
+    ops = {}
+    for k in keys:
+        v = ops.setdefault(k[1], [0.0, 0.0])
+        v[0] += nodes[k][0]
+        v[1] += nodes[k][1]
+    parts = [f"{op} x{c:g} {us:.0f}" for op, (c, us) in sorted(ops.items(), key=lambda kv: -kv[1][1])]
+    return ", ".join(parts) or "-", sum(us for _, us in ops.values())
 
 
 def table(profiles, labels, phase):
@@ -43,15 +54,15 @@ def table(profiles, labels, phase):
             "| stage | replaced (op x dispatches us) | us | fused (op x dispatches us) | us | GPU per step before -> after |",
             "|---|---|---|---|---|---|"]
     for k in range(1, len(profiles)):
-        before, gpu0 = per_step(profiles[k - 1], phase)
-        after, gpu1 = per_step(profiles[k], phase)
-        gone = {op: c - after.get(op, (0, 0))[0] for op, (c, _) in before.items() if c > after.get(op, (0, 0))[0]}
-        came = {op: c - before.get(op, (0, 0))[0] for op, (c, _) in after.items() if c > before.get(op, (0, 0))[0]}
-        rtext, rus = share(before, gone)
-        ftext, fus = share(after, came)
+        ph0, ph1 = phase_of(profiles[k - 1], phase), phase_of(profiles[k], phase)
+        if not ph0 or not ph1:
+            continue
+        before, after = node_times(ph0), node_times(ph1)
+        rtext, rus = by_op(before, [key for key in before if key not in after])
+        ftext, fus = by_op(after, [key for key in after if key not in before])
         mark = "" if fus < rus else " (not faster)"
         rows.append(f"| {labels[k] if k < len(labels) else k} | {rtext} | {rus:.0f} | {ftext} | {fus:.0f}{mark} | "
-                    f"{gpu0:.0f} -> {gpu1:.0f} |")
+                    f"{ph0['gpu_us'] / ph0['steps']:.0f} -> {ph1['gpu_us'] / ph1['steps']:.0f} |")
     return rows
 
 
