@@ -94,6 +94,7 @@ struct WnrtModel {
 
     /* replay.h: one recording per dispatch plan (WEBNNC_REPLAY=0: one per bound size set) */
     bool replay;
+    int pipelines_ready;                  /* the device's pipeline count after load / wnrt_warm */
     MemPool *param_pool, *param_host_pool; /* ReplaySlots gpu / host */
     ReplayTrace now;                      /* capture of the coming run */
     int64_t (*now_shapes)[WN_MAX_RANK];   /* its shapes */

@@ -63,6 +63,7 @@ WnrtModel *wnrt_load(WnrtContext *ctx, Graph *g) {
         return NULL;
     }
     m->cur = -1;
+    m->pipelines_ready = m->dev->pipelines_created;
     return m;
 }
 
@@ -257,4 +258,7 @@ int wnrt_read_output(WnrtModel *m, int index, void *dst, uint64_t capacity) {
     return 0;
 }
 
-void wnrt_stats(const WnrtModel *m, WnrtStats *out) { *out = m->stats; }
+void wnrt_stats(const WnrtModel *m, WnrtStats *out) {
+    *out = m->stats;
+    out->run_pipelines = m->dev->pipelines_created - m->pipelines_ready;
+}

@@ -25,6 +25,7 @@ typedef struct VkDev {
     PFN_vkCmdPushDescriptorSetKHR push_descriptor_fn; /* NULL when unsupported */
     bool pipeline_stats;                              /* WEBNNC_PIPELINE_STATS=1 and the driver reports them */
     struct PipelineSet *pipelines;                    /* vk_pipeline.c */
+    int pipelines_created;                            /* by vk_pipeset_get so far */
 } VkDev;
 
 /* Creates an instance (caller destroys it); -1 with a diagnostic on failure. */

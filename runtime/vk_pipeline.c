@@ -269,6 +269,7 @@ VkPipeline vk_pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec
         p->cap = cap;
     }
     PipeEntry *e = &p->entries[p->n++];
+    d->pipelines_created++;
     memset(e, 0, sizeof *e);
     e->shader = shader;
     e->n_spec = n_spec;

@@ -55,6 +55,7 @@ int wnrt_warm(WnrtModel *m, int count, const int64_t *sizes) {
         wnrt_replay_trace_free(&t);
         diag_clear();
     }
+    m->pipelines_ready = m->dev->pipelines_created;
     memcpy(m->bound, bound, sizeof *bound * ni);
     memcpy(m->in_shape, shapes, sizeof *shapes * ni);
     free(bound), free(shapes), free(symvals);

@@ -61,6 +61,8 @@ int decoder_generate(Decoder *d, int device, long long max_new, int64_t *tokens,
     double t0 = convert_now_s(), ttft = 0;
     if (!(d->m = wnrt_load(ctx, d->g)) || (d->g->n_kv && wnrt_kv_resident(d->m) < 0)) goto done;
     if (d->on_load && d->on_load(d, ctx) < 0) goto done;
+    if (d->loop) d->loop->begun = false; /* a new generation: choose and configure before the warm-up */
+    if (decoder_loop_begin(d) < 0) goto done;
     const char *warm = getenv("WEBNNC_WARM");
     const int64_t plans[2] = {n_prompt, 1}; /* the prefill and a decode step: their pipelines now, not in the TTFT */
     res->warmed = warm && strcmp(warm, "0") == 0 ? 0 : wnrt_warm(d->m, 2, plans);
@@ -103,5 +105,6 @@ void decoder_print_stats(FILE *f, const DecoderResult *res) {
     if (st->loop_submits)
         fprintf(f, "webnnc: device token loop: %llu decode steps in %llu submissions\n",
                 (unsigned long long)st->loop_steps, (unsigned long long)st->loop_submits);
-    fprintf(f, "webnnc: pipelines of %d dispatch plans created at load (WEBNNC_WARM=0: none)\n", res->warmed);
+    fprintf(f, "webnnc: pipelines of %d dispatch plans created at load (WEBNNC_WARM=0: none), %d more during the runs\n",
+            res->warmed, st->run_pipelines);
 }

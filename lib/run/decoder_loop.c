@@ -33,18 +33,25 @@ static int choose(Decoder *d, DecoderLoop *L) {
     return 0;
 }
 
+int decoder_loop_begin(Decoder *d) {
+    DecoderLoop *L = d->loop;
+    if (!L) return 0;
+    L->begun = true;
+    if (choose(d, L) < 0) return -1;
+    if (!L->active) return 0;
+    const Graph *g = d->g;
+    L->cfg.input_ids = g->inputs[d->ids]->name;
+    L->cfg.position_ids = d->pos >= 0 ? g->inputs[d->pos]->name : NULL;
+    L->cfg.attention_mask = d->mask >= 0 ? g->inputs[d->mask]->name : NULL;
+    L->cfg.logits = g->outputs[d->logits]->name;
+    return wnrt_loop_config(d->m, &L->cfg);
+}
+
 int decoder_next(Decoder *d, int64_t *tokens, int64_t start, int64_t n, long long k, long long max_new) {
     DecoderLoop *L = d->loop;
-    if (k == 0 && L && choose(d, L) < 0) return -1;
+    if (k == 0 && L && !L->begun && decoder_loop_begin(d) < 0) return -1;
     if (!L || !L->active) return decoder_step(d, tokens, start, n - start, &tokens[n]);
-    if (k == 0) {
-        const Graph *g = d->g;
-        L->cfg.input_ids = g->inputs[d->ids]->name;
-        L->cfg.position_ids = d->pos >= 0 ? g->inputs[d->pos]->name : NULL;
-        L->cfg.attention_mask = d->mask >= 0 ? g->inputs[d->mask]->name : NULL;
-        L->cfg.logits = g->outputs[d->logits]->name;
-        if (wnrt_loop_config(d->m, &L->cfg) < 0 || decoder_step(d, tokens, start, n - start, NULL) < 0) return -1;
-    }
+    if (k == 0 && decoder_step(d, tokens, start, n - start, NULL) < 0) return -1;
     if (L->used == L->have) {
         long long want = k == 0 ? 1 : max_new - k; /* the first token alone: its time is the TTFT */
         int got = wnrt_loop_next(d->m, L->buf, want < DECODER_LOOP_MAX_STEPS ? (int)want : DECODER_LOOP_MAX_STEPS);

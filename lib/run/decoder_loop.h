@@ -16,6 +16,7 @@ typedef struct DecoderLoop {
     WnrtLoopConfig cfg; /* sampling settings and steps per submission (names set at the prefill) */
     bool sampling;      /* temperature > 0 */
     bool active;        /* this generation runs on the device loop */
+    bool begun;         /* decoder_loop_begin ran for this generation */
     int64_t buf[DECODER_LOOP_MAX_STEPS + 1];
     int have, used;
 } DecoderLoop;
@@ -24,6 +25,11 @@ typedef struct DecoderLoop {
 void decoder_loop_init(DecoderLoop *L, float temperature, int top_k, float top_p, uint64_t seed);
 
 typedef struct Decoder Decoder;
+/* Chooses between the device loop and host steps for a new generation and configures the loop
+ * (wnrt_loop_config), before the first run so that the pipelines warmed at load include the token
+ * pick; decoder_next does it at the first token when nobody did.  0 or -1 with a diagnostic
+ * (sampling where the device loop cannot run). */
+int decoder_loop_begin(Decoder *d);
 /* The k-th new token (0: after the prefill) into tokens[n]: tokens[start .. n) are the step's new
  * tokens.  On the device loop when d->loop allows it (KV caches, replayed recordings, and
  * WEBNNC_DEVICE_LOOP not 0), else decoder_step (d->loop NULL: always).  0 or -1 with a diagnostic

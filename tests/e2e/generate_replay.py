@@ -17,6 +17,8 @@ equal greedy, two seeds differ, and sampling without the device loop is refused 
 logits are all NaN stops generate with an error (exit 2, like any model that cannot run), on the device
 loop and on the host argmax; a 40-token prompt gives the same ids unfused and fully fused (composed
 and tile-kernel prefill of qkvProjection / gatedMlp) on three int4 models.
+The pipelines warmed at load cover the whole generation: `generate -v` reports none created during
+the runs (and some with WEBNNC_WARM=0).
 Exit 1 on any difference.  Without ../shared: skip (77), or fail under CI=true.
 """
 import os
@@ -57,6 +59,27 @@ def generate(model, env_extra, max_new, extra=()):
         return None, None, None, run.describe()
     loop = LOOP.search(p.stderr)
     return lines[-1], int(m[1]), int(loop[1]) if loop else 0, ""
+
+
+RUN_PIPELINES = re.compile(r"created at load .*, (\d+) more during the runs")
+
+
+def warm_checks(model):
+    """The pipelines warmed at load cover the whole generation (prefill, token pick, decode steps):
+    none is created during the runs, and without the warm-up (WEBNNC_WARM=0) some are."""
+    problems = []
+    for env, want_none in (({}, True), ({"WEBNNC_WARM": "0"}, False)):
+        cmd = [e2e.webnnc(), "generate", model, "--prompt-ids", PROMPT, "--max-new", "16", "-v"]
+        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=600,
+                           env={**{k: v for k, v in os.environ.items() if k not in ENV_KEYS + ("WEBNNC_WARM",)}, **env})
+        m = RUN_PIPELINES.search(p.stderr)
+        if p.returncode != 0 or not m:
+            problems.append(f"warm-up {env or 'default'}: " + e2e.Run(cmd, p.returncode, p.stdout, p.stderr).describe())
+        elif (int(m[1]) == 0) != want_none:
+            problems.append(f"warm-up {env or 'default'}: {m[1]} pipelines created during the runs")
+        else:
+            print(f"warm-up {env or 'default'}: {m[1]} pipelines created during the runs", flush=True)
+    return problems
 
 
 def sampling_checks(model):
@@ -196,6 +219,7 @@ def main():
         else:
             print(f"64 tokens {mode}: {rec} recordings, {steps} device loop steps", flush=True)
     failures += sampling_checks(model)
+    failures += warm_checks(model)
     failures += nan_checks(models_dir)
     failures += fused_prefill_checks(models_dir)
     if failures:
