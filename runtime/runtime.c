@@ -155,7 +155,7 @@ static Recording *record_new(WnrtModel *m) {
         if (rc == 0) m->stats.params_written = wnrt_replay_write(m, &r->params, NULL, &m->now);
         if (rc == 0) rc = wnrt_record_commands(m, r, &r->submitted);
         if (rc == 0 && (!wnrt_replay_same_plan(&r->trace, &m->now) ||
-                        memcmp(r->trace.args, m->now.args, sizeof *m->now.args * (size_t)m->now.n) != 0)) {
+                        (m->now.n && memcmp(r->trace.args, m->now.args, sizeof *m->now.args * (size_t)m->now.n) != 0))) {
             diag_error("internal: the recording differs from its capture");
             rc = -1;
         }
