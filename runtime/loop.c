@@ -205,13 +205,7 @@ int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c) {
 /* Makes the loop's command buffer for the plan of L->now. */
 static int record(WnrtModel *m, struct TokenLoop *L, int steps) {
     if (wnrt_replay_reserve(m, &L->params, L->now.n) < 0) return -1;
-    if (!L->cb) {
-        VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                          .commandPool = m->dev->cmd_pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                          .commandBufferCount = 1};
-        VkResult vr = vkAllocateCommandBuffers(m->dev->device, &ai, &L->cb);
-        if (vr != VK_SUCCESS) return vkdev_fail("vkAllocateCommandBuffers", vr);
-    }
+    if (!L->cb && vkdev_cb_alloc(m->dev, &L->cb) < 0) return -1;
     L->recorded = false;
     if (walk(m, L, L->cb, &L->rec, steps, NULL) < 0) return -1;
     if (!wnrt_replay_same_plan(&L->rec, &L->now)) {

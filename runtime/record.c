@@ -200,19 +200,6 @@ static void barrier(KernelCtx *kc, VkPipelineStageFlags src, VkAccessFlags src_a
 
 static int descriptors(KernelCtx *kc, const KBind *binds, int n_binds, int slot);
 
-static int begin_cb(VkDev *d, VkCommandBuffer *cb) {
-    if (!*cb) {
-        VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = d->cmd_pool,
-                                          .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
-        VkResult vr = vkAllocateCommandBuffers(d->device, &ai, cb);
-        if (vr != VK_SUCCESS) return vkdev_fail("vkAllocateCommandBuffers", vr);
-    } else
-        vkResetCommandBuffer(*cb, 0);
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    vkBeginCommandBuffer(*cb, &bi);
-    return 0;
-}
-
 /* Ends the current piece, submits it (the GPU starts on it while the rest is recorded) and begins
  * the next one with a barrier after everything submitted before it. */
 static int next_piece(KernelCtx *kc) {
@@ -221,7 +208,7 @@ static int next_piece(KernelCtx *kc) {
     if (vr != VK_SUCCESS) return vkdev_fail("vkEndCommandBuffer", vr);
     if (vkdev_submit(kc->dev, kc->cb, VK_NULL_HANDLE) < 0) return -1;
     kc->submitted = r->n_cb;
-    if (begin_cb(kc->dev, &r->cb[r->n_cb]) < 0) return -1;
+    if (vkdev_cb_begin(kc->dev, &r->cb[r->n_cb]) < 0) return -1;
     kc->cb = r->cb[r->n_cb++];
     barrier(kc, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
             VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
@@ -412,7 +399,7 @@ int wnrt_record_commands(WnrtModel *m, Recording *r, int *submitted) {
     VkDev *d = m->dev;
     *submitted = 0;
     r->n_cb = 1;
-    if (begin_cb(d, &r->cb[0]) < 0) return -1;
+    if (vkdev_cb_begin(d, &r->cb[0]) < 0) return -1;
     wnrt_replay_upload(m, r->cb[0], &r->params);
     if (profile_record_begin(m, r->cb[0]) < 0) return -1;
     r->trace.n = 0;
@@ -455,9 +442,7 @@ KernelCtx *wnrt_record_loop_begin(WnrtModel *m, VkCommandBuffer cb, const Replay
     }
     *kc = (KernelCtx){.m = m, .dev = m->dev, .cb = cb, .trace = t, .params = &params->gpu, .replay = true};
     if (cb) {
-        vkResetCommandBuffer(cb, 0);
-        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        vkBeginCommandBuffer(cb, &bi);
+        vkdev_cb_begin(m->dev, &cb); /* cb exists: reset and begun, nothing that can fail */
         wnrt_replay_upload(m, cb, params);
         barrier(kc, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);

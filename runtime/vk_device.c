@@ -324,13 +324,25 @@ void vkdev_close(VkDev *d) {
     free(d);
 }
 
-VkCommandBuffer vkdev_begin_once(VkDev *d) {
+int vkdev_cb_alloc(VkDev *d, VkCommandBuffer *cb) {
     VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                       .commandPool = d->cmd_pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                       .commandBufferCount = 1};
+    VkResult r = vkAllocateCommandBuffers(d->device, &ai, cb);
+    return r == VK_SUCCESS ? 0 : vkdev_fail("vkAllocateCommandBuffers", r);
+}
+
+int vkdev_cb_begin(VkDev *d, VkCommandBuffer *cb) {
+    if (!*cb && vkdev_cb_alloc(d, cb) < 0) return -1;
+    vkResetCommandBuffer(*cb, 0);
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    vkBeginCommandBuffer(*cb, &bi);
+    return 0;
+}
+
+VkCommandBuffer vkdev_begin_once(VkDev *d) {
     VkCommandBuffer cb;
-    VkResult r = vkAllocateCommandBuffers(d->device, &ai, &cb);
-    if (r != VK_SUCCESS) { vkdev_fail("vkAllocateCommandBuffers", r); return VK_NULL_HANDLE; }
+    if (vkdev_cb_alloc(d, &cb) < 0) return VK_NULL_HANDLE;
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
     vkBeginCommandBuffer(cb, &bi);

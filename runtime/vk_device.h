@@ -36,6 +36,10 @@ void vkdev_probe(VkPhysicalDevice pd, WnrtDeviceInfo *info);
 /* Opens device `index` (-1 auto; WEBNNC_DEVICE overrides).  Returns NULL with a diagnostic. */
 VkDev *vkdev_open(int index);
 void vkdev_close(VkDev *d);
+/* One primary command buffer of the device's pool into *cb.  0 or -1 (diagnostic). */
+int vkdev_cb_alloc(VkDev *d, VkCommandBuffer *cb);
+/* Begins recording *cb (allocated first when VK_NULL_HANDLE, else reset).  0 or -1 (diagnostic). */
+int vkdev_cb_begin(VkDev *d, VkCommandBuffer *cb);
 /* One-shot command buffer helpers (load-time uploads). */
 VkCommandBuffer vkdev_begin_once(VkDev *d);
 int vkdev_submit_wait(VkDev *d, VkCommandBuffer cb, VkFence fence);
