@@ -41,12 +41,6 @@ _Static_assert(sizeof(FusedPush) <= K_PUSH_MAX, "fused projection push constants
 enum { F_SKIP = 1, F_SKIP_BIAS = 2, F_GATED = 4, F_SUM_ONLY = 8, F_ACT_SHIFT = 4 }; /* norm_proj_io.glsl FLAGS */
 #define FUSED_BINDS 12 /* norm_proj_io.glsl */
 
-/* gatedMlp's activation (GATE_*, validated by shape inference) as the shaders' flag field value. */
-static uint32_t gate_act(const Node *n) {
-    int act = n->op == OP_GATED_MLP ? fused_activation(n) : 0;
-    return act > 0 ? (uint32_t)act : 0u;
-}
-
 static int fused_splits(const Node *n, int64_t n_total, int64_t *splits);
 
 static int nbits_fused_check(KernelCtx *kc, const Node *n) {
@@ -159,9 +153,9 @@ static int rows_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const
                      .skip_bias = kx_opt(n, FP_SKIP_BIAS) ? &in[FP_SKIP_BIAS] : NULL,
                      .sum = sum ? &out[gated ? 1 : n_splits] : NULL,
                      .norm_scale = &in[FP_NORM_SCALE],
-                     .eps = (float)node_float(n, "epsilon", 1e-6),
+                     .eps = (float)fused_epsilon(n),
                      .gated = gated,
-                     .activation = gate_act(n),
+                     .activation = ext_fused_gate_act(n),
                      .n_out = gated ? 1 : n_splits};
     for (int i = 0; i < q.n_out; i++) {
         q.y[i] = &out[i];
@@ -230,7 +224,7 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
     FusedPush *pc = &r.pc;
     pc->M = (uint32_t)M, pc->K = (uint32_t)K, pc->kBlocks = (uint32_t)geo.k_blocks, pc->block = (uint32_t)geo.block;
     pc->row_words = (uint32_t)(row_bytes / 4), pc->zp_row = (uint32_t)zp_row, pc->half_n = (uint32_t)(geo.n / 2);
-    pc->eps = (float)node_float(n, "epsilon", 1e-6);
+    pc->eps = (float)fused_epsilon(n);
     r.bits = (uint32_t)geo.bits;
     r.zp_mode = zp ? (zp_u8 ? 1u : 2u) : 0u;
     uint32_t bytes;
@@ -269,7 +263,7 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
         b[0] = b[7];
         pc->base_x = pc->base_y;
     }
-    if (gated) r.flags |= F_GATED | gate_act(n) << F_ACT_SHIFT;
+    if (gated) r.flags |= F_GATED | ext_fused_gate_act(n) << F_ACT_SHIFT;
     if (M >= (uint64_t)tile_min_m()) return tiled_record(kc, n, &r, x->dtype, out, splits, n_splits);
     uint32_t rows = norm_proj_rows(&r);
     uint64_t col = 0;
@@ -354,7 +348,7 @@ static int float_bind(KernelCtx *kc, const Node *n, const KTensor *in, const KTe
         ext_bind(kc, n, &in[FP_WEIGHT], false, &b[4], &pc->base_w) < 0)
         return -1;
     b[1] = b[2] = b[5] = b[6] = b[7] = b[0];
-    *flags = n->op == OP_GATED_MLP ? FF_GATED | gate_act(n) << FF_ACT_SHIFT : 0;
+    *flags = n->op == OP_GATED_MLP ? FF_GATED | ext_fused_gate_act(n) << FF_ACT_SHIFT : 0;
     for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++) {
         if (!kx_opt(n, opt[i].slot)) continue;
         *flags |= (uint32_t)opt[i].flag;
@@ -376,7 +370,7 @@ static int float_record(KernelCtx *kc, const Node *n, const KTensor *in, const K
     FloatPush pc;
     memset(&pc, 0, sizeof pc);
     pc.M = (uint32_t)M, pc.K = (uint32_t)K, pc.N = (uint32_t)N, pc.half_n = gated ? (uint32_t)(N / 2) : 0;
-    pc.eps = (float)node_float(n, "epsilon", 1e-6);
+    pc.eps = (float)fused_epsilon(n);
     KBind b[8];
     uint32_t flags;
     int sum_out = node_bool(n, "outputSum", false) ? (gated ? 1 : n_splits) : -1;

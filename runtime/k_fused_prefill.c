@@ -76,14 +76,18 @@ static int project(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTe
     return ext_nbits_record(kc, n, &g, x, &w, &s, zp ? &z : NULL, kx_opt(n, FP_BIAS) ? &b : NULL, y, scratch_used);
 }
 
+uint32_t ext_fused_gate_act(const Node *n) {
+    int act = n->op == OP_GATED_MLP ? fused_activation(n) : 0;
+    return act > 0 ? (uint32_t)act : 0u;
+}
+
 static int gate_mul(KernelCtx *kc, const Node *n, const KTensor *t, const KTensor *y, uint64_t M, uint64_t half) {
     int sh = kc_find_shader(kc, n, "ext_gate_mul", y->dtype, y->dtype);
     if (sh < 0) return -1;
     GateMulPush pc = {(uint32_t)M, (uint32_t)half, 0, 0};
     KBind b[2];
     if (ext_bind(kc, n, t, false, &b[0], &pc.base_t) < 0 || ext_bind(kc, n, y, true, &b[1], &pc.base_y) < 0) return -1;
-    int act = fused_activation(n);
-    uint32_t spec[2] = {256, act > 0 ? (uint32_t)act : 0u};
+    uint32_t spec[2] = {256, ext_fused_gate_act(n)};
     return kc_dispatch_1d(kc, n, sh, spec, 2, &pc, sizeof pc, b, 2, (M * half + 255) / 256);
 }
 
@@ -100,7 +104,7 @@ int ext_fused_prefill_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo,
     const KTensor *skip = kx_opt(n, FP_SKIP) ? &in[FP_SKIP] : NULL;
     const KTensor *sum = node_bool(n, "outputSum", false) ? &out[gated ? 1 : n_splits] : NULL;
     if (ext_rms_norm_rows(kc, n, x, skip, skip && kx_opt(n, FP_SKIP_BIAS) ? &in[FP_SKIP_BIAS] : NULL, &in[FP_NORM_SCALE], K,
-                          (float)node_float(n, "epsilon", 1e-6), &xn, sum) < 0)
+                          (float)fused_epsilon(n), &xn, sum) < 0)
         return -1;
     if (gated) {
         if (kc_scratch_tensor(kc, n, t_off, act, 2, (const int64_t[]){(int64_t)M, (int64_t)N}, &t) < 0 ||

@@ -6,6 +6,9 @@
 #include "core.h"
 #include "kernel.h"
 
+/* gatedMlp's activation (GATE_*, validated by shape inference) as the shaders' flag / spec value
+ * (0 for qkvProjection). */
+uint32_t ext_fused_gate_act(const Node *n);
 /* Load time: checks its shaders and reserves the scratch storage for the node's largest row count
  * (qkv splits / gatedMlp from fused_splits).  0, or -1 (diagnostic). */
 int ext_fused_prefill_check(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const int64_t *splits, int n_splits);

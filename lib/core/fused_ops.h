@@ -42,6 +42,8 @@ typedef struct {
 int fused_parts(const Node *n, Value *normed, FusedParts *p);
 /* gatedMlp's activation option (silu when absent), or -1 with a diagnostic for an unknown name. */
 int fused_activation(const Node *n);
+/* The node's RMS norm epsilon (1e-6 when absent). */
+double fused_epsilon(const Node *n);
 /* The activation applied to one gate value in double: silu, 0.5 g (1 + erf(g / sqrt 2)) or
  * 0.5 g (1 + tanh(sqrt(2 / pi) (g + 0.044715 g^3))). */
 double gate_activation_apply(GateActivation act, double g);

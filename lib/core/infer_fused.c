@@ -11,8 +11,6 @@
 #include "fused_ops.h"
 #include "infer_internal.h"
 
-#define FUSED_EPSILON_DEFAULT 1e-6
-
 static Value *in_at(const Node *n, int i) { return i < n->n_inputs ? n->inputs[i] : NULL; }
 
 static Attr uint_attr(const char *key, int64_t v) { return (Attr){.key = key, .type = AT_UINT, .u.i = v}; }
@@ -30,6 +28,8 @@ static void stack_node(Node *t, const Node *n, OpId op, Value **ins, int n_ins, 
 }
 
 const char *const gate_activation_names[GATE_ACTIVATION_COUNT] = {"silu", "gelu", "geluTanh"};
+
+double fused_epsilon(const Node *n) { return node_float(n, "epsilon", 1e-6); }
 
 int fused_activation(const Node *n) {
     const char *name = node_str(n, "activation", "silu");
@@ -79,7 +79,7 @@ int fused_parts(const Node *n, Value *normed, FusedParts *p) {
     }
     p->skip = in_at(n, FP_SKIP) != NULL;
     p->output_sum = node_bool(n, "outputSum", false);
-    double eps = node_float(n, "epsilon", FUSED_EPSILON_DEFAULT);
+    double eps = fused_epsilon(n);
     p->norm_attrs[0] = (Attr){.key = "epsilon", .type = AT_FLOAT, .u.f = eps};
     if (p->skip) {
         p->norm_in[0] = in_at(n, FP_INPUT), p->norm_in[1] = in_at(n, FP_SKIP);
