@@ -61,8 +61,7 @@ int decoder_generate(Decoder *d, int device, long long max_new, int64_t *tokens,
     double t0 = convert_now_s(), ttft = 0;
     if (!(d->m = wnrt_load(ctx, d->g)) || (d->g->n_kv && wnrt_kv_resident(d->m) < 0)) goto done;
     if (d->on_load && d->on_load(d, ctx) < 0) goto done;
-    if (d->loop) d->loop->begun = false; /* a new generation: choose and configure before the warm-up */
-    if (decoder_loop_begin(d) < 0) goto done;
+    if (decoder_loop_begin(d) < 0) goto done; /* before the warm-up: the token pick's pipeline with it */
     const char *warm = getenv("WEBNNC_WARM");
     const int64_t plans[2] = {n_prompt, 1}; /* the prefill and a decode step: their pipelines now, not in the TTFT */
     res->warmed = warm && strcmp(warm, "0") == 0 ? 0 : wnrt_warm(d->m, 2, plans);

@@ -36,7 +36,6 @@ static int choose(Decoder *d, DecoderLoop *L) {
 int decoder_loop_begin(Decoder *d) {
     DecoderLoop *L = d->loop;
     if (!L) return 0;
-    L->begun = true;
     if (choose(d, L) < 0) return -1;
     if (!L->active) return 0;
     const Graph *g = d->g;
@@ -49,7 +48,6 @@ int decoder_loop_begin(Decoder *d) {
 
 int decoder_next(Decoder *d, int64_t *tokens, int64_t start, int64_t n, long long k, long long max_new) {
     DecoderLoop *L = d->loop;
-    if (k == 0 && L && !L->begun && decoder_loop_begin(d) < 0) return -1;
     if (!L || !L->active) return decoder_step(d, tokens, start, n - start, &tokens[n]);
     if (k == 0 && decoder_step(d, tokens, start, n - start, NULL) < 0) return -1;
     if (L->used == L->have) {

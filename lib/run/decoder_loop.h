@@ -16,7 +16,6 @@ typedef struct DecoderLoop {
     WnrtLoopConfig cfg; /* sampling settings and steps per submission (names set at the prefill) */
     bool sampling;      /* temperature > 0 */
     bool active;        /* this generation runs on the device loop */
-    bool begun;         /* decoder_loop_begin ran for this generation */
     int64_t buf[DECODER_LOOP_MAX_STEPS + 1];
     int have, used;
 } DecoderLoop;
@@ -26,9 +25,8 @@ void decoder_loop_init(DecoderLoop *L, float temperature, int top_k, float top_p
 
 typedef struct Decoder Decoder;
 /* Chooses between the device loop and host steps for a new generation and configures the loop
- * (wnrt_loop_config), before the first run so that the pipelines warmed at load include the token
- * pick; decoder_next does it at the first token when nobody did.  0 or -1 with a diagnostic
- * (sampling where the device loop cannot run). */
+ * (wnrt_loop_config); before the first run and decoder_next, so that the pipelines warmed at load
+ * include the token pick.  0 or -1 with a diagnostic (sampling where the device loop cannot run). */
 int decoder_loop_begin(Decoder *d);
 /* The k-th new token (0: after the prefill) into tokens[n]: tokens[start .. n) are the step's new
  * tokens.  On the device loop when d->loop allows it (KV caches, replayed recordings, and
