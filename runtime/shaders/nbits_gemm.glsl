@@ -16,6 +16,7 @@ PARAMS_BLOCK PC {
     uint k_split, base_ws; // split-K: k per slice, first element of the partial sums in ws
 } pc;
 layout(std430, binding = 0) readonly buffer A { A_T a_in[]; };
+layout(std430, binding = 0) readonly buffer A4 { uvec4 a4_in[]; }; // cooperative path: 8 float16 per load
 layout(std430, binding = 1) readonly buffer W { uint w_in[]; };
 layout(std430, binding = 2) readonly buffer S { A_T s_in[]; };
 layout(std430, binding = 3) readonly buffer Z { uint z_in[]; };
@@ -28,6 +29,7 @@ layout(constant_id = 9) const bool SPLIT_K = false;
 #include "ext_nbits.glsl"
 
 #define TILE_HAS_UP 0
+#define TILE_A8
 const bool TILE_UP = false;
 float tile_a(uint m, uint k) { return float(a_in[pc.base_a + m * pc.K + k]); }
 
@@ -43,6 +45,14 @@ void tile_store(uint m, uint c, float y, float up) {
 }
 
 #include "nbits_tile.glsl"
+
+#if TILE_COOP
+// Eight activations in one load where they are 16-byte aligned (and all before tile_k_end).
+uvec4 tile_a8(uint m, uint k) {
+    uint at = pc.base_a + m * pc.K + k;
+    return at % 8u == 0u && k + 8u <= tile_k_end ? a4_in[at / 8u] : tile_a8_values(m, k);
+}
+#endif
 
 void main() {
     tile_n0 = gl_WorkGroupID.x * TILE_BN;
