@@ -36,8 +36,9 @@
                              * Qwen2-0.5B layer: 2 / 4 / 8 / 16 took 200 / 178 / 161 / 313 us), ... */
 #define GQA_DEC_MAX_H 128   /* decode kernel (ext_gqa_attn_dec.comp): head size limit (shared partials) */
 #define GQA_DEC_CHUNK_ROWS 64 /* fused decode: one workgroup per this many cache rows of capacity ... */
-#define GQA_DEC_MAX_CHUNKS 8  /* ... and at most this many per (batch, head) (ext_gqa_dec_fused.comp; H100, capacity 1024,
-                               * 128 new tokens: 8 gave 587 / 525 tok/s after 128 / 512-token prompts, 4 gave 550 / 500) */
+#define GQA_DEC_MAX_CHUNKS 8  /* ... and at most this many per (batch, head) (ext_gqa_dec_fused.comp, which lets only one
+                               * per 128 rows of the actual length work; H100, capacity 1024, 128 new tokens: 8 gave
+                               * 587 / 525 tok/s after 128 / 512-token prompts, 4 gave 550 / 500) */
 #define GQA_DEC_SUBGROUPS 16 /* ... its subgroups per workgroup (H100, prompt 128 / 512: 16 a little faster than 32) */
 
 typedef struct {

@@ -9,13 +9,13 @@
 //   2. the first query head of each kv group (its last chunk) writes the new key/value rows into
 //      the present caches at row past (no other workgroup reads that row: everyone takes row past
 //      from shared memory);
-//   3. attends over its chunk of the cache rows lo..past-1 (CHUNKS near-equal parts of the actual
-//      length, so that a head's keys spread over CHUNKS cores), the last chunk also over the new
-//      row from shared memory (a select between the two inside the key loop kept its loads from
-//      overlapping; gqa_dec.glsl).  With fewer than DEC_CHUNK_MIN rows per chunk the last chunk's
-//      workgroup takes all rows and the others return at once;
+//   3. attends over its chunk of the cache rows lo..past-1: the last nch = min(CHUNKS, length /
+//      DEC_CHUNK_ROWS) (at least 1) workgroups split the actual length into near-equal parts, so
+//      that a head's keys spread over nch cores; the others return at once.  The last chunk also
+//      attends over the new row from shared memory (a select between the two inside the key loop
+//      kept its loads from overlapping; gqa_dec.glsl);
 //   4. when split: writes its partial result (max, sum, unnormalized output) to ws[], counts its
-//      arrival in cnt[batch, head]; the last to arrive combines the CHUNKS partials, writes the
+//      arrival in cnt[batch, head]; the last to arrive combines the nch partials, writes the
 //      output and sets the count back to 0 (the counters start at 0: kc_counters_*).
 // A batch whose seqlensK is outside 0..C-1 gets zeros and writes no cache row.  No attentionBias
 // or headSink here (the host keeps the four-dispatch path for them); smoothSoftmax is supported.
@@ -64,7 +64,7 @@ layout(std430, binding = 13) coherent buffer Cnt { uint cnt[]; }; // [B * N]
 
 shared float k_new[128], v_new[128]; // the new key / value rows (H <= 128: the host checks)
 shared bool last_chunk;
-#define DEC_CHUNK_MIN 16u // cache rows per chunk at least, else one workgroup per head
+#define DEC_CHUNK_ROWS 128u // cache rows per working chunk at least (main)
 uint dec_kv; // the (batch, kv head)'s first cache row
 float dec_key(uint j, uint h) { return float(k_cache[pc.base_k + (dec_kv + j) * pc.H + h]); }
 float dec_value(uint j, uint h) { return float(v_cache[pc.base_v + (dec_kv + j) * pc.H + h]); }
@@ -105,11 +105,13 @@ void main() {
     }
     uint past = uint(total) - 1u;
     uint lo = pc.window > 0u && past >= pc.window ? past - pc.window + 1u : 0u;
-    // Split only where every chunk gets DEC_CHUNK_MIN rows: below that the combine costs more than
-    // it saves (H100: 8 keys took 353 us per step in 4 chunks, 273 in one), and the last chunk's
-    // workgroup does everything alone.
-    bool split = CHUNKS > 1u && past - lo >= CHUNKS * DEC_CHUNK_MIN;
-    if (!split && chunk != CHUNKS - 1u) return;
+    // nch of the CHUNKS workgroups work, the last ones, each on DEC_CHUNK_ROWS cache rows or more:
+    // with fewer the combine costs more than the split saves (H100, Qwen2-0.5B, per decode step:
+    // after 128 tokens 345 us in one chunk against 451 in 8; after 512, 454 us in 4 chunks against
+    // 483 in 8 and 566 in one).  The last chunk's workgroup also takes the new row; alone when nch = 1.
+    uint nch = clamp((past - lo) / DEC_CHUNK_ROWS, 1u, CHUNKS), first = CHUNKS - nch;
+    bool split = nch > 1u;
+    if (chunk < first) return;
     uint qs = pc.base_q_in + b * pc.q_row + (pc.q_head0 + head) * pc.H;
     uint ks = pc.base_k_in + b * pc.k_row + (pc.k_head0 + kvh) * pc.H;
     uint vs = pc.base_v_in + b * pc.v_row + (pc.v_head0 + kvh) * pc.H;
@@ -148,8 +150,8 @@ void main() {
             v_store[pc.base_v + (dec_kv + past) * pc.H + h] = A_T(v_new[h]);
         }
     barrier();
-    uint len = (past - lo + CHUNKS - 1u) / CHUNKS; // cache rows per chunk
-    uint c0 = split ? min(lo + chunk * len, past) : lo, c1 = split ? min(c0 + len, past) : past;
+    uint len = (past - lo + nch - 1u) / nch; // cache rows per working chunk
+    uint c0 = split ? min(lo + (chunk - first) * len, past) : lo, c1 = split ? min(c0 + len, past) : past;
     float mt, lt;
     gqa_dec_attend(c0, c1, chunk == CHUNKS - 1u, past, mt, lt);
     if (!split) {
@@ -164,22 +166,22 @@ void main() {
     }
     memoryBarrierBuffer();
     barrier();
-    if (tid == 0u) last_chunk = atomicAdd(cnt[pc.base_cnt + g], 1u) == CHUNKS - 1u;
+    if (tid == 0u) last_chunk = atomicAdd(cnt[pc.base_cnt + g], 1u) == nch - 1u;
     barrier();
     if (!last_chunk) return;
     memoryBarrierBuffer();
-    uint first = pc.base_ws + g * CHUNKS * (2u + pc.H);
+    uint parts = pc.base_ws + (g * CHUNKS + first) * (2u + pc.H); // the working chunks' partials
     float m_all = NEG_INF, l_all = 0.0;
-    for (uint c = 0u; c < CHUNKS; c++) m_all = max(m_all, ws[first + c * (2u + pc.H)]);
-    for (uint c = 0u; c < CHUNKS; c++) {
-        float mc = ws[first + c * (2u + pc.H)];
-        if (mc != NEG_INF) l_all += ws[first + c * (2u + pc.H) + 1u] * exp(mc - m_all);
+    for (uint c = 0u; c < nch; c++) m_all = max(m_all, ws[parts + c * (2u + pc.H)]);
+    for (uint c = 0u; c < nch; c++) {
+        float mc = ws[parts + c * (2u + pc.H)];
+        if (mc != NEG_INF) l_all += ws[parts + c * (2u + pc.H) + 1u] * exp(mc - m_all);
     }
     for (uint h = tid; h < pc.H; h += nt) {
         float o = 0.0;
-        for (uint c = 0u; c < CHUNKS; c++) {
-            float mc = ws[first + c * (2u + pc.H)];
-            if (mc != NEG_INF) o = fma(ws[first + c * (2u + pc.H) + 2u + h], exp(mc - m_all), o);
+        for (uint c = 0u; c < nch; c++) {
+            float mc = ws[parts + c * (2u + pc.H)];
+            if (mc != NEG_INF) o = fma(ws[parts + c * (2u + pc.H) + 2u + h], exp(mc - m_all), o);
         }
         dec_o[h] = o;
     }

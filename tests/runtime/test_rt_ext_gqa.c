@@ -84,6 +84,8 @@ static const GqaCase decode_cases[] = {
     {DT_F32, 2, 1, 6, 2, 32, 40, {0, 39}, true, 32, false, false, false, false, false, false, 0, 0},
     {DT_F32, 1, 1, 8, 8, 64, 300, {299}, false, 64, true, true, true, false, false, false, 0, 0},
     {DT_F16, 1, 1, 14, 2, 64, 160, {150}, true, 64, false, false, false, false, false, false, 0, 0},
+    /* 400 rows: 3 working chunks of the capacity's 6 (of 3 when forced) */
+    {DT_F16, 1, 1, 14, 2, 64, 420, {400}, true, 64, false, false, false, false, false, false, 0, 0},
     /* partial rotary with position ids, q/k norm, packed, two batches */
     {DT_F32, 2, 1, 4, 1, 32, 48, {5, 47}, true, 16, false, true, true, false, false, false, 0, 0},
     /* local window, softcap, smooth softmax; float16 with norms and interleaved rotary */
@@ -92,8 +94,9 @@ static const GqaCase decode_cases[] = {
 };
 
 /* Decode (S = 1): in one dispatch (ext_gqa_dec_fused.comp, the default where the device has
- * subgroup arithmetic) with the workgroups per head its capacity gives (1 to 4 here), forced to 1
- * and to 3 (chunks combined by the last workgroup to arrive), and in four dispatches
+ * subgroup arithmetic) with the workgroups per head its capacity gives (1 to 6 here; one works per
+ * 128 rows of the actual length: 299 and 400 rows split), forced to 1 and to 3 (chunks combined by
+ * the last workgroup to arrive), and in four dispatches
  * (WEBNNC_GQA_FUSED=0: prep x 3 + ext_gqa_attn_dec.comp). */
 START_TEST(decode) {
     static const char *const chunks[] = {NULL, "1", "3", NULL};
