@@ -27,12 +27,19 @@ _Static_assert(sizeof(MatvecRowsPush) <= K_PUSH_MAX, "mat-vec push constants");
  * ran at 92 us with 76k workgroups of 2 rows and at 53 us with 4 (H200; the other projections
  * were slower with 4). */
 #define MV_MAX_GROUPS 16384
+/* Long rows (over MV_LONG_UNITS units per invocation) get twice the invocations, up to
+ * MV_LONG_WG: the Qwen2-0.5B down_proj (K 4864, 152 int4 units per row) took 262 us per decode
+ * step with 32 invocations, 234 with 64 and 226 with 128 (H100, 24 layers); K 4096 (128 units,
+ * the benchmark above) keeps 32. */
+#define MV_LONG_UNITS 4
+#define MV_LONG_WG 64
 static void work_split(const WnrtDeviceInfo *d, int bits, uint64_t N, uint64_t units, uint32_t *wg, uint32_t *rows) {
     bool cpu = d->type == WNRT_DEV_CPU;
     *wg = cpu || bits > 8 ? 64 : 32;
     *rows = cpu || bits > 8 || N / 2 > MV_MAX_GROUPS ? 4 : 2;
     uint32_t min_wg = d->subgroup_size > 32 ? d->subgroup_size : 32;
     while (*wg / 2 >= min_wg && *wg / 2 >= units) *wg /= 2;
+    while (!cpu && *wg < MV_LONG_WG && units > MV_LONG_UNITS * (uint64_t)*wg) *wg *= 2;
     /* tuning overrides (bench sweeps): WEBNNC_MATVEC_WG = 32..1024, WEBNNC_MATVEC_ROWS = 1..8 */
     *wg = (uint32_t)kx_env_long("WEBNNC_MATVEC_WG", 32, 1024, *wg);
     *rows = (uint32_t)kx_env_long("WEBNNC_MATVEC_ROWS", 1, 8, *rows);
