@@ -20,6 +20,7 @@
 // A batch whose seqlensK is outside 0..C-1 gets zeros and writes no cache row.  No attentionBias
 // or headSink here (the host keeps the four-dispatch path for them); smoothSoftmax is supported.
 #include "common.glsl"
+#extension GL_EXT_control_flow_attributes : enable
 #define EXT_REDUCTION 32
 #include "ext_common.glsl"
 
@@ -74,22 +75,47 @@ float dec_bias(uint j) { return 0.0; }
 float dec_sink(uint head) { return 0.0; }
 #include "gqa_dec.glsl"
 
-// Rotary embedding of the pairs of row r (0: q[], 1: k_new[]) at cache position pos.
-void rotate(uint r, uint pos) {
+// Rotary: the cosines and sines of this invocation's pairs j = tid + nt i (i < ROT_REGS) at cache
+// position rot_pos are loaded before they are needed (rotary_fetch, so that their latency overlaps
+// the q / k prep); pairs past ROT_REGS * nt (small workgroups only) load theirs in rotate().
+#define ROT_REGS 4u
+float rot_c[ROT_REGS], rot_s[ROT_REGS];
+uint rot_pos;
+void rotary_fetch(uint pos) {
     uint half_ = pc.rot / 2u;
-    for (uint j = gl_LocalInvocationID.x; j < half_; j += gl_WorkGroupSize.x) {
-        uint i1 = INTERLEAVED ? 2u * j : j, i2 = INTERLEAVED ? 2u * j + 1u : j + half_;
-        float c = float(cos_in[pc.base_cos + pos * half_ + j]), sn = float(sin_in[pc.base_sin + pos * half_ + j]);
-        float a = r == 0u ? q[i1] : k_new[i1], bb = r == 0u ? q[i2] : k_new[i2];
-        float x1 = a * c - bb * sn, x2 = bb * c + a * sn;
-        if (r == 0u) {
-            q[i1] = x1;
-            q[i2] = x2;
-        } else {
-            k_new[i1] = x1;
-            k_new[i2] = x2;
-        }
+    rot_pos = pos;
+    [[unroll]] for (uint i = 0u; i < ROT_REGS; i++) {
+        uint j = gl_LocalInvocationID.x + gl_WorkGroupSize.x * i;
+        bool ok = j < half_;
+        rot_c[i] = ok ? float(cos_in[pc.base_cos + pos * half_ + j]) : 0.0;
+        rot_s[i] = ok ? float(sin_in[pc.base_sin + pos * half_ + j]) : 0.0;
     }
+}
+
+// Rotary embedding of pair j of row r (0: q[], 1: k_new[]) by (c, sn).
+void rotate_pair(uint r, uint j, float c, float sn) {
+    uint half_ = pc.rot / 2u;
+    uint i1 = INTERLEAVED ? 2u * j : j, i2 = INTERLEAVED ? 2u * j + 1u : j + half_;
+    float a = r == 0u ? q[i1] : k_new[i1], bb = r == 0u ? q[i2] : k_new[i2];
+    float x1 = a * c - bb * sn, x2 = bb * c + a * sn;
+    if (r == 0u) {
+        q[i1] = x1;
+        q[i2] = x2;
+    } else {
+        k_new[i1] = x1;
+        k_new[i2] = x2;
+    }
+}
+
+// Rotary embedding of the pairs of row r at rot_pos.
+void rotate(uint r) {
+    uint half_ = pc.rot / 2u, nt = gl_WorkGroupSize.x;
+    [[unroll]] for (uint i = 0u; i < ROT_REGS; i++) {
+        uint j = gl_LocalInvocationID.x + nt * i;
+        if (j < half_) rotate_pair(r, j, rot_c[i], rot_s[i]);
+    }
+    for (uint j = gl_LocalInvocationID.x + nt * ROT_REGS; j < half_; j += nt)
+        rotate_pair(r, j, float(cos_in[pc.base_cos + rot_pos * half_ + j]), float(sin_in[pc.base_sin + rot_pos * half_ + j]));
 }
 
 void main() {
@@ -98,7 +124,22 @@ void main() {
     uint tid = gl_LocalInvocationID.x, nt = gl_WorkGroupSize.x;
     uint head = g % pc.N, b = g / pc.N, kvh = head / (pc.N / pc.kvN);
     uint orow = pc.base_out + g * pc.H;
+    // The loads that need nothing computed here go first, together: the length, the position id,
+    // the query row and the new key and value rows (kept in shared memory; used after a barrier).
     int total = seqlens_in[pc.base_seqlens + b] + 1;
+    uint pos_id = POS_IDS ? EXT_INDEX_CLAMPED(pos_in, pc.base_pos, b, POS64, pc.max_pos) : 0u;
+    uint qs = pc.base_q_in + b * pc.q_row + (pc.q_head0 + head) * pc.H;
+    uint ks = pc.base_k_in + b * pc.k_row + (pc.k_head0 + kvh) * pc.H;
+    uint vs = pc.base_v_in + b * pc.v_row + (pc.v_head0 + kvh) * pc.H;
+    float sq = 0.0, sk = 0.0;
+    for (uint h = tid; h < pc.H; h += nt) {
+        float x = float(q_src[qs + h]), y = float(k_src[ks + h]);
+        q[h] = x;
+        k_new[h] = y;
+        v_new[h] = float(v_src[vs + h]);
+        sq = fma(x, x, sq);
+        sk = fma(y, y, sk);
+    }
     if (total < 1 || total > int(pc.C)) {
         for (uint h = tid; h < pc.H; h += nt) io[orow + h] = A_T(0.0);
         return;
@@ -112,18 +153,7 @@ void main() {
     uint nch = clamp((past - lo) / DEC_CHUNK_ROWS, 1u, CHUNKS), first = CHUNKS - nch;
     bool split = nch > 1u;
     if (chunk < first) return;
-    uint qs = pc.base_q_in + b * pc.q_row + (pc.q_head0 + head) * pc.H;
-    uint ks = pc.base_k_in + b * pc.k_row + (pc.k_head0 + kvh) * pc.H;
-    uint vs = pc.base_v_in + b * pc.v_row + (pc.v_head0 + kvh) * pc.H;
-    float sq = 0.0, sk = 0.0;
-    for (uint h = tid; h < pc.H; h += nt) {
-        float x = float(q_src[qs + h]), y = float(k_src[ks + h]);
-        q[h] = x;
-        k_new[h] = y;
-        v_new[h] = float(v_src[vs + h]);
-        sq = fma(x, x, sq);
-        sk = fma(y, y, sk);
-    }
+    if (ROTARY) rotary_fetch(POS_IDS ? pos_id : min(past, pc.max_pos - 1u));
     if (Q_NORM) {
         float inv = 1.0 / sqrt(ext_wg_sum(sq, true) / float(pc.H) + pc.eps);
         for (uint h = tid; h < pc.H; h += nt) q[h] = q[h] * inv * float(q_norm[pc.base_q_norm + h]);
@@ -134,9 +164,8 @@ void main() {
     }
     barrier();
     if (ROTARY) {
-        uint pos = POS_IDS ? EXT_INDEX_CLAMPED(pos_in, pc.base_pos, b, POS64, pc.max_pos) : min(past, pc.max_pos - 1u);
-        rotate(0u, pos);
-        rotate(1u, pos);
+        rotate(0u);
+        rotate(1u);
         barrier();
     }
     for (uint h = tid; h < pc.H; h += nt) { // the rounding of the stored rows
