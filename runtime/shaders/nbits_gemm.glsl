@@ -12,7 +12,9 @@
 // columns) and up row n is gate row n + pc.up_off in the same binding (so the binding of a
 // dispatch spans its gate rows up to its last up row); both products accumulate in one tile
 // (nbits_tile.glsl's up tile) and y[m, n] = act(gate + bias[n]) * (up + bias[up_off + n]) in f32,
-// rounded once, act = GATE_ACT (activation_math.glsl gate_activation).  Never split-K.
+// act = GATE_ACT (activation_math.glsl gate_activation), with gate + bias and up + bias rounded to
+// the activation type first as the separate GEMM's output was (nothing for float32): bit for bit
+// the GEMM + ext_gate_mul.comp it replaces (tile for tile on the same path).  Never split-K.
 #include "common.glsl"
 #include "ext_common.glsl"
 #if GEMM_GATED
@@ -54,7 +56,7 @@ void tile_store(uint m, uint c, float y, float up) {
     if (HAS_BIAS) y += float(bias_in[pc.base_bias + n]);
 #if GEMM_GATED
     if (HAS_BIAS) up += float(bias_in[pc.base_bias + pc.up_off + n]);
-    y = gate_activation(GATE_ACT, y) * up;
+    y = gate_activation(GATE_ACT, float(A_T(y))) * float(A_T(up)); // as ext_gate_mul.comp reads them
 #endif
     y_out[pc.base_y + m * pc.N + n] = A_T(y);
 }

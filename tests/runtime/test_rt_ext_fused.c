@@ -10,8 +10,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core.h"
+#include "eval.h"
 #include "test_rt_ext.h"
 
 START_TEST(silu) {
@@ -41,7 +43,8 @@ typedef struct {
     const char *activation; /* gatedMlp: NULL = silu (option omitted) */
 } FusedCase;
 
-static void check_fused(FusedCase c) {
+/* The one-node graph of case c (*node) and its label. */
+static Graph *fused_graph(FusedCase c, Node **node, char *label, size_t label_size) {
     Graph *g = graph_new("t");
     unsigned s = 41 + (unsigned)c.K;
     int64_t kb = c.block ? (c.K + c.block - 1) / c.block : 0, blob = c.block * c.bits / 8, zrow = (kb * c.bits + 7) / 8;
@@ -76,13 +79,52 @@ static void check_fused(FusedCase c) {
     if (c.op == OP_QKV_PROJECTION) node_set_ints(g, n, "splits", c.n_splits, c.splits);
     if (c.activation) node_set_string(g, n, "activation", c.activation);
     ck_assert_msg(graph_insert_node(g, n) == 0, "%s", diag_message());
-    char label[192];
-    snprintf(label, sizeof label, "%s %s M %lld K %lld N %lld bits %d zp %d skip %d/%d sum %d bias %d act %s",
+    snprintf(label, label_size, "%s %s M %lld K %lld N %lld bits %d zp %d skip %d/%d sum %d bias %d act %s",
              op_name(c.op), dtype_name(c.dt), (long long)c.M, (long long)c.K, (long long)c.N, c.bits, c.zp, c.skip,
              c.skip_bias, c.sum, c.bias, c.activation ? c.activation : "silu");
-    /* f32: accumulation order; f16: the reference rounds every stage (normed input, projection,
-     * silu) to f16 while the fused kernel keeps f32 in between: a few f16 ulps */
-    ext_check(g, n, c.dt == DT_F16 ? 8e-3 : 2e-5, c.dt == DT_F16 ? 4e-3 : 2e-5, label);
+    *node = n;
+    return g;
+}
+
+/* The node against the reference.  f32: accumulation order; f16: the reference rounds every stage
+ * (normed input, projection, silu) to f16 while the fused kernel keeps f32 in between: a few f16 ulps. */
+static void fused_check(Graph *g, Node *n, DType dt, const char *label) {
+    ext_check(g, n, dt == DT_F16 ? 8e-3 : 2e-5, dt == DT_F16 ? 4e-3 : 2e-5, label);
+}
+
+static void check_fused(FusedCase c) {
+    char label[192];
+    Node *n;
+    Graph *g = fused_graph(c, &n, label, sizeof label);
+    fused_check(g, n, c.dt, label);
+    graph_free(g);
+}
+
+/* gatedMlp's prefill with act(gate) * up in the GEMM's epilogue (ext_matmul_nbits_gated_tiled.comp)
+ * against the reference, and against the GEMM + ext_gate_mul.comp it replaces
+ * (WEBNNC_FUSED_PREFILL=gate_mul): one dispatch fewer, bit for bit the same results (the same f32
+ * sums, gate and up rounded to the activation type, the same activation). */
+static void check_gate_fold(FusedCase c) {
+    char label[192];
+    Node *n;
+    Graph *g = fused_graph(c, &n, label, sizeof label);
+    fused_check(g, n, c.dt, label);
+    uint64_t count = (uint64_t)(c.M * c.N / 2), bytes = dtype_storage_bytes(c.dt, count);
+    void *fold = malloc(bytes), *composed = malloc(bytes);
+    ck_assert(fold && composed);
+    int fold_dispatches = ext_run_dispatches(g, 0, fold, bytes, label);
+    setenv("WEBNNC_FUSED_PREFILL", "gate_mul", 1);
+    int composed_dispatches = ext_run_dispatches(g, 0, composed, bytes, label);
+    unsetenv("WEBNNC_FUSED_PREFILL");
+    ck_assert_msg(fold_dispatches == composed_dispatches - 1, "%s: %d dispatches, %d with ext_gate_mul", label, fold_dispatches,
+                  composed_dispatches);
+    uint64_t es = dtype_storage_bytes(c.dt, 1), i = 0;
+    while (i < count && memcmp((char *)fold + i * es, (char *)composed + i * es, es) == 0) i++;
+    ck_assert_msg(i == count, "%s: element %llu: %.9g in the GEMM's epilogue, %.9g after it", label, (unsigned long long)i,
+                  c.dt == DT_F32 ? ((float *)fold)[i] : ten_f16_to_f64(((uint16_t *)fold)[i]),
+                  c.dt == DT_F32 ? ((float *)composed)[i] : ten_f16_to_f64(((uint16_t *)composed)[i]));
+    free(fold);
+    free(composed);
     graph_free(g);
 }
 
@@ -196,6 +238,48 @@ START_TEST(gated_mlp_activations) {
 }
 END_TEST
 
+/* The gated GEMM (check_gate_fold) for each activation: bias, uint8 / float / absent zero points,
+ * row counts that are not a multiple of the 64-row tile, output columns that are not a multiple of
+ * the 64- or 32-column tile, padded k, 2/4/8 bits, float32 / float16; then the row counts below the
+ * GEMM (WEBNNC_FUSED_TILE_MIN_M lets them reach the composed prefill) and a split-K weight: both
+ * through ext_gate_mul.comp, whose scratch the check reserves for them. */
+/* check_fused where the node's recording must hold `dispatches` dispatches (the path it takes). */
+static void check_fused_dispatches(FusedCase c, int dispatches) {
+    char label[192];
+    Node *n;
+    Graph *g = fused_graph(c, &n, label, sizeof label);
+    fused_check(g, n, c.dt, label);
+    uint64_t bytes = dtype_storage_bytes(c.dt, (uint64_t)(c.M * c.N / 2));
+    void *y = malloc(bytes);
+    ck_assert(y != NULL);
+    int got = ext_run_dispatches(g, 0, y, bytes, label);
+    ck_assert_msg(got == dispatches, "%s: %d dispatches, want %d", label, got, dispatches);
+    free(y);
+    graph_free(g);
+}
+
+START_TEST(gated_mlp_gemm_epilogue) {
+    const OpId gm = OP_GATED_MLP;
+    static const char *const acts[] = {NULL, "gelu", "geluTanh"};
+    for (int a = 0; a < 3; a++) {
+        const char *act = acts[a];
+        check_gate_fold((FusedCase){gm, DT_F32, 4, 32, 66, 128, 160, 1, true, true, true, true, 0, {0}, act});
+        check_gate_fold((FusedCase){gm, DT_F32, 4, 16, 130, 96, 2 * 37, 2, false, false, false, true, 0, {0}, act});
+        check_gate_fold((FusedCase){gm, DT_F32, 8, 16, 17, 64, 2 * 100, 0, true, false, true, false, 0, {0}, act});
+        check_gate_fold((FusedCase){gm, DT_F32, 2, 64, 70, 200, 2 * 129, 1, false, false, false, true, 0, {0}, act});
+        check_gate_fold((FusedCase){gm, DT_F16, 4, 32, 20, 96, 2 * 42, 1, false, false, false, true, 0, {0}, act});
+        check_gate_fold((FusedCase){gm, DT_F16, 4, 16, 65, 64, 2 * 70, 2, true, true, false, true, 0, {0}, act});
+    }
+    setenv("WEBNNC_FUSED_TILE_MIN_M", "5", 1);
+    check_fused_dispatches((FusedCase){gm, DT_F32, 4, 32, 10, 128, 160, 1, true, true, true, true, 0, {0}, "gelu"}, 3);
+    check_fused_dispatches((FusedCase){gm, DT_F16, 4, 32, 16, 96, 84, 0, false, false, false, true, 0, {0}}, 3);
+    unsetenv("WEBNNC_FUSED_TILE_MIN_M");
+    setenv("WEBNNC_NBITS_SPLITK", "2", 1);
+    check_fused_dispatches((FusedCase){gm, DT_F32, 4, 32, 40, 128, 160, 1, false, false, false, true, 0, {0}, "geluTanh"}, 4);
+    unsetenv("WEBNNC_NBITS_SPLITK");
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("runtime-ext-fused");
     TCase *tc = tcase_create("fused");
@@ -209,6 +293,7 @@ int main(void) {
     tcase_add_test(tc, qkv_projection_float);
     tcase_add_test(tc, gated_mlp_float);
     tcase_add_test(tc, gated_mlp_activations);
+    tcase_add_test(tc, gated_mlp_gemm_epilogue);
     suite_add_tcase(s, tc);
     return rt_main(s);
 }
