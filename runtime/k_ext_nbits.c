@@ -6,7 +6,9 @@
  * mat-vec that dequantizes in registers; more rows (prefill): shaders/ext_matmul_nbits_tiled.comp,
  * a tiled GEMM dequantizing weight tiles into shared memory (the int4 tile core shaders/nbits_tile.glsl;
  * on NV cooperative matrices where the device has them (WEBNNC_COOPMAT=0: not): ext_matmul_nbits_coop.comp).  Weight rows are split over several
- * dispatches when the packed weights exceed one binding (maxStorageBufferRange). */
+ * dispatches when the packed weights exceed one binding (maxStorageBufferRange).  gatedMlp's prefill
+ * (k_fused_prefill.c) has a gated form of the GEMM, ext_nbits_record_gated: the [gate | up] product
+ * with act(gate) * up in its epilogue (ext_matmul_nbits_gated_tiled.comp / _gated_coop.comp). */
 #include "k_ext_nbits.h"
 
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 #define NB_MATVEC_MAX_M 16 /* activation rows up to which the mat-vec path runs */
 #define NB_ROWS_MAX_M 4    /* ... and the row mat-vec of k_matvec.c (it reads the weights once per row) */
 #define NB_MT 4            /* activation rows per mat-vec workgroup */
+#define NB_ROWS 4          /* ... and weight rows */
 #define NB_TILE 64         /* GEMM tile (shaders/nbits_tile.glsl) */
 
 typedef struct {
@@ -27,8 +30,10 @@ typedef struct {
     uint32_t up_off; /* gated GEMM: up row n is weight row n + up_off */
 } NbitsPush;
 
-enum { SPEC_WG, SPEC_BITS, SPEC_ZP, SPEC_BIAS, SPEC_ROWS, SPEC_MT, SPEC_SG, SPEC_SLOTS, SPEC_TILE_BN, SPEC_SPLIT_K, SPEC_GATE_ACT,
-       SPEC_COUNT };
+enum {
+    SPEC_WG, SPEC_BITS, SPEC_ZP, SPEC_BIAS, SPEC_ROWS, SPEC_MT, SPEC_SG, SPEC_SLOTS, SPEC_TILE_BN, SPEC_SPLIT_K, SPEC_GATE_ACT,
+    SPEC_COUNT
+};
 
 typedef struct { /* ext_nbits_splitk_sum.comp PARAMS_BLOCK */
     uint32_t M, N, slices, base_ws, base_bias, base_y;
@@ -278,8 +283,8 @@ int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const K
     uint32_t slots = sg ? (wg + 3) / 4 : wg;
     uint32_t slices = matvec ? 1 : split_fit(kc, scratch_used, M, N, K, &r.pc.k_split);
     r.pc.base_ws = (uint32_t)(scratch_used / sizeof(float));
-    uint32_t spec[SPEC_COUNT] = {wg, (uint32_t)geo->bits, zp_mode(zp), bias != NULL, 4, NB_MT, sg,
-                                 slots, 64, slices > 1, 0};
+    uint32_t spec[SPEC_COUNT] = {wg, (uint32_t)geo->bits, zp_mode(zp), bias != NULL, NB_ROWS, NB_MT, sg, slots, 64,
+                                 slices > 1, 0};
     if (slices > 1 && kc_scratch_bind(kc, n, scratch_used + split_bytes(slices, M, N), &r.bd[6]) < 0) return -1;
     if (nbits_dispatches(kc, n, sh, &r, spec, b, row_bytes, 0, matvec, coop ? NB_TILE : 0, slices) < 0) return -1;
     return slices > 1 ? split_sum(kc, n, a->dtype, slices, M, N, &r.bd[6], r.pc.base_ws, bias ? &r.bd[4] : NULL,
@@ -306,8 +311,8 @@ int ext_nbits_record_gated(KernelCtx *kc, const Node *n, const NBitsGeom *geo, c
     NbitsRun r;
     if (sh < 0 || nbits_bind(kc, n, geo, a, scales, zp, bias, y, M, half, &r) < 0) return -1;
     r.pc.up_off = (uint32_t)half;
-    uint32_t spec[SPEC_COUNT] = {gemm_wg(coop), (uint32_t)geo->bits, zp_mode(zp), bias != NULL,
-                                 4, NB_MT, 0, 0, 64, 0, act};
+    uint32_t spec[SPEC_COUNT] = {gemm_wg(coop), (uint32_t)geo->bits, zp_mode(zp), bias != NULL, NB_ROWS, NB_MT, 0, 0, 64,
+                                 0, act};
     return nbits_dispatches(kc, n, sh, &r, spec, b, row_bytes, half, false, coop ? NB_TILE : 0, 1) < 0 ? -1 : 1;
 }
 

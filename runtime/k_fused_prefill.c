@@ -74,7 +74,8 @@ int ext_fused_prefill_check(KernelCtx *kc, const Node *n, const NBitsGeom *geo, 
                             uint64_t min_m) {
     DType act = n->inputs[FP_INPUT]->dtype;
     if (ext_nbits_check(kc, n, act, kx_opt(n, FP_ZERO_POINTS)) < 0 || kcheck_shader(kc, n, "ext_rms_norm", act, act) < 0 ||
-        kcheck_shader(kc, n, "ext_gate_mul", act, act) < 0 || kcheck_shader(kc, n, "ext_matmul_nbits_gated_tiled", act, act) < 0 ||
+        kcheck_shader(kc, n, "ext_gate_mul", act, act) < 0 ||
+        kcheck_shader(kc, n, "ext_matmul_nbits_gated_tiled", act, act) < 0 ||
         (ext_coop(kc, act) && kcheck_shader(kc, n, "ext_matmul_nbits_gated_coop", act, act) < 0))
         return -1;
     if (!enabled()) return 0;
@@ -98,6 +99,16 @@ static int project(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTe
     if (zp) z = kx_rows_view(zp, r0, rows, zp->dtype == DT_U8 ? (uint64_t)geo->zp_row_bytes : KB);
     if (kx_opt(n, FP_BIAS)) b = kx_rows_view(&in[FP_BIAS], r0, rows, 1);
     return ext_nbits_record(kc, n, &g, x, &w, &s, zp ? &z : NULL, kx_opt(n, FP_BIAS) ? &b : NULL, y, scratch_used);
+}
+
+/* gatedMlp's GEMM of x with act(gate) * up in its epilogue into y (where gate_mul_rows is 0).  1, or -1. */
+static int gated_gemm(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *in, const KTensor *x,
+                      const KTensor *y) {
+    const KTensor *zp = kx_opt(n, FP_ZERO_POINTS) ? &in[FP_ZERO_POINTS] : NULL;
+    const KTensor *bias = kx_opt(n, FP_BIAS) ? &in[FP_BIAS] : NULL;
+    int rc = ext_nbits_record_gated(kc, n, geo, x, &in[FP_WEIGHT], &in[FP_SCALES], zp, bias, y, ext_fused_gate_act(n));
+    if (rc == 0) diag_node_error(n, "internal: the gated GEMM does not apply");
+    return rc > 0 ? 1 : -1;
 }
 
 uint32_t ext_fused_gate_act(const Node *n) {
@@ -130,12 +141,7 @@ int ext_fused_prefill_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo,
     if (ext_rms_norm_rows(kc, n, x, skip, skip && kx_opt(n, FP_SKIP_BIAS) ? &in[FP_SKIP_BIAS] : NULL, &in[FP_NORM_SCALE], K,
                           (float)fused_epsilon(n), &xn, sum) < 0)
         return -1;
-    if (gated && t_rows == 0) {
-        const KTensor *zp = kx_opt(n, FP_ZERO_POINTS) ? &in[FP_ZERO_POINTS] : NULL, *bias = kx_opt(n, FP_BIAS) ? &in[FP_BIAS] : NULL;
-        int rc = ext_nbits_record_gated(kc, n, geo, &xn, &in[FP_WEIGHT], &in[FP_SCALES], zp, bias, &out[0], ext_fused_gate_act(n));
-        if (rc == 0) diag_node_error(n, "internal: the gated GEMM does not apply");
-        return rc > 0 ? 1 : -1;
-    }
+    if (gated && t_rows == 0) return gated_gemm(kc, n, geo, in, &xn, &out[0]);
     if (gated) {
         if (kc_scratch_tensor(kc, n, t_off, act, 2, (const int64_t[]){(int64_t)M, (int64_t)N}, &t) < 0 ||
             project(kc, n, geo, in, &xn, 0, N, &t, end) < 0)
