@@ -18,8 +18,9 @@ int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const K
                      const KTensor *scales, const KTensor *zp, const KTensor *bias, const KTensor *y, uint64_t scratch_used);
 /* gatedMlp's prefill product with its epilogue in one GEMM (shaders/nbits_gemm.glsl gated mode):
  * y [M, n / 2] = act(gate + bias[:n/2]) * (up + bias[n/2:]) with gate = a . dequant(b[:n/2])^T and
- * up = a . dequant(b[n/2:])^T (geo->n = n, the packed [gate | up] rows), f32 rounded once; act is
- * GATE_* (lib/core/fused_ops.h).  1 recorded, 0 it does not apply (fewer than
+ * up = a . dequant(b[n/2:])^T (geo->n = n, the packed [gate | up] rows), f32, with gate and up
+ * rounded to the activation type first (the bits of ext_nbits_record into [M, n] and then
+ * shaders/ext_gate_mul.comp); act is GATE_* (lib/core/fused_ops.h).  1 recorded, 0 it does not apply (fewer than
  * ext_nbits_gated_min_m rows: the caller runs ext_nbits_record and its own epilogue), -1 error. */
 int ext_nbits_record_gated(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *a, const KTensor *b,
                            const KTensor *scales, const KTensor *zp, const KTensor *bias, const KTensor *y, uint32_t act);

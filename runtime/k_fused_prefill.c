@@ -7,11 +7,11 @@
  *      scratch storage, rounded to the activation type as the separate norm's output is;
  *   2. the matmulNBits GEMM (k_ext_nbits.h, split-K where it splits) per qkv split, on the split's
  *      rows of the packed weights, straight into that output; gatedMlp: one GEMM over the packed
- *      [gate | up] rows with act(gate) * up in its epilogue (ext_nbits_record_gated, f32 rounded
- *      once), straight into the output.  Where that gated GEMM does not apply (few rows, a split-K
- *      weight, gate and up rows beyond one binding; WEBNNC_FUSED_PREFILL=gate_mul: never) the GEMM
- *      goes into scratch and shaders/ext_gate_mul.comp computes act(gate) * up from there (its
- *      gate and up rounded to the activation type first: float16 results may differ by an ulp).
+ *      [gate | up] rows with act(gate) * up in its epilogue (ext_nbits_record_gated), straight
+ *      into the output.  Where that gated GEMM does not apply (few rows, a split-K weight, gate and
+ *      up rows beyond one binding; WEBNNC_FUSED_PREFILL=gate_mul: never) the GEMM goes into
+ *      scratch and shaders/ext_gate_mul.comp computes act(gate) * up from there; both round gate
+ *      and up to the activation type before the activation, so their results are the same bits.
  * Scratch: [normalized x | the fallback's gate and up | the GEMMs' split-K partial sums], reserved
  * at check time for the node's largest row count (gate and up only for the row counts that fall
  * back).  WEBNNC_FUSED_PREFILL=tile keeps the tile kernel. */

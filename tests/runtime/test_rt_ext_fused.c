@@ -3,7 +3,8 @@
  * fully fused normalized projections qkvProjection (1-3 splits) and gatedMlp (act(gate) * up: silu,
  * gelu, geluTanh) with
  * matmulNBits weights: rmsNorm or skip (+ skipBias) with the sum output, zero points absent / uint8 /
- * float, bias, decode, several activation rows and prefill (the tile kernel, partial tiles),
+ * float, bias, decode, several activation rows and prefill (the tile kernel, partial tiles; gatedMlp's
+ * GEMM with act(gate) * up in its epilogue, bit for bit its composed fallback, one weight window or two),
  * float32 and float16 (decode on the row mat-vec with the norm prologue: norm_proj_rows); and with float weights
  * (bits 0, W [k, n]): the mat-vec (vector and scalar weight loads, k over several staged chunks, 1-16
  * rows) and the tiled path (partial row and column tiles), skip / skipBias / sum / bias. */
