@@ -296,7 +296,7 @@ START_TEST(gated_mlp_gemm_windows) {
     uint64_t range = wnrt_context_device(rt_ctx)->max_storage_buffer_range;
     const int64_t K = 2048, row_bytes = K; /* 8 bits */
     if (range > (256u << 20)) return; /* a device with a large range: nothing to split at a test's size */
-    int64_t half = (int64_t)(range / (uint64_t)row_bytes) * 3 / 5;
+    int64_t half = (int64_t)(range / (uint64_t)row_bytes) / 2 + 1024; /* a little over half the binding */
     FusedCase c = {OP_GATED_MLP, DT_F32, 8, 32, 17, K, 2 * half, 1, false, false, false, true, 0, {0}, "gelu"};
     char label[192];
     Node *n;
