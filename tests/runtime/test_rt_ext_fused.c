@@ -246,11 +246,6 @@ START_TEST(gated_mlp_activations) {
 }
 END_TEST
 
-/* The gated GEMM (check_gate_fold) for each activation: bias, uint8 / float / absent zero points,
- * row counts that are not a multiple of the 64-row tile, output columns that are not a multiple of
- * the 64- or 32-column tile, padded k, 2/4/8 bits, float32 / float16; then the row counts below the
- * GEMM (WEBNNC_FUSED_TILE_MIN_M lets them reach the composed prefill) and a split-K weight: both
- * through ext_gate_mul.comp, whose scratch the check reserves for them. */
 /* check_fused where the node's recording must hold `dispatches` dispatches (the path it takes). */
 static void check_fused_dispatches(FusedCase c, int dispatches) {
     char label[192];
@@ -266,6 +261,11 @@ static void check_fused_dispatches(FusedCase c, int dispatches) {
     graph_free(g);
 }
 
+/* The gated GEMM (check_gate_fold) for each activation: bias, uint8 / float / absent zero points,
+ * row counts that are not a multiple of the 64-row tile, output columns that are not a multiple of
+ * the 64- or 32-column tile (both widths), padded k, 2/4/8 bits, float32 / float16; then the row
+ * counts below the GEMM (WEBNNC_FUSED_TILE_MIN_M lets them reach the composed prefill) and a split-K
+ * weight: both through ext_gate_mul.comp, whose scratch the check reserves for them. */
 START_TEST(gated_mlp_gemm_epilogue) {
     const OpId gm = OP_GATED_MLP;
     static const char *const acts[] = {NULL, "gelu", "geluTanh"};
@@ -278,6 +278,9 @@ START_TEST(gated_mlp_gemm_epilogue) {
         check_gate_fold((FusedCase){gm, DT_F16, 4, 32, 20, 96, 2 * 42, 1, false, false, false, true, 0, {0}, act});
         check_gate_fold((FusedCase){gm, DT_F16, 4, 16, 65, 64, 2 * 70, 2, true, true, false, true, 0, {0}, act});
     }
+    setenv("WEBNNC_NBITS_TILE_BN", "64", 1); /* the small cases above take 32-column tiles */
+    check_gate_fold((FusedCase){gm, DT_F32, 4, 32, 66, 128, 2 * 100, 1, true, false, true, true, 0, {0}, "geluTanh"});
+    unsetenv("WEBNNC_NBITS_TILE_BN");
     setenv("WEBNNC_FUSED_TILE_MIN_M", "5", 1);
     check_fused_dispatches((FusedCase){gm, DT_F32, 4, 32, 10, 128, 160, 1, true, true, true, true, 0, {0}, "gelu"}, 3);
     check_fused_dispatches((FusedCase){gm, DT_F16, 4, 32, 16, 96, 84, 0, false, false, false, true, 0, {0}}, 3);
