@@ -226,7 +226,7 @@ static int nbits_dispatches(KernelCtx *kc, const Node *n, int sh, NbitsRun *r, u
     NbitsPush *pc = &r->pc;
     uint64_t N = pc->N, M = pc->M, window = binding_rows(kc, row_bytes), max_rows = window > up_off ? window - up_off : 0;
     if (max_rows == 0) {
-        diag_node_error(n, "%llu weight rows of %llu bytes exceed the device's storage-buffer range",
+        diag_node_error(n, "a window of %llu weight rows of %llu bytes exceeds the device's storage-buffer range",
                         (unsigned long long)(up_off + 1), (unsigned long long)row_bytes);
         return -1;
     }
