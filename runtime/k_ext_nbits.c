@@ -6,7 +6,9 @@
  * mat-vec that dequantizes in registers; more rows (prefill): shaders/ext_matmul_nbits_tiled.comp,
  * a tiled GEMM dequantizing weight tiles into shared memory (the int4 tile core shaders/nbits_tile.glsl;
  * on NV cooperative matrices where the device has them (WEBNNC_COOPMAT=0: not): ext_matmul_nbits_coop.comp).  Weight rows are split over several
- * dispatches when the packed weights exceed one binding (maxStorageBufferRange). */
+ * dispatches when the packed weights exceed one binding (maxStorageBufferRange).  gatedMlp's prefill
+ * (k_fused_prefill.c) has a gated form of the GEMM, ext_nbits_record_gated: the [gate | up] product
+ * with act(gate) * up in its epilogue (ext_matmul_nbits_gated_tiled.comp / _gated_coop.comp). */
 #include "k_ext_nbits.h"
 
 #include <stdlib.h>
@@ -18,15 +20,20 @@
 #define NB_MATVEC_MAX_M 16 /* activation rows up to which the mat-vec path runs */
 #define NB_ROWS_MAX_M 4    /* ... and the row mat-vec of k_matvec.c (it reads the weights once per row) */
 #define NB_MT 4            /* activation rows per mat-vec workgroup */
+#define NB_ROWS 4          /* ... and weight rows */
 #define NB_TILE 64         /* GEMM tile (shaders/nbits_tile.glsl) */
 
 typedef struct {
     uint32_t M, N, K, kBlocks, block, row_words, zp_row, rows, row0;
     uint32_t base_a, base_w, base_s, base_z, base_bias, base_y;
     uint32_t k_split, base_ws;
+    uint32_t up_off; /* gated GEMM: up row n is weight row n + up_off */
 } NbitsPush;
 
-enum { SPEC_WG, SPEC_BITS, SPEC_ZP, SPEC_BIAS, SPEC_ROWS, SPEC_MT, SPEC_SG, SPEC_SLOTS, SPEC_TILE_BN, SPEC_SPLIT_K, SPEC_COUNT };
+enum {
+    SPEC_WG, SPEC_BITS, SPEC_ZP, SPEC_BIAS, SPEC_ROWS, SPEC_MT, SPEC_SG, SPEC_SLOTS, SPEC_TILE_BN, SPEC_SPLIT_K, SPEC_GATE_ACT,
+    SPEC_COUNT
+};
 
 typedef struct { /* ext_nbits_splitk_sum.comp PARAMS_BLOCK */
     uint32_t M, N, slices, base_ws, base_bias, base_y;
@@ -139,14 +146,23 @@ static bool rows_layout(const NBitsGeom *geo, uint64_t M, const KTensor *a, cons
     return M <= NB_ROWS_MAX_M && a->offset % 16 == 0 && b->offset % 16 == 0 && ext_nbits_rows_layout(geo, zp != NULL, zp ? zp->dtype : DT_U8, p);
 }
 
-int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *a, const KTensor *b,
-                     const KTensor *scales, const KTensor *zp, const KTensor *bias, const KTensor *y, uint64_t scratch_used) {
-    const WnrtDeviceInfo *d = kc_device(kc);
+/* One product's push constants and bindings: a, the weight window, scales, zero points, bias, y,
+ * split-K partial sums. */
+typedef struct {
+    NbitsPush pc;
+    KBind bd[7];
+} NbitsRun;
+
+/* Checks the operand sizes of a product of geo with out_cols output columns per activation row
+ * (geo->n, or gated its half); *M = the activation rows.  0 or -1 (diagnostic). */
+static int nbits_sizes(const Node *n, const NBitsGeom *geo, const KTensor *a, const KTensor *b, const KTensor *scales,
+                       const KTensor *zp, const KTensor *bias, const KTensor *y, uint64_t out_cols, uint64_t *M) {
     uint64_t K = (uint64_t)geo->k, N = (uint64_t)geo->n, KB = (uint64_t)geo->k_blocks;
-    uint64_t row_bytes = KB * (uint64_t)geo->blob, M = a->numel / K;
+    uint64_t row_bytes = KB * (uint64_t)geo->blob;
     bool zp_u8 = zp && zp->dtype == DT_U8;
     uint64_t zp_row = zp_u8 ? (uint64_t)geo->zp_row_bytes * 8 / (uint64_t)geo->bits : KB;
-    if (a->numel % K || y->numel != M * N || dtype_storage_bytes(b->dtype, b->numel) != N * row_bytes ||
+    *M = a->numel / K;
+    if (a->numel % K || y->numel != *M * out_cols || dtype_storage_bytes(b->dtype, b->numel) != N * row_bytes ||
         scales->numel != N * KB || (zp && dtype_storage_bytes(zp->dtype, zp->numel) * 8 < N * zp_row * (zp_u8 ? geo->bits : 1)) ||
         (zp && !zp_u8 && zp->numel != N * KB) || (bias && bias->numel != N) || row_bytes % 4) {
         diag_node_error(n, "operand sizes do not match k %llu, n %llu, %d bits, block %lld", (unsigned long long)K,
@@ -156,51 +172,62 @@ int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const K
     if (ext_fits(n, a->numel, "activations") < 0 || ext_fits(n, y->numel, "output") < 0 ||
         ext_fits(n, N * zp_row, "zero points") < 0)
         return -1;
-    if (M == 0) return 0;
-    KMatvecRows rp;
-    if (rows_layout(geo, M, a, b, zp, &rp)) return kmatvec_rows_record(kc, n, &rp, a, b, scales, zp, bias, y);
-    bool matvec = M <= NB_MATVEC_MAX_M, coop = !matvec && ext_coop(kc, a->dtype);
-    int sh = kc_find_shader(kc, n, matvec ? "ext_matmul_nbits" : coop ? "ext_matmul_nbits_coop" : "ext_matmul_nbits_tiled",
-                            a->dtype, a->dtype);
-    if (sh < 0) return -1;
+    return 0;
+}
 
-    NbitsPush pc;
-    memset(&pc, 0, sizeof pc);
-    pc.M = (uint32_t)M;
-    pc.N = (uint32_t)N;
-    pc.K = (uint32_t)K;
-    pc.kBlocks = (uint32_t)KB;
-    pc.block = (uint32_t)geo->block;
-    pc.row_words = (uint32_t)(row_bytes / 4);
-    pc.zp_row = (uint32_t)zp_row;
-    KBind bd[7];
-    if (ext_bind(kc, n, a, false, &bd[0], &pc.base_a) < 0 || ext_bind(kc, n, scales, false, &bd[2], &pc.base_s) < 0 ||
-        ext_bind(kc, n, y, true, &bd[5], &pc.base_y) < 0)
+/* The push constants and bindings of everything but the weight window (nbits_dispatches binds it). */
+static int nbits_bind(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *a, const KTensor *scales,
+                      const KTensor *zp, const KTensor *bias, const KTensor *y, uint64_t M, uint64_t out_cols, NbitsRun *r) {
+    uint64_t KB = (uint64_t)geo->k_blocks;
+    bool zp_u8 = zp && zp->dtype == DT_U8;
+    NbitsPush *pc = &r->pc;
+    memset(r, 0, sizeof *r);
+    pc->M = (uint32_t)M;
+    pc->N = (uint32_t)out_cols;
+    pc->K = (uint32_t)geo->k;
+    pc->kBlocks = (uint32_t)KB;
+    pc->block = (uint32_t)geo->block;
+    pc->row_words = (uint32_t)(KB * (uint64_t)geo->blob / 4);
+    pc->zp_row = (uint32_t)(zp_u8 ? (uint64_t)geo->zp_row_bytes * 8 / (uint64_t)geo->bits : KB);
+    KBind *bd = r->bd;
+    if (ext_bind(kc, n, a, false, &bd[0], &pc->base_a) < 0 || ext_bind(kc, n, scales, false, &bd[2], &pc->base_s) < 0 ||
+        ext_bind(kc, n, y, true, &bd[5], &pc->base_y) < 0)
         return -1;
-    bd[3] = bd[4] = bd[2]; /* absent zero points / bias: never read */
+    bd[3] = bd[4] = bd[6] = bd[2]; /* absent zero points / bias: never read; no split: never written */
     if (zp_u8) {
         uint32_t bytes;
         if (ext_bind_bytes(kc, n, zp, &bd[3], &bytes) < 0) return -1;
-        pc.base_z = bytes * 8 / (uint32_t)geo->bits;
-    } else if (zp && ext_bind(kc, n, zp, false, &bd[3], &pc.base_z) < 0) {
+        pc->base_z = bytes * 8 / (uint32_t)geo->bits;
+    } else if (zp && ext_bind(kc, n, zp, false, &bd[3], &pc->base_z) < 0) {
         return -1;
     }
-    if (bias && ext_bind(kc, n, bias, false, &bd[4], &pc.base_bias) < 0) return -1;
+    return bias && ext_bind(kc, n, bias, false, &bd[4], &pc->base_bias) < 0 ? -1 : 0;
+}
 
-    uint32_t wg = matvec ? ext_wg(kc) : coop ? 128 : 256, rows = 4, sg = ext_sg_reduce(kc);
-    if (!matvec && d->max_workgroup_invocations < 256) return kx_no_kernel(n, a->dtype);
-    uint32_t slots = sg ? (wg + 3) / 4 : wg;
-    uint32_t slices = matvec ? 1 : split_fit(kc, scratch_used, M, N, K, &pc.k_split);
-    pc.base_ws = (uint32_t)(scratch_used / sizeof(float));
-    uint32_t spec[SPEC_COUNT] = {wg, (uint32_t)geo->bits, zp ? (zp_u8 ? 1u : 2u) : 0u, bias != NULL, rows, NB_MT, sg, slots, 64,
-                                 slices > 1};
-    bd[6] = bd[2]; /* no split: never written */
-    if (slices > 1 && kc_scratch_bind(kc, n, scratch_used + split_bytes(slices, M, N), &bd[6]) < 0) return -1;
+/* ext_nbits.glsl ZP_MODE: 0 absent, 1 uint8 packed, 2 float. */
+static uint32_t zp_mode(const KTensor *zp) { return zp ? (zp->dtype == DT_U8 ? 1u : 2u) : 0u; }
 
-    /* Weight rows per dispatch: the packed rows must fit one binding. */
-    uint64_t max_rows = (kc_max_binding_elems(kc, DT_U8) - 256) / row_bytes;
+/* Invocations of a GEMM workgroup (shaders/nbits_tile.glsl TILE_NT). */
+static uint32_t gemm_wg(bool coop) { return coop ? 128 : 256; }
+
+/* Weight rows of row_bytes that one binding holds (0: not one). */
+static uint64_t binding_rows(const KernelCtx *kc, uint64_t row_bytes) {
+    uint64_t elems = kc_max_binding_elems(kc, DT_U8);
+    return elems > 256 ? (elems - 256) / row_bytes : 0;
+}
+
+/* The dispatches of a product over the output columns [0, r->pc.N), as many weight rows per
+ * dispatch as one binding holds: each binds the packed weight rows of its columns up to the
+ * column's row + up_off (gated: the up rows; 0 otherwise).  matvec: the mat-vec grid; else the
+ * GEMM's, tiles of bn columns (0: tile_bn's choice) and `slices` k slices. */
+static int nbits_dispatches(KernelCtx *kc, const Node *n, int sh, NbitsRun *r, uint32_t *spec, const KTensor *b,
+                            uint64_t row_bytes, uint64_t up_off, bool matvec, uint32_t bn, uint32_t slices) {
+    const WnrtDeviceInfo *d = kc_device(kc);
+    NbitsPush *pc = &r->pc;
+    uint64_t N = pc->N, M = pc->M, window = binding_rows(kc, row_bytes), max_rows = window > up_off ? window - up_off : 0;
     if (max_rows == 0) {
-        diag_node_error(n, "one weight row of %llu bytes exceeds the device's storage-buffer range", (unsigned long long)row_bytes);
+        diag_node_error(n, "a window of %llu weight rows of %llu bytes exceeds the device's storage-buffer range",
+                        (unsigned long long)(up_off + 1), (unsigned long long)row_bytes);
         return -1;
     }
     if (max_rows > 4) max_rows &= ~(uint64_t)3; /* whole row groups of the mat-vec */
@@ -208,41 +235,85 @@ int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const K
         uint64_t r1 = r0 + max_rows < N ? r0 + max_rows : N;
         KTensor w = *b;
         w.dtype = DT_U8;
-        w.numel = N * row_bytes;
-        if (kc_bind_window(kc, n, &w, (int64_t)(r0 * row_bytes), (int64_t)(r1 * row_bytes) - 1, false, &bd[1], &pc.base_w) < 0)
+        w.numel = dtype_storage_bytes(b->dtype, b->numel);
+        if (kc_bind_window(kc, n, &w, (int64_t)(r0 * row_bytes), (int64_t)((r1 + up_off) * row_bytes) - 1, false, &r->bd[1],
+                           &pc->base_w) < 0)
             return -1;
-        if (pc.base_w % 4) {
+        if (pc->base_w % 4) {
             diag_node_error(n, "internal: packed weights are not 4-byte aligned");
             return -1;
         }
-        pc.base_w /= 4;
-        pc.row0 = (uint32_t)r0;
-        pc.rows = (uint32_t)(r1 - r0);
-        int rc;
+        pc->base_w /= 4;
+        pc->row0 = (uint32_t)r0;
+        pc->rows = (uint32_t)(r1 - r0);
+        uint64_t gx, gy, gz;
         if (matvec) {
-            uint64_t groups = (pc.rows + rows - 1) / rows, gz = (M + NB_MT - 1) / NB_MT;
+            uint64_t groups = (pc->rows + spec[SPEC_ROWS] - 1) / spec[SPEC_ROWS];
             uint64_t gmax = d->max_workgroup_count[0] < 65535 ? d->max_workgroup_count[0] : 65535;
-            uint64_t gx = groups < gmax ? groups : gmax, gy = (groups + gx - 1) / gx;
-            if (gy > d->max_workgroup_count[1] || gz > d->max_workgroup_count[2]) {
-                diag_node_error(n, "matmulNBits needs too many workgroups");
-                return -1;
-            }
-            rc = kc_dispatch(kc, n, sh, spec, SPEC_COUNT, &pc, sizeof pc, bd, 7, (uint32_t)gx, (uint32_t)gy, (uint32_t)gz);
+            gx = groups < gmax ? groups : gmax, gy = (groups + gx - 1) / gx, gz = (M + NB_MT - 1) / NB_MT;
         } else {
-            uint32_t bn = coop ? NB_TILE : tile_bn(pc.rows, M, slices);
-            spec[SPEC_TILE_BN] = bn;
-            uint64_t gx = (pc.rows + bn - 1) / bn, gy = (M + NB_TILE - 1) / NB_TILE;
-            if (gx > d->max_workgroup_count[0] || gy > d->max_workgroup_count[1] || slices > d->max_workgroup_count[2]) {
-                diag_node_error(n, "matmulNBits needs too many workgroups");
-                return -1;
-            }
-            rc = kc_dispatch(kc, n, sh, spec, SPEC_COUNT, &pc, sizeof pc, bd, 7, (uint32_t)gx, (uint32_t)gy, slices);
+            spec[SPEC_TILE_BN] = bn ? bn : tile_bn(pc->rows, M, slices);
+            gx = (pc->rows + spec[SPEC_TILE_BN] - 1) / spec[SPEC_TILE_BN], gy = (M + NB_TILE - 1) / NB_TILE, gz = slices;
         }
-        if (rc < 0) return -1;
+        if (gx > d->max_workgroup_count[0] || gy > d->max_workgroup_count[1] || gz > d->max_workgroup_count[2]) {
+            diag_node_error(n, "matmulNBits needs too many workgroups");
+            return -1;
+        }
+        if (kc_dispatch(kc, n, sh, spec, SPEC_COUNT, pc, sizeof *pc, r->bd, 7, (uint32_t)gx, (uint32_t)gy, (uint32_t)gz) < 0)
+            return -1;
     }
-    return slices > 1 ? split_sum(kc, n, a->dtype, slices, M, N, &bd[6], pc.base_ws, bias ? &bd[4] : NULL, pc.base_bias, &bd[5],
-                                  pc.base_y)
+    return 0;
+}
+
+int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *a, const KTensor *b,
+                     const KTensor *scales, const KTensor *zp, const KTensor *bias, const KTensor *y, uint64_t scratch_used) {
+    uint64_t M, K = (uint64_t)geo->k, N = (uint64_t)geo->n, row_bytes = (uint64_t)geo->k_blocks * (uint64_t)geo->blob;
+    if (nbits_sizes(n, geo, a, b, scales, zp, bias, y, N, &M) < 0) return -1;
+    if (M == 0) return 0;
+    KMatvecRows rp;
+    if (rows_layout(geo, M, a, b, zp, &rp)) return kmatvec_rows_record(kc, n, &rp, a, b, scales, zp, bias, y);
+    bool matvec = M <= NB_MATVEC_MAX_M, coop = !matvec && ext_coop(kc, a->dtype);
+    int sh = kc_find_shader(kc, n, matvec ? "ext_matmul_nbits" : coop ? "ext_matmul_nbits_coop" : "ext_matmul_nbits_tiled",
+                            a->dtype, a->dtype);
+    NbitsRun r;
+    if (sh < 0 || nbits_bind(kc, n, geo, a, scales, zp, bias, y, M, N, &r) < 0) return -1;
+
+    uint32_t wg = matvec ? ext_wg(kc) : gemm_wg(coop), sg = ext_sg_reduce(kc);
+    if (!matvec && kc_device(kc)->max_workgroup_invocations < 256) return kx_no_kernel(n, a->dtype);
+    uint32_t slots = sg ? (wg + 3) / 4 : wg;
+    uint32_t slices = matvec ? 1 : split_fit(kc, scratch_used, M, N, K, &r.pc.k_split);
+    r.pc.base_ws = (uint32_t)(scratch_used / sizeof(float));
+    uint32_t spec[SPEC_COUNT] = {wg, (uint32_t)geo->bits, zp_mode(zp), bias != NULL, NB_ROWS, NB_MT, sg, slots, 64,
+                                 slices > 1, 0};
+    if (slices > 1 && kc_scratch_bind(kc, n, scratch_used + split_bytes(slices, M, N), &r.bd[6]) < 0) return -1;
+    if (nbits_dispatches(kc, n, sh, &r, spec, b, row_bytes, 0, matvec, coop ? NB_TILE : 0, slices) < 0) return -1;
+    return slices > 1 ? split_sum(kc, n, a->dtype, slices, M, N, &r.bd[6], r.pc.base_ws, bias ? &r.bd[4] : NULL,
+                                  r.pc.base_bias, &r.bd[5], r.pc.base_y)
                       : 0;
+}
+
+uint64_t ext_nbits_gated_min_m(const KernelCtx *kc, const NBitsGeom *geo, DType act) {
+    uint32_t k_split;
+    uint64_t half = (uint64_t)geo->n / 2, row_bytes = (uint64_t)geo->k_blocks * (uint64_t)geo->blob;
+    if ((act != DT_F32 && act != DT_F16) || geo->n % 2 || half == 0 || kc_device(kc)->max_workgroup_invocations < 256 ||
+        split_slices((uint64_t)geo->n, (uint64_t)geo->k, &k_split) > 1 || binding_rows(kc, row_bytes) <= half)
+        return UINT64_MAX;
+    return NB_MATVEC_MAX_M + 1;
+}
+
+int ext_nbits_record_gated(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *a, const KTensor *b,
+                           const KTensor *scales, const KTensor *zp, const KTensor *bias, const KTensor *y, uint32_t act) {
+    uint64_t M, half = (uint64_t)geo->n / 2, row_bytes = (uint64_t)geo->k_blocks * (uint64_t)geo->blob;
+    if (a->numel / (uint64_t)geo->k < ext_nbits_gated_min_m(kc, geo, a->dtype)) return 0;
+    if (nbits_sizes(n, geo, a, b, scales, zp, bias, y, half, &M) < 0) return -1;
+    bool coop = ext_coop(kc, a->dtype);
+    int sh = kc_find_shader(kc, n, coop ? "ext_matmul_nbits_gated_coop" : "ext_matmul_nbits_gated_tiled", a->dtype, a->dtype);
+    NbitsRun r;
+    if (sh < 0 || nbits_bind(kc, n, geo, a, scales, zp, bias, y, M, half, &r) < 0) return -1;
+    r.pc.up_off = (uint32_t)half;
+    uint32_t spec[SPEC_COUNT] = {gemm_wg(coop), (uint32_t)geo->bits, zp_mode(zp), bias != NULL, NB_ROWS, NB_MT, 0, 0, 64,
+                                 0, act};
+    return nbits_dispatches(kc, n, sh, &r, spec, b, row_bytes, half, false, coop ? NB_TILE : 0, 1) < 0 ? -1 : 1;
 }
 
 static int nbits_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {

@@ -1,6 +1,7 @@
 /* k_ext_nbits.h - the matmulNBits kernel (k_ext_nbits.c) as a building block: y = a . dequant(b)^T
- * (+ bias) straight from ORT's packed layout, mat-vec for few activation rows, tiled GEMM for many.
- * Used by the matmulNBits family and meant for the fused projections (gatedMlp, qkvProjection). */
+ * (+ bias) straight from ORT's packed layout, mat-vec for few activation rows, tiled GEMM for many
+ * (also gated: gatedMlp's act(gate) * up in the GEMM's epilogue).  Used by the matmulNBits family
+ * and the composed prefill of the fused projections (k_fused_prefill.c). */
 #ifndef WEBNNC_K_EXT_NBITS_H
 #define WEBNNC_K_EXT_NBITS_H
 
@@ -15,6 +16,19 @@ int ext_nbits_check(KernelCtx *kc, const Node *n, DType act, const Value *zp);
  * Split-K partial sums go to the scratch storage past its first scratch_used bytes (the caller's). */
 int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *a, const KTensor *b,
                      const KTensor *scales, const KTensor *zp, const KTensor *bias, const KTensor *y, uint64_t scratch_used);
+/* gatedMlp's prefill product with its epilogue in one GEMM (shaders/nbits_gemm.glsl gated mode):
+ * y [M, n / 2] = act(gate + bias[:n/2]) * (up + bias[n/2:]) with gate = a . dequant(b[:n/2])^T and
+ * up = a . dequant(b[n/2:])^T (geo->n = n, the packed [gate | up] rows), f32, with gate and up
+ * rounded to the activation type first (the bits of ext_nbits_record into [M, n] and then
+ * shaders/ext_gate_mul.comp); act is GATE_* (lib/core/fused_ops.h).  1 recorded, 0 it does not apply (fewer than
+ * ext_nbits_gated_min_m rows: the caller runs ext_nbits_record and its own epilogue), -1 error. */
+int ext_nbits_record_gated(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *a, const KTensor *b,
+                           const KTensor *scales, const KTensor *zp, const KTensor *bias, const KTensor *y, uint32_t act);
+/* The fewest activation rows from which ext_nbits_record_gated records (UINT64_MAX: never): the
+ * GEMM's (the mat-vecs of few rows have no gated form), not where ext_nbits_record would split K
+ * (the activation is not linear in the partial sums), and only where a gate row and its up row
+ * fit one binding of the device.  Depends on the geometry and the device only beyond that. */
+uint64_t ext_nbits_gated_min_m(const KernelCtx *kc, const NBitsGeom *geo, DType act);
 /* Scratch bytes ext_nbits_record's split-K needs for up to max_m activation rows (0: none). */
 uint64_t ext_nbits_scratch_need(const NBitsGeom *geo, uint64_t max_m);
 /* matmulNBits' layout as the row mat-vec's (k_matvec.h) where that kernel takes it: 4/8-bit

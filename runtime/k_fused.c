@@ -7,8 +7,8 @@
  *    workgroup, normalized activations fed straight into the in-register dequantizing mat-vec,
  *    bias, split outputs (one dispatch per split) or act(gate) * up (`activation`, a flag constant); with outputSum a pre-pass
  *    writes the sum, which the projection then reads as its input.  From FUSED_TILE_MIN_M
- *    activation rows (prefill): the norm, the matmulNBits GEMM per split and the gated epilogue
- *    as separate dispatches (k_fused_prefill.c); with WEBNNC_FUSED_PREFILL=tile (or too little
+ *    activation rows (prefill): the norm and the matmulNBits GEMM per split (gatedMlp: one GEMM
+ *    with act(gate) * up in its epilogue) as separate dispatches (k_fused_prefill.c); with WEBNNC_FUSED_PREFILL=tile (or too little
  *    scratch storage) shaders/norm_proj_tile.glsl (the int4 tile core, normalizing as it stages
  *    activations), one dispatch for every split (after the sum pre-pass).
  *  - float weights (bits 0: W [k, n] of the activation dtype): shaders/ext_fused_matvec.comp (a
@@ -58,7 +58,7 @@ static int nbits_fused_check(KernelCtx *kc, const Node *n) {
     if (n_splits < 0) return -1;
     /* the composed prefill only where the node's rows can reach the prefill form (its scratch) */
     if (value_max_elements(x) / (uint64_t)geo.k >= (uint64_t)tile_min_m() &&
-        ext_fused_prefill_check(kc, n, &geo, splits, n_splits) < 0)
+        ext_fused_prefill_check(kc, n, &geo, splits, n_splits, (uint64_t)tile_min_m()) < 0)
         return -1;
     return kcheck_shader(kc, n, "ext_norm_proj", x->dtype, x->dtype);
 }

@@ -7,9 +7,14 @@
  *      scratch storage, rounded to the activation type as the separate norm's output is;
  *   2. the matmulNBits GEMM (k_ext_nbits.h, split-K where it splits) per qkv split, on the split's
  *      rows of the packed weights, straight into that output; gatedMlp: one GEMM over the packed
- *      [gate | up] rows into scratch, then shaders/ext_gate_mul.comp: act(gate) * up.
- * Scratch: [normalized x | gatedMlp's gate and up | the GEMMs' split-K partial sums], reserved at
- * check time for the node's largest row count.  WEBNNC_FUSED_PREFILL=tile keeps the tile kernel. */
+ *      [gate | up] rows with act(gate) * up in its epilogue (ext_nbits_record_gated), straight
+ *      into the output.  Where that gated GEMM does not apply (few rows, a split-K weight, gate and
+ *      up rows beyond one binding; WEBNNC_FUSED_PREFILL=gate_mul: never) the GEMM goes into
+ *      scratch and shaders/ext_gate_mul.comp computes act(gate) * up from there; both round gate
+ *      and up to the activation type before the activation, so their results are the same bits.
+ * Scratch: [normalized x | the fallback's gate and up | the GEMMs' split-K partial sums], reserved
+ * at check time for the node's largest row count (gate and up only for the row counts that fall
+ * back).  WEBNNC_FUSED_PREFILL=tile keeps the tile kernel. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,11 +31,12 @@ typedef struct { /* ext_gate_mul.comp PARAMS_BLOCK */
 
 static uint64_t align_up(uint64_t x) { return (x + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN; }
 
-/* Scratch layout for M activation rows: normalized x at 0, gate / up at *t_off, partials at *end. */
-static void layout(const Node *n, const NBitsGeom *geo, uint64_t M, DType act, uint64_t *t_off, uint64_t *end) {
+/* Scratch layout for M activation rows of which t_rows go through ext_gate_mul (0: none): normalized
+ * x at 0, gate / up at *t_off, partials at *end. */
+static void layout(const NBitsGeom *geo, uint64_t M, uint64_t t_rows, DType act, uint64_t *t_off, uint64_t *end) {
     uint64_t es = dtype_storage_bytes(act, 1);
     *t_off = align_up(M * (uint64_t)geo->k * es);
-    *end = align_up(*t_off + (n->op == OP_GATED_MLP ? M * (uint64_t)geo->n * es : 0));
+    *end = align_up(*t_off + t_rows * (uint64_t)geo->n * es);
 }
 
 /* Split-K partial bytes of the GEMMs for M rows: the most any of them needs (they run in turn). */
@@ -45,19 +51,38 @@ static uint64_t partials(const NBitsGeom *geo, const int64_t *splits, int n_spli
     return most;
 }
 
-static bool enabled(void) {
+static bool env_is(const char *value) {
     const char *e = getenv("WEBNNC_FUSED_PREFILL");
-    return !(e && strcmp(e, "tile") == 0);
+    return e && strcmp(e, value) == 0;
 }
 
-int ext_fused_prefill_check(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const int64_t *splits, int n_splits) {
+static bool enabled(void) { return !env_is("tile"); }
+
+/* The fewest rows from which gatedMlp's epilogue runs in its GEMM (ext_nbits_record_gated);
+ * UINT64_MAX for qkvProjection and with WEBNNC_FUSED_PREFILL=gate_mul (ext_gate_mul.comp always). */
+static uint64_t fold_min_m(const KernelCtx *kc, const Node *n, const NBitsGeom *geo) {
+    if (n->op != OP_GATED_MLP || env_is("gate_mul")) return UINT64_MAX;
+    return ext_nbits_gated_min_m(kc, geo, n->inputs[FP_INPUT]->dtype);
+}
+
+/* Rows of M whose gate / up go through scratch: gatedMlp's where the gated GEMM does not apply. */
+static uint64_t gate_mul_rows(const KernelCtx *kc, const Node *n, const NBitsGeom *geo, uint64_t M) {
+    return n->op == OP_GATED_MLP && M < fold_min_m(kc, n, geo) ? M : 0;
+}
+
+int ext_fused_prefill_check(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const int64_t *splits, int n_splits,
+                            uint64_t min_m) {
     DType act = n->inputs[FP_INPUT]->dtype;
     if (ext_nbits_check(kc, n, act, kx_opt(n, FP_ZERO_POINTS)) < 0 || kcheck_shader(kc, n, "ext_rms_norm", act, act) < 0 ||
-        kcheck_shader(kc, n, "ext_gate_mul", act, act) < 0)
+        kcheck_shader(kc, n, "ext_gate_mul", act, act) < 0 ||
+        kcheck_shader(kc, n, "ext_matmul_nbits_gated_tiled", act, act) < 0 ||
+        (ext_coop(kc, act) && kcheck_shader(kc, n, "ext_matmul_nbits_gated_coop", act, act) < 0))
         return -1;
     if (!enabled()) return 0;
-    uint64_t max_m = value_max_elements(n->inputs[FP_INPUT]) / (uint64_t)geo->k, t_off, end;
-    layout(n, geo, max_m, act, &t_off, &end);
+    /* gate / up in scratch for the most rows that fall back: below fold_min_m, from min_m */
+    uint64_t max_m = value_max_elements(n->inputs[FP_INPUT]) / (uint64_t)geo->k, fold = fold_min_m(kc, n, geo), t_off, end;
+    uint64_t t_rows = fold <= min_m ? 0 : gate_mul_rows(kc, n, geo, max_m < fold ? max_m : fold - 1);
+    layout(geo, max_m, t_rows, act, &t_off, &end);
     uint64_t bytes = end + partials(geo, splits, n_splits, n->op == OP_GATED_MLP, max_m);
     if (bytes <= kc_scratch_limit(kc)) kc_scratch_reserve(kc, bytes);
     return 0;
@@ -74,6 +99,16 @@ static int project(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTe
     if (zp) z = kx_rows_view(zp, r0, rows, zp->dtype == DT_U8 ? (uint64_t)geo->zp_row_bytes : KB);
     if (kx_opt(n, FP_BIAS)) b = kx_rows_view(&in[FP_BIAS], r0, rows, 1);
     return ext_nbits_record(kc, n, &g, x, &w, &s, zp ? &z : NULL, kx_opt(n, FP_BIAS) ? &b : NULL, y, scratch_used);
+}
+
+/* gatedMlp's GEMM of x with act(gate) * up in its epilogue into y (where gate_mul_rows is 0).  1, or -1. */
+static int gated_gemm(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *in, const KTensor *x,
+                      const KTensor *y) {
+    const KTensor *zp = kx_opt(n, FP_ZERO_POINTS) ? &in[FP_ZERO_POINTS] : NULL;
+    const KTensor *bias = kx_opt(n, FP_BIAS) ? &in[FP_BIAS] : NULL;
+    int rc = ext_nbits_record_gated(kc, n, geo, x, &in[FP_WEIGHT], &in[FP_SCALES], zp, bias, y, ext_fused_gate_act(n));
+    if (rc == 0) diag_node_error(n, "internal: the gated GEMM does not apply");
+    return rc > 0 ? 1 : -1;
 }
 
 uint32_t ext_fused_gate_act(const Node *n) {
@@ -96,8 +131,8 @@ int ext_fused_prefill_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo,
     const KTensor *x = &in[FP_INPUT];
     DType act = x->dtype;
     bool gated = n->op == OP_GATED_MLP;
-    uint64_t K = (uint64_t)geo->k, M = x->numel / K, N = (uint64_t)geo->n, t_off, end;
-    layout(n, geo, M, act, &t_off, &end);
+    uint64_t K = (uint64_t)geo->k, M = x->numel / K, N = (uint64_t)geo->n, t_rows = gate_mul_rows(kc, n, geo, M), t_off, end;
+    layout(geo, M, t_rows, act, &t_off, &end);
     if (!enabled() || end + partials(geo, splits, n_splits, gated, M) > kc_scratch_reserved(kc)) return 0;
     KTensor xn, t;
     if (kc_scratch_tensor(kc, n, 0, act, 2, (const int64_t[]){(int64_t)M, (int64_t)K}, &xn) < 0) return -1;
@@ -106,6 +141,7 @@ int ext_fused_prefill_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo,
     if (ext_rms_norm_rows(kc, n, x, skip, skip && kx_opt(n, FP_SKIP_BIAS) ? &in[FP_SKIP_BIAS] : NULL, &in[FP_NORM_SCALE], K,
                           (float)fused_epsilon(n), &xn, sum) < 0)
         return -1;
+    if (gated && t_rows == 0) return gated_gemm(kc, n, geo, in, &xn, &out[0]);
     if (gated) {
         if (kc_scratch_tensor(kc, n, t_off, act, 2, (const int64_t[]){(int64_t)M, (int64_t)N}, &t) < 0 ||
             project(kc, n, geo, in, &xn, 0, N, &t, end) < 0)

@@ -1,10 +1,12 @@
 // nbits_tile.glsl - the int4 (2/4/8-bit) tile core shared by the prefill GEMMs over matmulNBits
-// weights: ext_matmul_nbits_tiled.comp (matmulNBits, M > 16) and ext_norm_proj_tiled.comp
-// (qkvProjection / gatedMlp prefill, normalized activations).  One workgroup computes a
-// TILE_BM x TILE_BN output tile; per step of TILE_BK k the activation tile (tile_a(), which the
-// includer defines: plain or normalized activations) and the weight tile(s), dequantized
-// ((q - z) * s) straight from the packed layout one 32-bit word per invocation, are staged in
-// shared memory, so every weight word is read once per tile and never expanded in device memory.
+// weights: ext_matmul_nbits_tiled.comp (matmulNBits, M > 16; gated:
+// ext_matmul_nbits_gated_tiled.comp, gatedMlp's [gate | up] product with its epilogue) and
+// ext_norm_proj_tiled.comp (qkvProjection / gatedMlp prefill, normalized activations), and their
+// cooperative-matrix builds.  One workgroup computes a TILE_BM x TILE_BN output tile; per step of
+// TILE_BK k the activation tile (tile_a(), which the includer defines: plain or normalized
+// activations) and the weight tile(s), dequantized ((q - z) * s) straight from the packed layout
+// one 32-bit word per invocation, are staged in shared memory, so every weight word is read once
+// per tile and never expanded in device memory.
 //  - portable path (TILE_COOP false): 256 invocations (16 x 16), each 4 x (TILE_BN / 16) outputs,
 //    f32 tiles and f32 accumulation.  TILE_BN is specialization constant 8: 64, or 32 for narrow
 //    weights whose 64-wide tiles would leave the device's cores idle (more, thinner workgroups).

@@ -16,7 +16,8 @@ on the device (--temperature/--top-k/--top-p/--seed) is deterministic per seed, 
 equal greedy, two seeds differ, and sampling without the device loop is refused (exit 2); a model whose
 logits are all NaN stops generate with an error (exit 2, like any model that cannot run), on the device
 loop and on the host argmax; a 40-token prompt gives the same ids unfused and fully fused (composed
-and tile-kernel prefill of qkvProjection / gatedMlp) on three int4 models.
+prefill of qkvProjection / gatedMlp, with gatedMlp's act(gate) * up in its GEMM or as a separate
+dispatch, and the tile kernel) on three int4 models.
 The pipelines warmed at load cover the whole generation: `generate -v` reports none created during
 the runs (and some with WEBNNC_WARM=0).
 Exit 1 on any difference.  Without ../shared: skip (77), or fail under CI=true.
@@ -122,13 +123,15 @@ LONG_PROMPT = ",".join(str((1 + 7919 * k) % 1000) for k in range(40))
 
 def fused_prefill_checks(models_dir):
     """A 40-token prompt (the prefill forms for 17+ rows) gives the same ids unfused, fully fused with
-    the composed qkvProjection / gatedMlp prefill (runtime/k_fused_prefill.c) and with the tile kernel
-    (WEBNNC_FUSED_PREFILL=tile), on int4 models with packed (webgpu) and separate (dml) projections."""
+    the composed qkvProjection / gatedMlp prefill (runtime/k_fused_prefill.c: gatedMlp's act(gate) * up
+    in its GEMM, and as a separate dispatch with WEBNNC_FUSED_PREFILL=gate_mul) and with the tile
+    kernel (WEBNNC_FUSED_PREFILL=tile), on int4 models with packed (webgpu) and separate (dml) projections."""
     problems = []
     for name in ("qwen2-int4-webgpu", "phi3-int4-webgpu", "llama-int4-dml"):
         model = os.path.join(models_dir, name)
         got = {}
-        for label, fuse, env in (("none", "none", {}), ("all", "all", {}), ("all, tile", "all", {"WEBNNC_FUSED_PREFILL": "tile"})):
+        for label, fuse, env in (("none", "none", {}), ("all", "all", {}), ("all, tile", "all", {"WEBNNC_FUSED_PREFILL": "tile"}),
+                                 ("all, gate_mul", "all", {"WEBNNC_FUSED_PREFILL": "gate_mul"})):
             run_env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS + ("WEBNNC_FUSED_PREFILL",)}
             run_env.update(env)
             cmd = [e2e.webnnc(), "generate", model, "--prompt-ids", LONG_PROMPT, "--max-new", "8", "--fuse", fuse]
@@ -137,7 +140,8 @@ def fused_prefill_checks(models_dir):
         if len(set(got.values())) != 1:
             problems.append(f"{name}, 40-token prompt: " + "; ".join(f"--fuse {k}: {v}" for k, v in got.items()))
         else:
-            print(f"{name}, 40-token prompt: unfused, fused and fused on the tile kernel agree ({got['none']})", flush=True)
+            print(f"{name}, 40-token prompt: unfused, fused (gated GEMM, separate act(gate) * up, tile kernel) agree "
+                  f"({got['none']})", flush=True)
     return problems
 
 

@@ -3,15 +3,18 @@
  * fully fused normalized projections qkvProjection (1-3 splits) and gatedMlp (act(gate) * up: silu,
  * gelu, geluTanh) with
  * matmulNBits weights: rmsNorm or skip (+ skipBias) with the sum output, zero points absent / uint8 /
- * float, bias, decode, several activation rows and prefill (the tile kernel, partial tiles),
+ * float, bias, decode, several activation rows and prefill (the tile kernel, partial tiles; gatedMlp's
+ * GEMM with act(gate) * up in its epilogue, bit for bit its composed fallback, one weight window or two),
  * float32 and float16 (decode on the row mat-vec with the norm prologue: norm_proj_rows); and with float weights
  * (bits 0, W [k, n]): the mat-vec (vector and scalar weight loads, k over several staged chunks, 1-16
  * rows) and the tiled path (partial row and column tiles), skip / skipBias / sum / bias. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core.h"
+#include "eval.h"
 #include "test_rt_ext.h"
 
 START_TEST(silu) {
@@ -41,7 +44,8 @@ typedef struct {
     const char *activation; /* gatedMlp: NULL = silu (option omitted) */
 } FusedCase;
 
-static void check_fused(FusedCase c) {
+/* The one-node graph of case c (*node) and its label. */
+static Graph *fused_graph(FusedCase c, Node **node, char *label, size_t label_size) {
     Graph *g = graph_new("t");
     unsigned s = 41 + (unsigned)c.K;
     int64_t kb = c.block ? (c.K + c.block - 1) / c.block : 0, blob = c.block * c.bits / 8, zrow = (kb * c.bits + 7) / 8;
@@ -76,13 +80,59 @@ static void check_fused(FusedCase c) {
     if (c.op == OP_QKV_PROJECTION) node_set_ints(g, n, "splits", c.n_splits, c.splits);
     if (c.activation) node_set_string(g, n, "activation", c.activation);
     ck_assert_msg(graph_insert_node(g, n) == 0, "%s", diag_message());
-    char label[192];
-    snprintf(label, sizeof label, "%s %s M %lld K %lld N %lld bits %d zp %d skip %d/%d sum %d bias %d act %s",
+    snprintf(label, label_size, "%s %s M %lld K %lld N %lld bits %d zp %d skip %d/%d sum %d bias %d act %s",
              op_name(c.op), dtype_name(c.dt), (long long)c.M, (long long)c.K, (long long)c.N, c.bits, c.zp, c.skip,
              c.skip_bias, c.sum, c.bias, c.activation ? c.activation : "silu");
-    /* f32: accumulation order; f16: the reference rounds every stage (normed input, projection,
-     * silu) to f16 while the fused kernel keeps f32 in between: a few f16 ulps */
-    ext_check(g, n, c.dt == DT_F16 ? 8e-3 : 2e-5, c.dt == DT_F16 ? 4e-3 : 2e-5, label);
+    *node = n;
+    return g;
+}
+
+/* The node against the reference.  f32: accumulation order; f16: the reference rounds every stage
+ * (normed input, projection, silu) to f16 while the fused kernel keeps f32 in between: a few f16 ulps. */
+static void fused_check(Graph *g, Node *n, DType dt, const char *label) {
+    ext_check(g, n, dt == DT_F16 ? 8e-3 : 2e-5, dt == DT_F16 ? 4e-3 : 2e-5, label);
+}
+
+static void check_fused(FusedCase c) {
+    char label[192];
+    Node *n;
+    Graph *g = fused_graph(c, &n, label, sizeof label);
+    fused_check(g, n, c.dt, label);
+    graph_free(g);
+}
+
+/* gatedMlp's prefill with act(gate) * up in the GEMM's epilogue (ext_matmul_nbits_gated_tiled.comp)
+ * against the reference (check_gate_fold), and against the GEMM + ext_gate_mul.comp it replaces
+ * (WEBNNC_FUSED_PREFILL=gate_mul): fewer dispatches, bit for bit the same results (the same f32
+ * sums, gate and up rounded to the activation type, the same activation). */
+/* Runs g (case c, output 0 set) with act(gate) * up in the GEMM's epilogue and with
+ * WEBNNC_FUSED_PREFILL=gate_mul: asserts fewer dispatches and the same bits; returns the first's dispatches. */
+static int compare_gate_fold(Graph *g, FusedCase c, const char *label) {
+    uint64_t count = (uint64_t)(c.M * c.N / 2), es = dtype_storage_bytes(c.dt, 1), i = 0;
+    char *fold = malloc(count * es), *composed = malloc(count * es);
+    ck_assert(fold && composed);
+    int fold_dispatches = ext_run_dispatches(g, 0, fold, count * es, label);
+    setenv("WEBNNC_FUSED_PREFILL", "gate_mul", 1);
+    int composed_dispatches = ext_run_dispatches(g, 0, composed, count * es, label);
+    unsetenv("WEBNNC_FUSED_PREFILL");
+    ck_assert_msg(fold_dispatches < composed_dispatches, "%s: %d dispatches, %d with ext_gate_mul", label, fold_dispatches,
+                  composed_dispatches);
+    while (i < count && memcmp(fold + i * es, composed + i * es, es) == 0) i++;
+    ck_assert_msg(i == count, "%s: element %llu: %.9g in the GEMM's epilogue, %.9g after it", label, (unsigned long long)i,
+                  c.dt == DT_F32 ? ((float *)fold)[i] : ten_f16_to_f64(((uint16_t *)fold)[i]),
+                  c.dt == DT_F32 ? ((float *)composed)[i] : ten_f16_to_f64(((uint16_t *)composed)[i]));
+    free(fold);
+    free(composed);
+    return fold_dispatches;
+}
+
+static void check_gate_fold(FusedCase c) {
+    char label[192];
+    Node *n;
+    Graph *g = fused_graph(c, &n, label, sizeof label);
+    fused_check(g, n, c.dt, label);
+    /* one weight window: the norm and the gated GEMM, against the norm, the GEMM and ext_gate_mul */
+    ck_assert_int_eq(compare_gate_fold(g, c, label), 2);
     graph_free(g);
 }
 
@@ -196,6 +246,71 @@ START_TEST(gated_mlp_activations) {
 }
 END_TEST
 
+/* check_fused where the node's recording must hold `dispatches` dispatches (the path it takes). */
+static void check_fused_dispatches(FusedCase c, int dispatches) {
+    char label[192];
+    Node *n;
+    Graph *g = fused_graph(c, &n, label, sizeof label);
+    fused_check(g, n, c.dt, label);
+    uint64_t bytes = dtype_storage_bytes(c.dt, (uint64_t)(c.M * c.N / 2));
+    void *y = malloc(bytes);
+    ck_assert(y != NULL);
+    int got = ext_run_dispatches(g, 0, y, bytes, label);
+    ck_assert_msg(got == dispatches, "%s: %d dispatches, want %d", label, got, dispatches);
+    free(y);
+    graph_free(g);
+}
+
+/* The gated GEMM (check_gate_fold) for each activation: bias, uint8 / float / absent zero points,
+ * row counts that are not a multiple of the 64-row tile, output columns that are not a multiple of
+ * the 64- or 32-column tile (both widths), padded k, 2/4/8 bits, float32 / float16; then the row
+ * counts below the GEMM (WEBNNC_FUSED_TILE_MIN_M lets them reach the composed prefill) and a split-K
+ * weight: both through ext_gate_mul.comp, whose scratch the check reserves for them. */
+START_TEST(gated_mlp_gemm_epilogue) {
+    const OpId gm = OP_GATED_MLP;
+    static const char *const acts[] = {NULL, "gelu", "geluTanh"};
+    for (int a = 0; a < 3; a++) {
+        const char *act = acts[a];
+        check_gate_fold((FusedCase){gm, DT_F32, 4, 32, 66, 128, 160, 1, true, true, true, true, 0, {0}, act});
+        check_gate_fold((FusedCase){gm, DT_F32, 4, 16, 130, 96, 2 * 37, 2, false, false, false, true, 0, {0}, act});
+        check_gate_fold((FusedCase){gm, DT_F32, 8, 16, 17, 64, 2 * 100, 0, true, false, true, false, 0, {0}, act});
+        check_gate_fold((FusedCase){gm, DT_F32, 2, 64, 70, 200, 2 * 129, 1, false, false, false, true, 0, {0}, act});
+        check_gate_fold((FusedCase){gm, DT_F16, 4, 32, 20, 96, 2 * 42, 1, false, false, false, true, 0, {0}, act});
+        check_gate_fold((FusedCase){gm, DT_F16, 4, 16, 65, 64, 2 * 70, 2, true, true, false, true, 0, {0}, act});
+    }
+    setenv("WEBNNC_NBITS_TILE_BN", "64", 1); /* the small cases above take 32-column tiles */
+    check_gate_fold((FusedCase){gm, DT_F32, 4, 32, 66, 128, 2 * 100, 1, true, false, true, true, 0, {0}, "geluTanh"});
+    unsetenv("WEBNNC_NBITS_TILE_BN");
+    setenv("WEBNNC_FUSED_TILE_MIN_M", "5", 1);
+    check_fused_dispatches((FusedCase){gm, DT_F32, 4, 32, 10, 128, 160, 1, true, true, true, true, 0, {0}, "gelu"}, 3);
+    check_fused_dispatches((FusedCase){gm, DT_F16, 4, 32, 16, 96, 84, 0, false, false, false, true, 0, {0}}, 3);
+    unsetenv("WEBNNC_FUSED_TILE_MIN_M");
+    setenv("WEBNNC_NBITS_SPLITK", "2", 1);
+    check_fused_dispatches((FusedCase){gm, DT_F32, 4, 32, 40, 128, 160, 1, false, false, false, true, 0, {0}, "geluTanh"}, 4);
+    unsetenv("WEBNNC_NBITS_SPLITK");
+}
+END_TEST
+
+/* A [gate | up] weight beyond one binding (maxStorageBufferRange: 128 MiB on lavapipe) whose halves
+ * fit one: each dispatch of the gated GEMM binds its gate rows up to its last up row, so two
+ * dispatches here; bit for bit the GEMM + ext_gate_mul over windows of whole rows.  (No CPU
+ * reference at this size: the composed path is checked against it above.) */
+START_TEST(gated_mlp_gemm_windows) {
+    uint64_t range = wnrt_context_device(rt_ctx)->max_storage_buffer_range;
+    const int64_t K = 2048, row_bytes = K; /* 8 bits */
+    if (range > (256u << 20)) return; /* a device with a large range: nothing to split at a test's size */
+    int64_t half = (int64_t)(range / (uint64_t)row_bytes) / 2 + 1024; /* a little over half the binding */
+    FusedCase c = {OP_GATED_MLP, DT_F32, 8, 32, 17, K, 2 * half, 1, false, false, false, true, 0, {0}, "gelu"};
+    char label[192];
+    Node *n;
+    Graph *g = fused_graph(c, &n, label, sizeof label);
+    graph_add_output(g, n->outputs[0]);
+    ck_assert_msg((uint64_t)(2 * half * row_bytes) > range, "%s: the weights fit one binding", label);
+    ck_assert_int_eq(compare_gate_fold(g, c, label), 3);
+    graph_free(g);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("runtime-ext-fused");
     TCase *tc = tcase_create("fused");
@@ -209,6 +324,8 @@ int main(void) {
     tcase_add_test(tc, qkv_projection_float);
     tcase_add_test(tc, gated_mlp_float);
     tcase_add_test(tc, gated_mlp_activations);
+    tcase_add_test(tc, gated_mlp_gemm_epilogue);
+    tcase_add_test(tc, gated_mlp_gemm_windows);
     suite_add_tcase(s, tc);
     return rt_main(s);
 }

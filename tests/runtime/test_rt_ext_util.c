@@ -8,6 +8,7 @@
 
 #include "eval.h"
 #include "eval_internal.h"
+#include "webnnc_profile.h"
 
 static double urand(unsigned *s) {
     *s = *s * 1103515245u + 12345u;
@@ -99,4 +100,17 @@ double ext_check(Graph *g, Node *n, double rtol, double atol, const char *label)
     }
     wnrt_free(m);
     return worst;
+}
+
+int ext_run_dispatches(Graph *g, int k, void *out, uint64_t bytes, const char *label) {
+    WnrtModel *m = wnrt_load(rt_ctx, g);
+    ck_assert_msg(m != NULL, "%s: load: %s", label, diag_message());
+    const char *why = NULL;
+    ck_assert_msg(wnrt_profile_enable(m, &why) >= 0, "%s: profile: %s", label, diag_message());
+    ck_assert_msg(wnrt_run(m) == 0, "%s: run: %s", label, diag_message());
+    ck_assert_msg(wnrt_read_output(m, k, out, bytes) == 0, "%s: read: %s", label, diag_message());
+    WnrtProfStep step;
+    ck_assert_msg(wnrt_profile_take(m, &step) == 0, "%s: profile: %s", label, diag_message());
+    wnrt_free(m);
+    return step.plan_dispatches;
 }
