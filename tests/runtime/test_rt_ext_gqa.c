@@ -123,6 +123,21 @@ START_TEST(prefill) {
 }
 END_TEST
 
+/* Prefill with a KV cache, the query, key and value rows prepared by one dispatch of
+ * ext_gqa_prep.comp (a workgroup range per role): grouped heads (query heads 3x / 4x the kv heads,
+ * and as many), two batches with different pasts, rotary (half / interleaved, partial, position
+ * ids), qNormWeight and kNormWeight (distinct weights), separate and packed QKV: a
+ * query, key or value row prepared as another role's, or with another role's norm, source or
+ * cache, fails the comparison of the output or of a present. */
+START_TEST(prefill_prep) {
+    check_gqa((GqaCase){DT_F32, 2, 9, 6, 2, 32, 24, {12, 8}, false, 32, false, true, true, false, false, false, 0, 0});
+    check_gqa((GqaCase){DT_F32, 2, 5, 8, 2, 16, 16, {9, 4}, true, 8, true, false, true, false, false, false, 0, 0});
+    check_gqa((GqaCase){DT_F32, 1, 6, 4, 4, 16, 12, {8}, false, 16, false, false, true, false, false, false, 0, 0});
+    check_gqa((GqaCase){DT_F32, 1, 6, 4, 1, 16, 12, {8}, true, 16, false, true, true, false, false, false, 0, 0});
+    check_gqa((GqaCase){DT_F16, 2, 34, 6, 2, 64, 48, {40, 33}, false, 64, false, true, true, false, false, false, 0, 0});
+}
+END_TEST
+
 /* Flash-style prefill (ext_gqa_attn_flash.comp, 32 query tokens per workgroup, 4 invocations per
  * query row): several and partial query blocks, a past in the cache, several key tiles cut by the
  * causal limit and a local window, head sizes 64 / 128 / 40 and 42 (not a multiple of 4: channels
@@ -163,6 +178,7 @@ int main(void) {
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, decode);
     tcase_add_test(tc, prefill);
+    tcase_add_test(tc, prefill_prep);
     tcase_add_test(tc, flash_prefill);
     tcase_add_test(tc, variants);
     tcase_add_test(tc, no_cache);
