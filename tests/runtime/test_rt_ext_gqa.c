@@ -96,8 +96,8 @@ static const GqaCase decode_cases[] = {
 /* Decode (S = 1): in one dispatch (ext_gqa_dec_fused.comp, the default where the device has
  * subgroup arithmetic) with the workgroups per head its capacity gives (1 to 6 here; one works per
  * 128 rows of the actual length: 299 and 400 rows split), forced to 1 and to 3 (chunks combined by
- * the last workgroup to arrive), and in four dispatches
- * (WEBNNC_GQA_FUSED=0: prep x 3 + ext_gqa_attn_dec.comp). */
+ * the last workgroup to arrive), and in two dispatches (WEBNNC_GQA_FUSED=0: ext_gqa_prep.comp +
+ * ext_gqa_attn_dec.comp). */
 START_TEST(decode) {
     static const char *const chunks[] = {NULL, "1", "3", NULL};
     for (int mode = 0; mode < 4; mode++) {
