@@ -2,8 +2,8 @@
  * (packed or separate QKV, q/k RMSNorm, rotary with cos/sin caches and optional positionIds,
  * causal + local window, softcap, attentionBias, smoothSoftmax / headSink), float32/float16.
  * Dispatches: (1) present = past (a copy, skipped when the plan gives present the past's storage),
- * (2) shaders/ext_gqa_prep.comp three times: query rows (normed, rotated) into the output, new key
- * rows (normed, rotated) and value rows into the presents at past + s, (3) shaders/ext_gqa_attn.comp:
+ * (2) shaders/ext_gqa_prep.comp once, a grid range per role: query rows (normed, rotated) into the
+ * output, new key rows (normed, rotated) and value rows into the presents at past + s, (3) shaders/ext_gqa_attn.comp:
  * one workgroup per (batch, token, head), online softmax over the valid cache rows, no score
  * matrix; for prefill (S >= 2, head size <= 128, subgroup shuffles) shaders/ext_gqa_attn_flash.comp
  * instead: one workgroup per (batch, head, 128 / GQA_FLASH_TPR query tokens), key/value tiles in
@@ -14,9 +14,9 @@
  * and no attentionBias / headSink runs (2) and (3) as one dispatch instead,
  * shaders/ext_gqa_dec_fused.comp, with up to GQA_DEC_MAX_CHUNKS workgroups per head whose partial
  * results (scratch storage) the last to finish combines (arrival counters) (WEBNNC_GQA_FUSED=0
- * keeps the four).  past / total come from seqlensK on the device (no CPU round trip).  Semantics: the CPU
+ * keeps the two).  past / total come from seqlensK on the device (no CPU round trip).  Semantics: the CPU
  * reference lib/eval/eval_gqa.c; operand slots and outputs: lib/core/gqa.h.
- * Without a KV cache (no pastKey/pastValue, one output): the query prep (push constant C = 0: past = 0), then
+ * Without a KV cache (no pastKey/pastValue, one output): the prep of the query rows only (C = 0: past = 0), then
  * shaders/ext_gqa_attn_nc.comp, which reads the keys/values of the S new tokens straight from the
  * key/value (or packed query) input and folds the key's RMSNorm and rotary into the dot product
  * (attentionBias and headSink are not supported there: 8 bindings at most). */
@@ -41,11 +41,12 @@
                                * 587 / 525 tok/s after 128 / 512-token prompts, 4 gave 550 / 500) */
 #define GQA_DEC_SUBGROUPS 16 /* ... its subgroups per workgroup (H100, prompt 128 / 512: 16 a little faster than 32) */
 
-typedef struct {
-    uint32_t B, S, heads, H, C, rot, max_pos;
-    uint32_t src_row, src_head0;
+typedef struct { /* ext_gqa_prep.comp; arrays per role: query, key, value */
+    uint32_t B, S, H, C, rot, max_pos;
     float eps;
-    uint32_t base_src, base_seqlens, base_pos, base_cos, base_sin, base_norm, base_dst;
+    uint32_t base_seqlens, base_pos, base_cos, base_sin;
+    uint32_t heads[3], src_row[3], src_head0[3], base_src[3], base_dst[3];
+    uint32_t base_norm[2];
 } PrepPush;
 
 typedef struct {
@@ -200,38 +201,45 @@ static int bind_opt(KernelCtx *kc, const Node *n, const KTensor *in, int slot, c
 
 static bool same_storage(const KTensor *a, const KTensor *b) { return a->buffer == b->buffer && a->offset == b->offset; }
 
-/* Step 2: one prep dispatch for role 0 (query), 1 (key) or 2 (value). */
-static int record_prep(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out, const GqaDims *d, int role) {
+/* Step 2 in one dispatch: the query rows (role 0) and, with a cache, the new key (1) and value (2)
+ * rows, each role a range of the grid (ext_gqa_prep.comp).  Without a cache the key and value
+ * roles have no heads and their bindings repeat the query's (never used). */
+static int record_prep(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out, const GqaDims *d) {
     int sh = kc_find_shader(kc, n, "ext_gqa_prep", in[GQA_QUERY].dtype, in[GQA_QUERY].dtype);
     if (sh < 0) return -1;
     PrepPush pc;
     memset(&pc, 0, sizeof pc);
     pc.B = (uint32_t)d->B, pc.S = (uint32_t)d->S, pc.H = (uint32_t)d->H;
     pc.C = d->cache ? (uint32_t)d->C : 0; /* 0: no cache (past = 0, seqlensK not read) */
-    pc.heads = (uint32_t)(role == 0 ? d->N : d->kvN);
     pc.rot = (uint32_t)d->rot, pc.max_pos = (uint32_t)d->max_pos;
     pc.eps = (float)node_float(n, "qkNormEpsilon", 1e-6);
-    const KTensor *src = d->packed ? &in[GQA_QUERY] : &in[role == 0 ? GQA_QUERY : role == 1 ? GQA_KEY : GQA_VALUE];
-    pc.src_row = (uint32_t)src->shape[2];
-    pc.src_head0 = (uint32_t)(!d->packed || role == 0 ? 0 : role == 1 ? d->N : d->N + d->kvN);
-    const KTensor *dst = &out[role == 0 ? GQA_OUT : role == 1 ? GQA_PRESENT_KEY : GQA_PRESENT_VALUE];
-    bool rot = role != 2 && d->rotary, has_pos = rot && present(n, GQA_POSITION_IDS);
-    int norm_slot = role == 0 ? GQA_Q_NORM : GQA_K_NORM;
-    bool norm = role != 2 && present(n, norm_slot);
-    KBind b[7];
-    if (ext_bind(kc, n, src, false, &b[0], &pc.base_src) < 0 ||
-        bind_opt(kc, n, in, d->cache ? GQA_SEQLENS_K : GQA_SLOTS, &b[0], &b[1], &pc.base_seqlens) < 0 ||
-        ext_bind(kc, n, dst, true, &b[6], &pc.base_dst) < 0)
+    int roles = d->cache ? 3 : 1;
+    bool rot = d->rotary, has_pos = rot && present(n, GQA_POSITION_IDS);
+    bool qn = present(n, GQA_Q_NORM), kn = present(n, GQA_K_NORM);
+    KBind b[12]; /* sources 0..2, seqlensK, positions, cos, sin, norms 7..8, destinations 9..11 */
+    for (int role = 0; role < 3; role++) {
+        int r = role < roles ? role : 0;
+        const KTensor *src = d->packed ? &in[GQA_QUERY] : &in[r == 0 ? GQA_QUERY : r == 1 ? GQA_KEY : GQA_VALUE];
+        const KTensor *dst = &out[r == 0 ? GQA_OUT : r == 1 ? GQA_PRESENT_KEY : GQA_PRESENT_VALUE];
+        pc.heads[role] = role < roles ? (uint32_t)(role == 0 ? d->N : d->kvN) : 0;
+        pc.src_row[role] = (uint32_t)src->shape[2];
+        pc.src_head0[role] = (uint32_t)(!d->packed || r == 0 ? 0 : r == 1 ? d->N : d->N + d->kvN);
+        if (ext_bind(kc, n, src, false, &b[role], &pc.base_src[role]) < 0 ||
+            ext_bind(kc, n, dst, true, &b[9 + role], &pc.base_dst[role]) < 0)
+            return -1;
+    }
+    if (bind_opt(kc, n, in, d->cache ? GQA_SEQLENS_K : GQA_SLOTS, &b[0], &b[3], &pc.base_seqlens) < 0) return -1;
+    b[4] = b[3];
+    if (has_pos && ext_bind_words(kc, n, &in[GQA_POSITION_IDS], &b[4], &pc.base_pos) < 0) return -1;
+    if (bind_opt(kc, n, in, rot ? GQA_COS : GQA_SLOTS, &b[0], &b[5], &pc.base_cos) < 0 ||
+        bind_opt(kc, n, in, rot ? GQA_SIN : GQA_SLOTS, &b[0], &b[6], &pc.base_sin) < 0 ||
+        bind_opt(kc, n, in, qn ? GQA_Q_NORM : GQA_SLOTS, &b[0], &b[7], &pc.base_norm[0]) < 0 ||
+        bind_opt(kc, n, in, kn ? GQA_K_NORM : GQA_SLOTS, &b[0], &b[8], &pc.base_norm[1]) < 0)
         return -1;
-    b[2] = b[1];
-    if (has_pos && ext_bind_words(kc, n, &in[GQA_POSITION_IDS], &b[2], &pc.base_pos) < 0) return -1;
-    if (bind_opt(kc, n, in, rot ? GQA_COS : GQA_SLOTS, &b[0], &b[3], &pc.base_cos) < 0 ||
-        bind_opt(kc, n, in, rot ? GQA_SIN : GQA_SLOTS, &b[0], &b[4], &pc.base_sin) < 0 ||
-        bind_opt(kc, n, in, norm ? norm_slot : GQA_SLOTS, &b[0], &b[5], &pc.base_norm) < 0)
-        return -1;
-    uint32_t spec[8] = {GQA_WG, (uint32_t)role, ext_sg_reduce(kc), norm, rot, node_bool(n, "rotaryInterleaved", false),
+    uint32_t spec[8] = {GQA_WG, ext_sg_reduce(kc), qn, kn, rot, node_bool(n, "rotaryInterleaved", false),
                         has_pos, has_pos && in[GQA_POSITION_IDS].dtype == DT_I64};
-    return ext_dispatch_rows(kc, n, sh, spec, 8, &pc, sizeof pc, b, 7, (uint64_t)(d->B * d->S) * pc.heads);
+    uint64_t heads = (uint64_t)pc.heads[0] + pc.heads[1] + pc.heads[2];
+    return ext_dispatch_rows(kc, n, sh, spec, 8, &pc, sizeof pc, b, 12, (uint64_t)(d->B * d->S) * heads);
 }
 
 /* Workgroup size of the decode kernels (ext_gqa_attn_dec.comp, ext_gqa_dec_fused.comp):
@@ -389,7 +397,7 @@ static int gqa_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTe
     if (gqa_dims(n, in, out, &d) < 0) return -1;
     if (!d.cache) {
         if (out[GQA_OUT].numel == 0) return 0;
-        if (record_prep(kc, n, in, out, &d, 0) < 0) return -1;
+        if (record_prep(kc, n, in, out, &d) < 0) return -1;
         return record_attention_nc(kc, n, in, out, &d);
     }
     if (out[GQA_OUT].numel == 0 && in[GQA_PAST_KEY].numel == 0) return 0;
@@ -398,8 +406,7 @@ static int gqa_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTe
         if (!same_storage(past, pres) && past->numel && kx_copy(kc, n, past, pres) < 0) return -1;
     }
     if (dec_fused(kc, n, &d)) return record_dec_fused(kc, n, in, out, &d); /* (2) + (3) in one dispatch */
-    for (int role = 0; role < 3; role++) /* (2) query rows, new key and value rows */
-        if (record_prep(kc, n, in, out, &d, role) < 0) return -1;
+    if (record_prep(kc, n, in, out, &d) < 0) return -1; /* (2) query rows, new key and value rows */
     return record_attention(kc, n, in, out, &d); /* (3) */
 }
 

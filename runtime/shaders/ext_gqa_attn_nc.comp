@@ -1,6 +1,6 @@
 #version 450
 // ext_gqa_attn_nc.comp - groupQueryAttention without a KV cache, step 2: one workgroup per (batch,
-// token, query head); the prepared query row (ext_gqa_prep.comp with NO_CACHE) is read from the
+// token, query head); the prepared query row (ext_gqa_prep.comp with C = 0) is read from the
 // output and replaced by the attention result.  The keys are the S new tokens: key j in [lo, s]
 // (lo = s - W + 1 with a local window W, else 0) is read straight from the key input (packed or
 // separate, row stride k_row, first head k_head0) and prepared on the fly, per invocation: its

@@ -96,8 +96,8 @@ static const GqaCase decode_cases[] = {
 /* Decode (S = 1): in one dispatch (ext_gqa_dec_fused.comp, the default where the device has
  * subgroup arithmetic) with the workgroups per head its capacity gives (1 to 6 here; one works per
  * 128 rows of the actual length: 299 and 400 rows split), forced to 1 and to 3 (chunks combined by
- * the last workgroup to arrive), and in four dispatches
- * (WEBNNC_GQA_FUSED=0: prep x 3 + ext_gqa_attn_dec.comp). */
+ * the last workgroup to arrive), and in two dispatches (WEBNNC_GQA_FUSED=0: ext_gqa_prep.comp +
+ * ext_gqa_attn_dec.comp). */
 START_TEST(decode) {
     static const char *const chunks[] = {NULL, "1", "3", NULL};
     for (int mode = 0; mode < 4; mode++) {
@@ -120,6 +120,21 @@ START_TEST(prefill) {
     check_gqa((GqaCase){DT_F32, 1, 5, 4, 2, 16, 16, {4}, false, 16, false, false, false, false, false, false, 0, 0});
     check_gqa((GqaCase){DT_F32, 2, 3, 4, 1, 24, 20, {7, 2}, true, 16, true, true, false, false, false, false, 0, 0});
     check_gqa((GqaCase){DT_F16, 1, 7, 4, 2, 32, 12, {6}, false, 32, false, false, false, false, false, false, 0, 0});
+}
+END_TEST
+
+/* Prefill with a KV cache, the query, key and value rows prepared by one dispatch of
+ * ext_gqa_prep.comp (a workgroup range per role): grouped heads (query heads 3x / 4x the kv heads,
+ * and as many), two batches with different pasts, rotary (half / interleaved, partial, position
+ * ids), qNormWeight and kNormWeight (distinct weights), separate and packed QKV: a
+ * query, key or value row prepared as another role's, or with another role's norm, source or
+ * cache, fails the comparison of the output or of a present. */
+START_TEST(prefill_prep) {
+    check_gqa((GqaCase){DT_F32, 2, 9, 6, 2, 32, 24, {12, 8}, false, 32, false, true, true, false, false, false, 0, 0});
+    check_gqa((GqaCase){DT_F32, 2, 5, 8, 2, 16, 16, {9, 4}, true, 8, true, false, true, false, false, false, 0, 0});
+    check_gqa((GqaCase){DT_F32, 1, 6, 4, 4, 16, 12, {8}, false, 16, false, false, true, false, false, false, 0, 0});
+    check_gqa((GqaCase){DT_F32, 1, 6, 4, 1, 16, 12, {8}, true, 16, false, true, true, false, false, false, 0, 0});
+    check_gqa((GqaCase){DT_F16, 2, 34, 6, 2, 64, 48, {40, 33}, false, 64, false, true, true, false, false, false, 0, 0});
 }
 END_TEST
 
@@ -163,6 +178,7 @@ int main(void) {
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, decode);
     tcase_add_test(tc, prefill);
+    tcase_add_test(tc, prefill_prep);
     tcase_add_test(tc, flash_prefill);
     tcase_add_test(tc, variants);
     tcase_add_test(tc, no_cache);
