@@ -4,7 +4,8 @@
  * ids), q/k norm, local window, softcap, attention bias, smooth softmax / head sink, caches longer
  * than a workgroup's chunk, float32 and float16, decode in one dispatch (ext_gqa_dec_fused.comp), on
  * ext_gqa_attn_dec.comp (keys over subgroups) and on ext_gqa_attn.comp; outputs and both presents compared.  C = 0: the
- * form without a KV cache (no pastKey/pastValue/seqlensK/totalSequenceLength, one output). */
+ * form without a KV cache (no pastKey/pastValue/seqlensK/totalSequenceLength, one output).  Float16 prefill with head
+ * sizes a multiple of 16 runs on NV cooperative matrices where the device has them (ext_gqa_attn_flash_coop.comp). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -21,6 +22,14 @@ typedef struct {
     int64_t window;
     double softcap;
 } GqaCase;
+
+/* Whether the runtime runs the case's attention on ext_gqa_attn_flash_coop.comp (runtime/k_gqa.c
+ * flash_coop_wg: cooperative matrices, float16, prefill with a cache, head size a multiple of 16 up to 128). */
+static bool flash_coop(GqaCase c) {
+    const char *off = getenv("WEBNNC_FLASH_COOP");
+    return wnrt_context_device(rt_ctx)->coopmat_nv && c.dt == DT_F16 && c.C && c.S >= 2 && c.H % 16 == 0 && c.H <= 128 &&
+           !(off && off[0] == '0') && !getenv("WEBNNC_NO_FLASH_ATTN");
+}
 
 static void check_gqa(GqaCase c) {
     Graph *g = graph_new("t");
@@ -75,7 +84,13 @@ static void check_gqa(GqaCase c) {
     snprintf(label, sizeof label, "gqa %s B %lld S %lld N %lld/%lld H %lld C %lld packed %d rot %d norm %d window %lld",
              dtype_name(c.dt), (long long)c.B, (long long)c.S, (long long)c.N, (long long)c.KV, (long long)c.H,
              (long long)c.C, c.packed, c.rotary, c.qk_norm, (long long)c.window);
-    ext_check(g, n, c.dt == DT_F16 ? 2e-3 : 2e-5, c.dt == DT_F16 ? 1e-3 : 2e-6, label);
+    /* float16: one output rounding; on NV cooperative matrices (flash_coop_wg in runtime/k_gqa.c) also the
+     * probabilities rounded to float16 before P V (relative 2^-11 per weight; a CPU emulation of the kernel
+     * stayed within 0.15 of the plain tolerance, 3e-4 absolute), and the float16 tensor-core sums, whose
+     * accuracy runtime/shaders/nbits_tile.glsl found to cost up to ~10 ulps: twice the tolerance there */
+    bool coop = flash_coop(c);
+    double worst = ext_check(g, n, c.dt == DT_F16 ? (coop ? 4e-3 : 2e-3) : 2e-5, c.dt == DT_F16 ? (coop ? 2e-3 : 1e-3) : 2e-6, label);
+    if (coop) printf("%s: cooperative-matrix flash attention, worst error %.3f of the tolerance\n", label, worst);
     graph_free(g);
 }
 
@@ -133,6 +148,35 @@ START_TEST(flash_prefill) {
 }
 END_TEST
 
+/* Float16 prefill, where the device has NV cooperative matrices on ext_gqa_attn_flash_coop.comp
+ * (elsewhere on ext_gqa_attn_flash.comp): a Qwen2-0.5B-like layer (14 query heads over 2 kv heads)
+ * over three query blocks of 64 (the last of 22 rows: S not a multiple of 16) and five key tiles
+ * with a past; two batches with different pasts, head size 128, attentionBias, headSink and softcap;
+ * head size 32 with a local window of 33 (not tile-aligned) and smoothSoftmax; head size 48 (three
+ * channel blocks) with as many kv heads as query heads; head size 40 (not a multiple of 16: the
+ * scalar flash kernel).  Where cooperative matrices run, again with workgroups of 1 and 3 subgroups
+ * (query blocks of 16 and 48) and with WEBNNC_FLASH_COOP=0 (the scalar flash kernel). */
+static const GqaCase flash_f16_cases[] = {
+    {DT_F16, 1, 150, 14, 2, 64, 160, {159}, true, 64, false, false, false, false, false, false, 0, 0},
+    {DT_F16, 2, 70, 4, 2, 128, 100, {99, 69}, false, 0, false, false, false, true, true, false, 0, 30},
+    {DT_F16, 1, 100, 4, 2, 32, 130, {119}, false, 32, false, false, false, false, false, true, 33, 0},
+    {DT_F16, 1, 40, 4, 4, 48, 60, {49}, false, 0, false, false, false, false, true, false, 0, 0},
+    {DT_F16, 1, 33, 4, 2, 40, 40, {39}, false, 0, false, false, false, false, false, false, 0, 0},
+};
+
+START_TEST(flash_prefill_f16) {
+    static const char *const subgroups[] = {NULL, "1", "3"};
+    bool coop = wnrt_context_device(rt_ctx)->coopmat_nv;
+    for (int mode = 0; mode < (coop ? 4 : 1); mode++) {
+        if (mode == 1 || mode == 2) setenv("WEBNNC_FLASH_COOP_SUBGROUPS", subgroups[mode], 1);
+        if (mode == 3) setenv("WEBNNC_FLASH_COOP", "0", 1);
+        for (size_t i = 0; i < sizeof flash_f16_cases / sizeof flash_f16_cases[0]; i++) check_gqa(flash_f16_cases[i]);
+        unsetenv("WEBNNC_FLASH_COOP_SUBGROUPS");
+    }
+    unsetenv("WEBNNC_FLASH_COOP");
+}
+END_TEST
+
 START_TEST(variants) {
     /* local window, softcap, attention bias, head sink, smooth softmax, q/k norm */
     check_gqa((GqaCase){DT_F32, 1, 2, 4, 2, 16, 20, {17}, false, 0, false, false, false, false, false, false, 5, 0});
@@ -161,6 +205,7 @@ int main(void) {
     tcase_add_test(tc, decode);
     tcase_add_test(tc, prefill);
     tcase_add_test(tc, flash_prefill);
+    tcase_add_test(tc, flash_prefill_f16);
     tcase_add_test(tc, variants);
     tcase_add_test(tc, no_cache);
     suite_add_tcase(s, tc);
