@@ -38,7 +38,8 @@
 #define GQA_FLASH_TPR 8     /* invocations per query row there (WEBNNC_FLASH_TPR = 2..16, powers of 2; H100, 512 tokens,
                              * Qwen2-0.5B layer: 2 / 4 / 8 / 16 took 200 / 178 / 161 / 313 us), ... */
 #define GQA_FLASH_COOP_SUBGROUPS 4 /* subgroups of 32 per workgroup of ext_gqa_attn_flash_coop.comp, 16 query rows each
-                                   * (WEBNNC_FLASH_COOP_SUBGROUPS = 1..4) */
+                                   * (WEBNNC_FLASH_COOP_SUBGROUPS = 1..4) ... */
+#define GQA_FLASH_COOP_SHARED 35840 /* ... and its shared memory in bytes */
 #define GQA_DEC_MAX_H 128   /* decode kernel (ext_gqa_attn_dec.comp): head size limit (shared partials) */
 #define GQA_DEC_CHUNK_ROWS 64 /* fused decode: one workgroup per this many cache rows of capacity ... */
 #define GQA_DEC_MAX_CHUNKS 8  /* ... and at most this many per (batch, head) (ext_gqa_dec_fused.comp; H100, capacity 1024,
@@ -262,13 +263,13 @@ static uint32_t flash_tpr(void) {
 
 /* Workgroup size of ext_gqa_attn_flash_coop.comp where it replaces the flash kernel: ext_coop (NV
  * cooperative matrices, subgroups of 32; float16 activations), head sizes a multiple of 16 up to
- * GQA_FLASH_MAX_H, subgroup arithmetic; GQA_FLASH_COOP_SUBGROUPS subgroups (WEBNNC_FLASH_COOP_SUBGROUPS
+ * GQA_FLASH_MAX_H, subgroup arithmetic, its shared memory; GQA_FLASH_COOP_SUBGROUPS subgroups (WEBNNC_FLASH_COOP_SUBGROUPS
  * = 1..4: query blocks of 16 to 64 tokens).  0: the scalar flash kernel (also WEBNNC_FLASH_COOP=0). */
 static uint32_t flash_coop_wg(const KernelCtx *kc, const GqaDims *d, DType dt) {
     const WnrtDeviceInfo *dev = kc_device(kc);
     const char *e = getenv("WEBNNC_FLASH_COOP");
     if (!ext_coop(kc, dt) || d->H % 16 || d->H > GQA_FLASH_MAX_H || !dev->subgroup_arithmetic || dev->subgroup_size != 32 ||
-        (e && strcmp(e, "0") == 0))
+        dev->max_shared_memory < GQA_FLASH_COOP_SHARED || (e && strcmp(e, "0") == 0))
         return 0;
     return 32 * (uint32_t)kx_env_long("WEBNNC_FLASH_COOP_SUBGROUPS", 1, 4, GQA_FLASH_COOP_SUBGROUPS);
 }

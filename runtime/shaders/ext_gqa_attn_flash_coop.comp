@@ -28,7 +28,7 @@
 // float16 tiles); the products are exact and summed in float32; the one extra rounding is P to
 // float16 (relative 2^-11 per weight), so results differ by about a float16 ulp of the output.
 // Synchronization: barrier() around the workgroup's shared tiles; the score / P / R rows are the
-// subgroup's own (subgroupBarrier).  Shared memory: 35 KiB.
+// subgroup's own (subgroupBarrier).  Shared memory: 35840 bytes (k_gqa.c GQA_FLASH_COOP_SHARED).
 #extension GL_NV_cooperative_matrix : enable
 #extension GL_KHR_memory_scope_semantics : enable
 #extension GL_KHR_shader_subgroup_basic : enable

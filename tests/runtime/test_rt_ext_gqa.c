@@ -24,11 +24,13 @@ typedef struct {
 } GqaCase;
 
 /* Whether the runtime runs the case's attention on ext_gqa_attn_flash_coop.comp (runtime/k_gqa.c
- * flash_coop_wg: cooperative matrices, float16, prefill with a cache, head size a multiple of 16 up to 128). */
+ * flash_coop_wg: cooperative matrices, subgroup arithmetic, 35840 bytes of shared memory, float16, prefill
+ * with a cache, head size a multiple of 16 up to 128). */
 static bool flash_coop(GqaCase c) {
+    const WnrtDeviceInfo *dev = wnrt_context_device(rt_ctx);
     const char *off = getenv("WEBNNC_FLASH_COOP");
-    return wnrt_context_device(rt_ctx)->coopmat_nv && c.dt == DT_F16 && c.C && c.S >= 2 && c.H % 16 == 0 && c.H <= 128 &&
-           !(off && off[0] == '0') && !getenv("WEBNNC_NO_FLASH_ATTN");
+    return dev->coopmat_nv && dev->subgroup_arithmetic && dev->max_shared_memory >= 35840 && c.dt == DT_F16 && c.C &&
+           c.S >= 2 && c.H % 16 == 0 && c.H <= 128 && !(off && off[0] == '0') && !getenv("WEBNNC_NO_FLASH_ATTN");
 }
 
 static void check_gqa(GqaCase c) {
