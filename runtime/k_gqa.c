@@ -38,8 +38,7 @@
 #define GQA_FLASH_TPR 8     /* invocations per query row there (WEBNNC_FLASH_TPR = 2..16, powers of 2; H100, 512 tokens,
                              * Qwen2-0.5B layer: 2 / 4 / 8 / 16 took 200 / 178 / 161 / 313 us), ... */
 #define GQA_FLASH_COOP_SUBGROUPS 4 /* subgroups of 32 per workgroup of ext_gqa_attn_flash_coop.comp, 16 query rows each
-                                   * (WEBNNC_FLASH_COOP_SUBGROUPS = 1..4) ... */
-#define GQA_FLASH_COOP_SHARED 35840 /* ... and its shared memory in bytes */
+                                   * (WEBNNC_FLASH_COOP_SUBGROUPS = 1..4) */
 #define GQA_DEC_MAX_H 128   /* decode kernel (ext_gqa_attn_dec.comp): head size limit (shared partials) */
 #define GQA_DEC_CHUNK_ROWS 64 /* fused decode: one workgroup per this many cache rows of capacity ... */
 #define GQA_DEC_MAX_CHUNKS 8  /* ... and at most this many per (batch, head) (ext_gqa_dec_fused.comp; H100, capacity 1024,
@@ -261,15 +260,26 @@ static uint32_t flash_tpr(void) {
     return t;
 }
 
+/* Shared memory of the cooperative-matrix attention for head size H (shaders/gqa_flash_coop.glsl's arrays:
+ * key/value tiles of 32 rows of H + 8 float16, per subgroup of 4 16 rows of 36 floats, of 40 float16 and of
+ * 16 floats; emulated: 128 floats more, flash_coop_ops.glsl). */
+static uint64_t flash_coop_shared(int64_t H, bool emulate) {
+    return (uint64_t)(2 * 32 * (H + 8) * 2 + 4 * 16 * (36 * 4 + 40 * 2 + 16 * 4)) + (emulate ? 128 * 4 : 0);
+}
+
 /* Workgroup size of ext_gqa_attn_flash_coop.comp where it replaces the flash kernel: ext_coop (NV
  * cooperative matrices, subgroups of 32; float16 activations), head sizes a multiple of 16 up to
- * GQA_FLASH_MAX_H, subgroup arithmetic, its shared memory; GQA_FLASH_COOP_SUBGROUPS subgroups (WEBNNC_FLASH_COOP_SUBGROUPS
- * = 1..4: query blocks of 16 to 64 tokens).  0: the scalar flash kernel (also WEBNNC_FLASH_COOP=0). */
-static uint32_t flash_coop_wg(const KernelCtx *kc, const GqaDims *d, DType dt) {
+ * GQA_FLASH_MAX_H, subgroup arithmetic, its shared memory; GQA_FLASH_COOP_SUBGROUPS subgroups
+ * (WEBNNC_FLASH_COOP_SUBGROUPS = 1..4: query blocks of 16 to 64 tokens).  0: the scalar flash kernel
+ * (also WEBNNC_FLASH_COOP=0).  WEBNNC_FLASH_COOP=emulate (tests): float16 on any device, on
+ * ext_gqa_attn_flash_coop_emu.comp (the operations emulated in plain GLSL; *emulate set). */
+static uint32_t flash_coop_wg(const KernelCtx *kc, const GqaDims *d, DType dt, bool *emulate) {
     const WnrtDeviceInfo *dev = kc_device(kc);
     const char *e = getenv("WEBNNC_FLASH_COOP");
-    if (!ext_coop(kc, dt) || d->H % 16 || d->H > GQA_FLASH_MAX_H || !dev->subgroup_arithmetic || dev->subgroup_size != 32 ||
-        dev->max_shared_memory < GQA_FLASH_COOP_SHARED || (e && strcmp(e, "0") == 0))
+    *emulate = e && strcmp(e, "emulate") == 0;
+    bool native = ext_coop(kc, dt) && dev->subgroup_arithmetic && dev->subgroup_size == 32;
+    if (!(*emulate ? dt == DT_F16 : native) || d->H % 16 || d->H > GQA_FLASH_MAX_H ||
+        dev->max_shared_memory < flash_coop_shared(d->H, *emulate) || (e && strcmp(e, "0") == 0))
         return 0;
     return 32 * (uint32_t)kx_env_long("WEBNNC_FLASH_COOP_SUBGROUPS", 1, 4, GQA_FLASH_COOP_SUBGROUPS);
 }
@@ -291,8 +301,10 @@ static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, con
     uint32_t tpr = flash_tpr();
     bool flash = d->S >= GQA_FLASH_MIN_S && d->H <= GQA_FLASH_MAX_H && dev->subgroup_shuffle &&
                  dev->subgroup_size >= tpr && !getenv("WEBNNC_NO_FLASH_ATTN");
-    uint32_t dwg = flash ? 0 : dec_wg(kc, d), cwg = flash ? flash_coop_wg(kc, d, in[GQA_QUERY].dtype) : 0;
-    int sh = kc_find_shader(kc, n, cwg ? "ext_gqa_attn_flash_coop" : flash ? "ext_gqa_attn_flash" : dwg ? "ext_gqa_attn_dec" : "ext_gqa_attn",
+    bool emulate = false;
+    uint32_t dwg = flash ? 0 : dec_wg(kc, d), cwg = flash ? flash_coop_wg(kc, d, in[GQA_QUERY].dtype, &emulate) : 0;
+    const char *coop = emulate ? "ext_gqa_attn_flash_coop_emu" : "ext_gqa_attn_flash_coop";
+    int sh = kc_find_shader(kc, n, cwg ? coop : flash ? "ext_gqa_attn_flash" : dwg ? "ext_gqa_attn_dec" : "ext_gqa_attn",
                             in[GQA_QUERY].dtype, in[GQA_QUERY].dtype);
     if (sh < 0) return -1;
     AttnPush pc;
