@@ -261,8 +261,8 @@ static uint32_t flash_tpr(void) {
 }
 
 /* Shared memory of the cooperative-matrix attention for head size H (shaders/gqa_flash_coop.glsl's arrays:
- * key/value tiles of 32 rows of H + 8 float16, per subgroup of 4 16 rows of 36 floats, of 40 float16 and of
- * 16 floats; emulated: 128 floats more, flash_coop_ops.glsl). */
+ * key and value tiles of 32 rows of H + 8 float16; for each of 4 subgroups, 16 rows of 36 floats, of 40
+ * float16 and of 16 floats; emulated, 128 floats more: flash_coop_ops.glsl). */
 static uint64_t flash_coop_shared(int64_t H, bool emulate) {
     return (uint64_t)(2 * 32 * (H + 8) * 2 + 4 * 16 * (36 * 4 + 40 * 2 + 16 * 4)) + (emulate ? 128 * 4 : 0);
 }

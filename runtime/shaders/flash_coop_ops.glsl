@@ -9,7 +9,7 @@
 //     cross-invocation operations go through shared memory between barrier() calls.  The kernel
 //     calls the subgroup operations below in workgroup-uniform control flow only, so barrier() may
 //     stand for subgroupBarrier().
-// Operations: FC_SG / FC_LANE (subgroup, invocation in it), FC_UNROLL (loop attribute), FC_LOAD(M, BUF, OFF, LD, CM) (A/B fragment
+// Operations: FC_SG / FC_LANE (subgroup, invocation in it), FC_LOAD(M, BUF, OFF, LD, CM) (A/B fragment
 // from shared array BUF at element OFF, row / column stride LD, CM: column-major), FC_LOAD_ACC(M, BUF,
 // OFF, LD) (accumulator, row-major), FC_STORE(M, BUF, OFF, LD) (accumulator, row-major), fc_zero(),
 // fc_mul_add(A, B, C) = A B + C, fc_scale(O, R): O times R component by component, fc_sync() (the
@@ -27,7 +27,6 @@
 #define ACC fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
 #define FC_SG gl_SubgroupID
 #define FC_LANE gl_SubgroupInvocationID
-#define FC_UNROLL [[unroll]] // the fragment arrays stay in registers
 #define FC_LOAD(M, BUF, OFF, LD, CM) coopMatLoadNV(M, BUF, OFF, LD, CM)
 #define FC_LOAD_ACC(M, BUF, OFF, LD) coopMatLoadNV(M, BUF, OFF, LD, false)
 #define FC_STORE(M, BUF, OFF, LD) coopMatStoreNV(M, BUF, OFF, LD, false)
@@ -54,7 +53,6 @@ struct FcOwn { float v[8]; };    // elements FC_LANE + 32 i of a matrix, row-maj
 #define ACC FcOwn
 #define FC_SG (gl_LocalInvocationID.x / 32u)
 #define FC_LANE (gl_LocalInvocationID.x % 32u)
-#define FC_UNROLL // (unrolled, the emulation takes lavapipe minutes to compile)
 #define FC_AT(BUF, OFF, LD, CM, E) BUF[(CM) ? (OFF) + ((E) % 16u) * (LD) + (E) / 16u : (OFF) + ((E) / 16u) * (LD) + (E) % 16u]
 #define FC_LOAD(M, BUF, OFF, LD, CM) \
     for (uint fc_e = 0u; fc_e < 256u; fc_e++) M.v[fc_e] = float(FC_AT(BUF, OFF, LD, CM, fc_e))

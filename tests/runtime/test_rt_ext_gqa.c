@@ -5,7 +5,8 @@
  * than a workgroup's chunk, float32 and float16, decode in one dispatch (ext_gqa_dec_fused.comp), on
  * ext_gqa_attn_dec.comp (keys over subgroups) and on ext_gqa_attn.comp; outputs and both presents compared.  C = 0: the
  * form without a KV cache (no pastKey/pastValue/seqlensK/totalSequenceLength, one output).  Float16 prefill with head
- * sizes a multiple of 16 runs on NV cooperative matrices where the device has them (ext_gqa_attn_flash_coop.comp). */
+ * sizes a multiple of 16 runs on NV cooperative matrices where the device has them (ext_gqa_attn_flash_coop.comp),
+ * and one case on that kernel's emulated build everywhere (ext_gqa_attn_flash_coop_emu.comp). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,37 +177,30 @@ static const GqaCase flash_f16_cases[] = {
 };
 
 /* The same kernel's emulated build (ext_gqa_attn_flash_coop_emu.comp, WEBNNC_FLASH_COOP=emulate) on
- * every device, on smaller cases (lavapipe runs it ~7x slower than the scalar kernel): two query
- * blocks (64 + 6 rows) over three key tiles with a past, 2 query heads per kv head; two batches with
- * different pasts, attentionBias, headSink and softcap; head size 48 with a local window of 17 and
- * smoothSoftmax; with 2 and with 1 subgroups per workgroup (4, the default, is 5x slower on
- * lavapipe, whose barriers are costly; the kernel is the same).  (Head size 128 needs more shared
- * memory than lavapipe's 32 KiB: the scalar kernel runs it there.) */
-static const GqaCase flash_emulated_cases[] = {
-    {DT_F16, 1, 70, 4, 2, 64, 80, {79}, true, 64, false, false, false, false, false, false, 0, 0},
-    {DT_F16, 2, 20, 2, 1, 32, 40, {39, 19}, false, 0, false, false, false, true, true, false, 0, 30},
-    {DT_F16, 1, 40, 2, 2, 48, 60, {49}, false, 0, false, false, false, false, false, true, 17, 0},
-};
+ * every device, in one case (lavapipe takes ~25 s to compile each specialization of it): two batches
+ * with different pasts, query blocks of 32 (2 subgroups: 32 + 32 + 6 rows) over three key tiles, 2
+ * query heads per kv head, a local window of 17 (not tile-aligned), attentionBias, headSink and
+ * softcap.  (lavapipe's 32 KiB of shared memory hold head sizes up to 96.) */
+START_TEST(flash_prefill_emulated) {
+    setenv("WEBNNC_FLASH_COOP", "emulate", 1);
+    setenv("WEBNNC_FLASH_COOP_SUBGROUPS", "2", 1);
+    check_gqa((GqaCase){DT_F16, 2, 70, 4, 2, 64, 80, {79, 69}, true, 64, false, false, false, true, true, false, 17, 30});
+    unsetenv("WEBNNC_FLASH_COOP");
+    unsetenv("WEBNNC_FLASH_COOP_SUBGROUPS");
+}
+END_TEST
 
 START_TEST(flash_prefill_f16) {
     static const struct {
         const char *coop, *subgroups; /* WEBNNC_FLASH_COOP, WEBNNC_FLASH_COOP_SUBGROUPS */
-    } native_modes[] = {{NULL, NULL}, {NULL, "1"}, {NULL, "3"}, {"0", NULL}}, emulated_modes[] = {{"emulate", "2"}, {"emulate", "1"}};
+    } modes[] = {{NULL, NULL}, {NULL, "1"}, {NULL, "3"}, {"0", NULL}};
     bool native = wnrt_context_device(rt_ctx)->coopmat_nv;
-    for (int emulated = 0; emulated < 2; emulated++) {
-        size_t n_modes = emulated ? 2 : native ? 4 : 1;
-        for (size_t m = 0; m < n_modes; m++) {
-            const char *coop = emulated ? emulated_modes[m].coop : native_modes[m].coop;
-            const char *subgroups = emulated ? emulated_modes[m].subgroups : native_modes[m].subgroups;
-            if (coop) setenv("WEBNNC_FLASH_COOP", coop, 1);
-            if (subgroups) setenv("WEBNNC_FLASH_COOP_SUBGROUPS", subgroups, 1);
-            const GqaCase *cases = emulated ? flash_emulated_cases : flash_f16_cases;
-            size_t n = emulated ? sizeof flash_emulated_cases / sizeof flash_emulated_cases[0]
-                                : sizeof flash_f16_cases / sizeof flash_f16_cases[0];
-            for (size_t i = 0; i < n; i++) check_gqa(cases[i]);
-            unsetenv("WEBNNC_FLASH_COOP");
-            unsetenv("WEBNNC_FLASH_COOP_SUBGROUPS");
-        }
+    for (size_t m = 0; m < (native ? sizeof modes / sizeof modes[0] : 1); m++) {
+        if (modes[m].coop) setenv("WEBNNC_FLASH_COOP", modes[m].coop, 1);
+        if (modes[m].subgroups) setenv("WEBNNC_FLASH_COOP_SUBGROUPS", modes[m].subgroups, 1);
+        for (size_t i = 0; i < sizeof flash_f16_cases / sizeof flash_f16_cases[0]; i++) check_gqa(flash_f16_cases[i]);
+        unsetenv("WEBNNC_FLASH_COOP");
+        unsetenv("WEBNNC_FLASH_COOP_SUBGROUPS");
     }
 }
 END_TEST
@@ -240,6 +234,7 @@ int main(void) {
     tcase_add_test(tc, prefill);
     tcase_add_test(tc, flash_prefill);
     tcase_add_test(tc, flash_prefill_f16);
+    tcase_add_test(tc, flash_prefill_emulated);
     tcase_add_test(tc, variants);
     tcase_add_test(tc, no_cache);
     suite_add_tcase(s, tc);
