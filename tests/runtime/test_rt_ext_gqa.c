@@ -181,26 +181,35 @@ static const GqaCase flash_f16_cases[] = {
  * with different pasts, query blocks of 32 (2 subgroups: 32 + 32 + 6 rows) over three key tiles, 2
  * query heads per kv head, a local window of 17 (not tile-aligned), attentionBias, headSink and
  * softcap.  (lavapipe's 32 KiB of shared memory hold head sizes up to 96.) */
+/* Sets environment variable `name` to `value` (NULL: unsets it). */
+static void env_put(const char *name, const char *value) {
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+}
+
 START_TEST(flash_prefill_emulated) {
+    char *outer = getenv("WEBNNC_FLASH_COOP") ? strdup(getenv("WEBNNC_FLASH_COOP")) : NULL; /* the caller's, restored */
     setenv("WEBNNC_FLASH_COOP", "emulate", 1);
     setenv("WEBNNC_FLASH_COOP_SUBGROUPS", "2", 1);
     check_gqa((GqaCase){DT_F16, 2, 70, 4, 2, 64, 80, {79, 69}, true, 64, false, false, false, true, true, false, 17, 30});
-    unsetenv("WEBNNC_FLASH_COOP");
+    env_put("WEBNNC_FLASH_COOP", outer);
     unsetenv("WEBNNC_FLASH_COOP_SUBGROUPS");
+    free(outer);
 }
 END_TEST
 
+/* (Under a WEBNNC_FLASH_COOP of the caller's, e.g. 0, only the cases.) */
 START_TEST(flash_prefill_f16) {
     static const struct {
         const char *coop, *subgroups; /* WEBNNC_FLASH_COOP, WEBNNC_FLASH_COOP_SUBGROUPS */
     } modes[] = {{NULL, NULL}, {NULL, "1"}, {NULL, "3"}, {"0", NULL}};
-    bool native = wnrt_context_device(rt_ctx)->coopmat_nv;
-    for (size_t m = 0; m < (native ? sizeof modes / sizeof modes[0] : 1); m++) {
+    bool sweep = wnrt_context_device(rt_ctx)->coopmat_nv && !getenv("WEBNNC_FLASH_COOP");
+    for (size_t m = 0; m < (sweep ? sizeof modes / sizeof modes[0] : 1); m++) {
         if (modes[m].coop) setenv("WEBNNC_FLASH_COOP", modes[m].coop, 1);
         if (modes[m].subgroups) setenv("WEBNNC_FLASH_COOP_SUBGROUPS", modes[m].subgroups, 1);
         for (size_t i = 0; i < sizeof flash_f16_cases / sizeof flash_f16_cases[0]; i++) check_gqa(flash_f16_cases[i]);
-        unsetenv("WEBNNC_FLASH_COOP");
-        unsetenv("WEBNNC_FLASH_COOP_SUBGROUPS");
+        if (modes[m].coop) unsetenv("WEBNNC_FLASH_COOP");
+        if (modes[m].subgroups) unsetenv("WEBNNC_FLASH_COOP_SUBGROUPS");
     }
 }
 END_TEST
