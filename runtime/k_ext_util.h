@@ -29,8 +29,9 @@ int ext_bind_words(KernelCtx *kc, const Node *n, const KTensor *t, KBind *b, uin
 uint32_t ext_wg(const KernelCtx *kc);
 /* Reductions use subgroupAdd (1) or shared memory only (0). */
 uint32_t ext_sg_reduce(const KernelCtx *kc);
-/* The prefill GEMMs run on NV cooperative matrices (WnrtDeviceInfo coopmat_nv, shaders/nbits_tile.glsl):
- * float16 activations only (the float16 tiles would cost float32 models their precision). */
+/* The prefill GEMMs and attention run on NV cooperative matrices (WnrtDeviceInfo coopmat_nv,
+ * shaders/nbits_tile.glsl, shaders/ext_gqa_attn_flash_coop.comp): float16 activations only (the
+ * float16 tiles would cost float32 models their precision). */
 bool ext_coop(const KernelCtx *kc, DType act);
 /* One workgroup per row (kc_dispatch_1d) with the given spec constants (spec[0] = ext_wg). */
 int ext_dispatch_rows(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, int n_spec, const void *push,

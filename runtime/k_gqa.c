@@ -7,7 +7,10 @@
  * one workgroup per (batch, token, head), online softmax over the valid cache rows, no score
  * matrix; for prefill (S >= 2, head size <= 128, subgroup shuffles) shaders/ext_gqa_attn_flash.comp
  * instead: one workgroup per (batch, head, 128 / GQA_FLASH_TPR query tokens), key/value tiles in
- * shared memory, GQA_FLASH_TPR invocations per query row (WEBNNC_NO_FLASH_ATTN=1 keeps the per-token kernel); decode (and heads over 128 with no flash)
+ * shared memory, GQA_FLASH_TPR invocations per query row (WEBNNC_NO_FLASH_ATTN=1 keeps the per-token kernel), or
+ * where the prefill GEMMs run on NV cooperative matrices (ext_coop: float16) and the head size is a multiple of 16,
+ * shaders/ext_gqa_attn_flash_coop.comp: the same blocks, 16 query tokens per subgroup, QK^T and PV as
+ * 16x16x16 float16 products (WEBNNC_FLASH_COOP=0 keeps ext_gqa_attn_flash.comp); decode (and heads over 128 with no flash)
  * runs shaders/ext_gqa_attn_dec.comp where the device has subgroup arithmetic: the same per-token
  * workgroups with the keys split over GQA_DEC_SUBGROUPS subgroups, partial softmaxes combined in
  * shared memory (WEBNNC_GQA_DEC=0 keeps ext_gqa_attn.comp).  A decode step (S = 1) with that kernel
@@ -34,6 +37,8 @@
 #define GQA_FLASH_MAX_H 128 /* ... for heads up to this size (ext_gqa_attn_flash.comp) */
 #define GQA_FLASH_TPR 8     /* invocations per query row there (WEBNNC_FLASH_TPR = 2..16, powers of 2; H100, 512 tokens,
                              * Qwen2-0.5B layer: 2 / 4 / 8 / 16 took 200 / 178 / 161 / 313 us), ... */
+#define GQA_FLASH_COOP_SUBGROUPS 4 /* subgroups of 32 per workgroup of ext_gqa_attn_flash_coop.comp, 16 query rows each
+                                   * (WEBNNC_FLASH_COOP_SUBGROUPS = 1..4) */
 #define GQA_DEC_MAX_H 128   /* decode kernel (ext_gqa_attn_dec.comp): head size limit (shared partials) */
 #define GQA_DEC_CHUNK_ROWS 64 /* fused decode: one workgroup per this many cache rows of capacity ... */
 #define GQA_DEC_MAX_CHUNKS 8  /* ... and at most this many per (batch, head) (ext_gqa_dec_fused.comp, which lets only one
@@ -131,7 +136,8 @@ static int gqa_check(KernelCtx *kc, const Node *n) {
         if (kc_scratch_reserve(kc, ws_bytes) < 0 || kc_counters_reserve(kc, words) < 0) return -1;
     if (kcheck_shader(kc, n, "ext_gqa_prep", dt, dt) < 0 ||
         (cache && (kcheck_shader(kc, n, "ext_gqa_attn_flash", dt, dt) < 0 || kcheck_shader(kc, n, "ext_gqa_attn_dec", dt, dt) < 0 ||
-                   kcheck_shader(kc, n, "ext_gqa_dec_fused", dt, dt) < 0)))
+                   kcheck_shader(kc, n, "ext_gqa_dec_fused", dt, dt) < 0 ||
+                   (ext_coop(kc, dt) && kcheck_shader(kc, n, "ext_gqa_attn_flash_coop", dt, dt) < 0))))
         return -1;
     return kcheck_shader(kc, n, cache ? "ext_gqa_attn" : "ext_gqa_attn_nc", dt, dt);
 }
@@ -263,6 +269,30 @@ static uint32_t flash_tpr(void) {
     return t;
 }
 
+/* Shared memory of the cooperative-matrix attention for head size H (shaders/gqa_flash_coop.glsl's arrays:
+ * key and value tiles of 32 rows of H + 8 float16; for each of 4 subgroups, 16 rows of 36 floats, of 40
+ * float16 and of 16 floats; emulated, 128 floats more: flash_coop_ops.glsl). */
+static uint64_t flash_coop_shared(int64_t H, bool emulate) {
+    return (uint64_t)(2 * 32 * (H + 8) * 2 + 4 * 16 * (36 * 4 + 40 * 2 + 16 * 4)) + (emulate ? 128 * 4 : 0);
+}
+
+/* Workgroup size of ext_gqa_attn_flash_coop.comp where it replaces the flash kernel: ext_coop (NV
+ * cooperative matrices, subgroups of 32; float16 activations), head sizes a multiple of 16 up to
+ * GQA_FLASH_MAX_H, subgroup arithmetic, its shared memory; GQA_FLASH_COOP_SUBGROUPS subgroups
+ * (WEBNNC_FLASH_COOP_SUBGROUPS = 1..4: query blocks of 16 to 64 tokens).  0: the scalar flash kernel
+ * (also WEBNNC_FLASH_COOP=0).  WEBNNC_FLASH_COOP=emulate (tests): float16 on any device, on
+ * ext_gqa_attn_flash_coop_emu.comp (the operations emulated in plain GLSL; *emulate set). */
+static uint32_t flash_coop_wg(const KernelCtx *kc, const GqaDims *d, DType dt, bool *emulate) {
+    const WnrtDeviceInfo *dev = kc_device(kc);
+    const char *e = getenv("WEBNNC_FLASH_COOP");
+    *emulate = e && strcmp(e, "emulate") == 0;
+    bool native = ext_coop(kc, dt) && dev->subgroup_arithmetic && dev->subgroup_size == 32;
+    if (!(*emulate ? dt == DT_F16 : native) || d->H % 16 || d->H > GQA_FLASH_MAX_H ||
+        dev->max_shared_memory < flash_coop_shared(d->H, *emulate) || (e && strcmp(e, "0") == 0))
+        return 0;
+    return 32 * (uint32_t)kx_env_long("WEBNNC_FLASH_COOP_SUBGROUPS", 1, 4, GQA_FLASH_COOP_SUBGROUPS);
+}
+
 /* The attention scale: the node's, else 1/sqrt(head size). */
 static float attn_scale(const Node *n, const GqaDims *d) {
     double scale = node_float(n, "scale", 0.0);
@@ -280,8 +310,10 @@ static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, con
     uint32_t tpr = flash_tpr();
     bool flash = d->S >= GQA_FLASH_MIN_S && d->H <= GQA_FLASH_MAX_H && dev->subgroup_shuffle &&
                  dev->subgroup_size >= tpr && !getenv("WEBNNC_NO_FLASH_ATTN");
-    uint32_t dwg = flash ? 0 : dec_wg(kc, d);
-    int sh = kc_find_shader(kc, n, flash ? "ext_gqa_attn_flash" : dwg ? "ext_gqa_attn_dec" : "ext_gqa_attn",
+    bool emulate = false;
+    uint32_t dwg = flash ? 0 : dec_wg(kc, d), cwg = flash ? flash_coop_wg(kc, d, in[GQA_QUERY].dtype, &emulate) : 0;
+    const char *coop = emulate ? "ext_gqa_attn_flash_coop_emu" : "ext_gqa_attn_flash_coop";
+    int sh = kc_find_shader(kc, n, cwg ? coop : flash ? "ext_gqa_attn_flash" : dwg ? "ext_gqa_attn_dec" : "ext_gqa_attn",
                             in[GQA_QUERY].dtype, in[GQA_QUERY].dtype);
     if (sh < 0) return -1;
     AttnPush pc;
@@ -302,13 +334,15 @@ static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, con
         bind_opt(kc, n, in, GQA_ATTENTION_BIAS, &b[1], &b[4], &pc.base_bias) < 0 ||
         bind_opt(kc, n, in, GQA_HEAD_SINK, &b[1], &b[5], &pc.base_sink) < 0)
         return -1;
-    /* spec 1: channels per lane (decode kernel), per invocation (flash), else subgroup reductions */
-    uint32_t spec[6] = {dwg ? dwg : GQA_WG,
+    /* spec 1: channels per lane (decode kernel), per invocation (flash), 16-channel blocks (coop flash), else
+     * subgroup reductions */
+    uint32_t spec[6] = {dwg ? dwg : cwg ? cwg : GQA_WG,
                         dwg     ? (uint32_t)(d->H + dev->subgroup_size - 1) / dev->subgroup_size
+                        : cwg   ? (uint32_t)d->H / 16
                         : flash ? (uint32_t)(d->H + tpr - 1) / tpr
                                 : ext_sg_reduce(kc),
                         bias, sink, node_bool(n, "smoothSoftmax", false), tpr};
-    uint64_t bq = GQA_WG / tpr, blocks = flash ? (uint64_t)(d->S + bq - 1) / bq : (uint64_t)d->S;
+    uint64_t bq = cwg ? cwg / 2 : GQA_WG / tpr, blocks = flash ? (uint64_t)(d->S + bq - 1) / bq : (uint64_t)d->S;
     return ext_dispatch_rows(kc, n, sh, spec, flash ? 6 : 5, &pc, sizeof pc, b, 6, (uint64_t)(d->B * d->N) * blocks);
 }
 

@@ -210,9 +210,9 @@ static int find_compute_queue(VkPhysicalDevice pd, uint32_t *family) {
     return 0;
 }
 
-/* NV cooperative matrices usable by the prefill GEMMs (shaders/nbits_tile.glsl): the extension, float16
- * arithmetic, subgroups of 32 and a float16 16x16x16 shape with float32 accumulation at subgroup
- * scope.  (VK_KHR_cooperative_matrix would do as well, but Debian 12's glslang 11.13 and Vulkan
+/* NV cooperative matrices usable by the prefill GEMMs (shaders/nbits_tile.glsl) and attention
+ * (shaders/ext_gqa_attn_flash_coop.comp): the extension, float16 arithmetic, subgroups of 32 and a
+ * float16 16x16x16 shape with float32 accumulation at subgroup scope.  (VK_KHR_cooperative_matrix would do as well, but Debian 12's glslang 11.13 and Vulkan
  * headers 1.3.239 do not know it.)  On by default where usable; WEBNNC_COOPMAT=0 turns it off (the
  * portable tile core; nbits_tile.glsl notes the float16 difference this path has on the H100). */
 static bool coopmat_nv_usable(VkInstance inst, VkPhysicalDevice pd, const WnrtDeviceInfo *info) {

@@ -4,9 +4,12 @@
  * ids), q/k norm, local window, softcap, attention bias, smooth softmax / head sink, caches longer
  * than a workgroup's chunk, float32 and float16, decode in one dispatch (ext_gqa_dec_fused.comp), on
  * ext_gqa_attn_dec.comp (keys over subgroups) and on ext_gqa_attn.comp; outputs and both presents compared.  C = 0: the
- * form without a KV cache (no pastKey/pastValue/seqlensK/totalSequenceLength, one output). */
+ * form without a KV cache (no pastKey/pastValue/seqlensK/totalSequenceLength, one output).  Float16 prefill with head
+ * sizes a multiple of 16 runs on NV cooperative matrices where the device has them (ext_gqa_attn_flash_coop.comp),
+ * and one case on that kernel's emulated build everywhere (ext_gqa_attn_flash_coop_emu.comp). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core.h"
 #include "test_rt_ext.h"
@@ -21,6 +24,19 @@ typedef struct {
     int64_t window;
     double softcap;
 } GqaCase;
+
+/* Whether the runtime runs the case's attention on the cooperative-matrix kernel (runtime/k_gqa.c
+ * flash_coop_wg: float16 prefill with a cache, head size a multiple of 16 up to 128, the kernel's shared
+ * memory (flash_coop_shared); natively on NV cooperative matrices with subgroup arithmetic, or emulated
+ * on any device under WEBNNC_FLASH_COOP=emulate). */
+static bool flash_coop(GqaCase c) {
+    const WnrtDeviceInfo *dev = wnrt_context_device(rt_ctx);
+    const char *e = getenv("WEBNNC_FLASH_COOP");
+    bool emulate = e && strcmp(e, "emulate") == 0, native = dev->coopmat_nv && dev->subgroup_arithmetic && !(e && e[0] == '0');
+    uint64_t shared = (uint64_t)(2 * 32 * (c.H + 8) * 2 + 4 * 16 * (36 * 4 + 40 * 2 + 16 * 4)) + (emulate ? 512 : 0);
+    return (emulate || native) && c.dt == DT_F16 && c.C && c.S >= 2 && c.H % 16 == 0 && c.H <= 128 &&
+           dev->max_shared_memory >= shared && !getenv("WEBNNC_NO_FLASH_ATTN");
+}
 
 static void check_gqa(GqaCase c) {
     Graph *g = graph_new("t");
@@ -75,7 +91,18 @@ static void check_gqa(GqaCase c) {
     snprintf(label, sizeof label, "gqa %s B %lld S %lld N %lld/%lld H %lld C %lld packed %d rot %d norm %d window %lld",
              dtype_name(c.dt), (long long)c.B, (long long)c.S, (long long)c.N, (long long)c.KV, (long long)c.H,
              (long long)c.C, c.packed, c.rotary, c.qk_norm, (long long)c.window);
-    ext_check(g, n, c.dt == DT_F16 ? 2e-3 : 2e-5, c.dt == DT_F16 ? 1e-3 : 2e-6, label);
+    /* float16: one output rounding; on the cooperative-matrix kernel also the probabilities rounded to
+     * float16 before P V (relative 2^-11 per weight) and, natively, the tensor cores' float32 sums (which
+     * runtime/shaders/nbits_tile.glsl found to cost up to ~10 float16 ulps): an absolute 4e-3 there (the
+     * outputs, means of values in [-1, 1], stay within 1), and the largest difference printed */
+    if (flash_coop(c)) {
+        const char *e = getenv("WEBNNC_FLASH_COOP");
+        double worst = ext_check(g, n, 0, 4e-3, label);
+        printf("%s: cooperative-matrix flash attention%s, max |difference| %.3g\n", label,
+               e && strcmp(e, "emulate") == 0 ? " (emulated)" : "", worst * 4e-3);
+    } else {
+        ext_check(g, n, c.dt == DT_F16 ? 2e-3 : 2e-5, c.dt == DT_F16 ? 1e-3 : 2e-6, label);
+    }
     graph_free(g);
 }
 
@@ -151,6 +178,60 @@ START_TEST(flash_prefill) {
 }
 END_TEST
 
+/* Float16 prefill, where the device has NV cooperative matrices on ext_gqa_attn_flash_coop.comp
+ * (elsewhere on ext_gqa_attn_flash.comp): a Qwen2-0.5B-like layer (14 query heads over 2 kv heads)
+ * over three query blocks of 64 (the last of 22 rows: S not a multiple of 16) and five key tiles
+ * with a past; two batches with different pasts, head size 128, attentionBias, headSink and softcap;
+ * head size 32 with a local window of 33 (not tile-aligned) and smoothSoftmax; head size 48 (three
+ * channel blocks) with as many kv heads as query heads; head size 40 (not a multiple of 16: the
+ * scalar flash kernel).  Natively also with workgroups of 1 and 3 subgroups (query blocks of 16 and
+ * 48) and with WEBNNC_FLASH_COOP=0 (the scalar flash kernel). */
+static const GqaCase flash_f16_cases[] = {
+    {DT_F16, 1, 150, 14, 2, 64, 160, {159}, true, 64, false, false, false, false, false, false, 0, 0},
+    {DT_F16, 2, 70, 4, 2, 128, 100, {99, 69}, false, 0, false, false, false, true, true, false, 0, 30},
+    {DT_F16, 1, 100, 4, 2, 32, 130, {119}, false, 32, false, false, false, false, false, true, 33, 0},
+    {DT_F16, 1, 40, 4, 4, 48, 60, {49}, false, 0, false, false, false, false, true, false, 0, 0},
+    {DT_F16, 1, 33, 4, 2, 40, 40, {39}, false, 0, false, false, false, false, false, false, 0, 0},
+};
+
+/* The same kernel's emulated build (ext_gqa_attn_flash_coop_emu.comp, WEBNNC_FLASH_COOP=emulate) on
+ * every device, in one case (lavapipe takes ~25 s to compile each specialization of it): two batches
+ * with different pasts, query blocks of 32 (2 subgroups: 32 + 32 + 6 rows) over three key tiles, 2
+ * query heads per kv head, a local window of 17 (not tile-aligned), attentionBias, headSink and
+ * softcap.  (lavapipe's 32 KiB of shared memory hold head sizes up to 96.) */
+/* Sets environment variable `name` to `value` (NULL: unsets it). */
+static void env_put(const char *name, const char *value) {
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+}
+
+START_TEST(flash_prefill_emulated) {
+    char *outer = getenv("WEBNNC_FLASH_COOP") ? strdup(getenv("WEBNNC_FLASH_COOP")) : NULL; /* the caller's, restored */
+    setenv("WEBNNC_FLASH_COOP", "emulate", 1);
+    setenv("WEBNNC_FLASH_COOP_SUBGROUPS", "2", 1);
+    check_gqa((GqaCase){DT_F16, 2, 70, 4, 2, 64, 80, {79, 69}, true, 64, false, false, false, true, true, false, 17, 30});
+    env_put("WEBNNC_FLASH_COOP", outer);
+    unsetenv("WEBNNC_FLASH_COOP_SUBGROUPS");
+    free(outer);
+}
+END_TEST
+
+/* (Under a WEBNNC_FLASH_COOP of the caller's, e.g. 0, only the cases.) */
+START_TEST(flash_prefill_f16) {
+    static const struct {
+        const char *coop, *subgroups; /* WEBNNC_FLASH_COOP, WEBNNC_FLASH_COOP_SUBGROUPS */
+    } modes[] = {{NULL, NULL}, {NULL, "1"}, {NULL, "3"}, {"0", NULL}};
+    bool sweep = wnrt_context_device(rt_ctx)->coopmat_nv && !getenv("WEBNNC_FLASH_COOP");
+    for (size_t m = 0; m < (sweep ? sizeof modes / sizeof modes[0] : 1); m++) {
+        if (modes[m].coop) setenv("WEBNNC_FLASH_COOP", modes[m].coop, 1);
+        if (modes[m].subgroups) setenv("WEBNNC_FLASH_COOP_SUBGROUPS", modes[m].subgroups, 1);
+        for (size_t i = 0; i < sizeof flash_f16_cases / sizeof flash_f16_cases[0]; i++) check_gqa(flash_f16_cases[i]);
+        if (modes[m].coop) unsetenv("WEBNNC_FLASH_COOP");
+        if (modes[m].subgroups) unsetenv("WEBNNC_FLASH_COOP_SUBGROUPS");
+    }
+}
+END_TEST
+
 START_TEST(variants) {
     /* local window, softcap, attention bias, head sink, smooth softmax, q/k norm */
     check_gqa((GqaCase){DT_F32, 1, 2, 4, 2, 16, 20, {17}, false, 0, false, false, false, false, false, false, 5, 0});
@@ -180,6 +261,8 @@ int main(void) {
     tcase_add_test(tc, prefill);
     tcase_add_test(tc, prefill_prep);
     tcase_add_test(tc, flash_prefill);
+    tcase_add_test(tc, flash_prefill_f16);
+    tcase_add_test(tc, flash_prefill_emulated);
     tcase_add_test(tc, variants);
     tcase_add_test(tc, no_cache);
     suite_add_tcase(s, tc);
