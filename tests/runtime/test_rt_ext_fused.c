@@ -119,7 +119,14 @@ static int compare_gate_fold(Graph *g, FusedCase c, const char *label) {
     unsetenv("WEBNNC_FUSED_PREFILL");
     ck_assert_msg(fold_dispatches == composed_dispatches - 1, "%s: %d dispatches, %d with ext_gate_mul", label, fold_dispatches,
                   composed_dispatches);
-    while (i < count && memcmp(fold + i * es, composed + i * es, es) == 0) i++;
+    /* The cooperative-matrix builds of the two are different shaders, whose float16 results the H100
+     * driver rounds differently by one ulp (0.836914062 against 0.837402344): there, one float16
+     * ulp; bit for bit elsewhere. */
+    bool coop = c.dt == DT_F16 && wnrt_context_device(rt_ctx)->coopmat_nv;
+    while (i < count && (memcmp(fold + i * es, composed + i * es, es) == 0 ||
+                         (coop && fabs(ten_f16_to_f64(((uint16_t *)fold)[i]) - ten_f16_to_f64(((uint16_t *)composed)[i])) <=
+                                      ldexp(fabs(ten_f16_to_f64(((uint16_t *)composed)[i])), -10))))
+        i++;
     ck_assert_msg(i == count, "%s: element %llu: %.9g in the GEMM's epilogue, %.9g after it", label, (unsigned long long)i,
                   c.dt == DT_F32 ? ((float *)fold)[i] : ten_f16_to_f64(((uint16_t *)fold)[i]),
                   c.dt == DT_F32 ? ((float *)composed)[i] : ten_f16_to_f64(((uint16_t *)composed)[i]));
