@@ -21,7 +21,8 @@ Value *ext_ints(Graph *g, const char *name, DType dt, int rank, const int64_t *s
  * atol + rtol * |want| (<= 1 on success). */
 double ext_check(Graph *g, Node *n, double rtol, double atol, const char *label);
 /* Runs g again (its outputs already set, as after ext_check) on the runtime, reads output k into out
- * (bytes), and returns the dispatches the run's recording holds (webnnc_profile.h plan_dispatches). */
+ * (bytes), and returns the nodes' dispatches of the run (webnnc_profile.h n_dispatches: not the
+ * graph's input / output copies, which a device without host-visible device memory adds). */
 int ext_run_dispatches(Graph *g, int k, void *out, uint64_t bytes, const char *label);
 
 #endif

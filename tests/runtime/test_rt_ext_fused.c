@@ -107,8 +107,7 @@ static void check_fused(FusedCase c) {
  * sums, gate and up rounded to the activation type, the same activation). */
 /* Runs g (case c, output 0 set) with act(gate) * up in the GEMM's epilogue and with
  * WEBNNC_FUSED_PREFILL=gate_mul: asserts one dispatch fewer (ext_gate_mul's) and the same bits;
- * returns the first's dispatches (the plan's: on a device without host-visible device memory they
- * include the graph's input / output copies). */
+ * returns the first's dispatches. */
 static int compare_gate_fold(Graph *g, FusedCase c, const char *label) {
     uint64_t count = (uint64_t)(c.M * c.N / 2), es = dtype_storage_bytes(c.dt, 1), i = 0;
     char *fold = malloc(count * es), *composed = malloc(count * es);
@@ -120,12 +119,13 @@ static int compare_gate_fold(Graph *g, FusedCase c, const char *label) {
     ck_assert_msg(fold_dispatches == composed_dispatches - 1, "%s: %d dispatches, %d with ext_gate_mul", label, fold_dispatches,
                   composed_dispatches);
     /* The cooperative-matrix builds of the two are different shaders, whose float16 results the H100
-     * driver rounds differently by one ulp (0.836914062 against 0.837402344): there, one float16
-     * ulp; bit for bit elsewhere. */
+     * driver rounds differently (0.836914062 against 0.837402344, -0.231689453 against
+     * -0.231445312, gelu's -2.06e-5 against -2.07e-5): there within 1e-4 + 4e-3 relative (the
+     * reference check before this holds the epilogue's results to WebNN's tolerance); bit for bit elsewhere. */
     bool coop = c.dt == DT_F16 && wnrt_context_device(rt_ctx)->coopmat_nv;
     while (i < count && (memcmp(fold + i * es, composed + i * es, es) == 0 ||
                          (coop && fabs(ten_f16_to_f64(((uint16_t *)fold)[i]) - ten_f16_to_f64(((uint16_t *)composed)[i])) <=
-                                      ldexp(fabs(ten_f16_to_f64(((uint16_t *)composed)[i])), -10))))
+                                      1e-4 + 4e-3 * fabs(ten_f16_to_f64(((uint16_t *)composed)[i])))))
         i++;
     ck_assert_msg(i == count, "%s: element %llu: %.9g in the GEMM's epilogue, %.9g after it", label, (unsigned long long)i,
                   c.dt == DT_F32 ? ((float *)fold)[i] : ten_f16_to_f64(((uint16_t *)fold)[i]),
@@ -141,7 +141,7 @@ static void check_gate_fold(FusedCase c) {
     Graph *g = fused_graph(c, &n, label, sizeof label);
     fused_check(g, n, c.dt, label);
     /* one weight window: the norm and the gated GEMM, against the norm, the GEMM and ext_gate_mul */
-    compare_gate_fold(g, c, label);
+    ck_assert_int_eq(compare_gate_fold(g, c, label), 2);
     graph_free(g);
 }
 

@@ -112,5 +112,5 @@ int ext_run_dispatches(Graph *g, int k, void *out, uint64_t bytes, const char *l
     WnrtProfStep step;
     ck_assert_msg(wnrt_profile_take(m, &step) == 0, "%s: profile: %s", label, diag_message());
     wnrt_free(m);
-    return step.plan_dispatches;
+    return step.n_dispatches;
 }
