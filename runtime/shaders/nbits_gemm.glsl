@@ -14,8 +14,9 @@
 // (nbits_tile.glsl's up tile) and y[m, n] = act(gate + bias[n]) * (up + bias[up_off + n]) in f32,
 // act = GATE_ACT (activation_math.glsl gate_activation), with gate + bias and up + bias rounded to
 // the activation type first as the separate GEMM's output was (nothing for float32): bit for bit
-// the GEMM + ext_gate_mul.comp it replaces on the portable path (tested); the cooperative build
-// feeds each output the same fragments as the plain one (not run on a device yet).  Never split-K.
+// the GEMM + ext_gate_mul.comp it replaces on the portable path (tested); the cooperative builds
+// of the two differ by a few float16 ulps on an H100 (the driver compiles them differently;
+// tests/runtime/test_rt_ext_fused.c).  Never split-K.
 // Shared memory of the gated cooperative build: As, Bs and Bu of 64 x 5 uvec4 (5 KiB each) and Cs
 // of 4 x 1024 floats (16 KiB), 31 KiB; the gated portable build 3 x 64 x 33 floats, 24.75 KiB.
 #include "common.glsl"

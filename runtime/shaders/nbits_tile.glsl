@@ -88,7 +88,6 @@ float tile_rs[TILE_W_PER], tile_rz[TILE_W_PER];
 uint tile_ruw[TILE_W_PER];
 float tile_rus[TILE_W_PER], tile_ruz[TILE_W_PER];
 #endif
-uint tile_m0_, tile_wrow0, tile_srow0, tile_ncols, tile_up_off; // the tile being computed
 
 #if TILE_COOP
 // Activations k and k + 1 of row m as packed float16 (zeros from tile_k_end).
@@ -117,22 +116,22 @@ void tile_fetch_word(uint wrow, uint srow, uint u, bool ok, out uint w, out floa
     if (ok) block_params(srow, (u * VPW) / pc.block, s, z);
 }
 
-// The loads of step k0: activations k0 .. k0 + TILE_BK - 1 of rows tile_m0_.., the weight words of
-// those k for columns 0 .. tile_ncols - 1 (zeros past tile_k_end or past the tile).
-void tile_fetch(uint k0) {
+// The loads of step k0 of the tile (m0, wrow0) (nbits_tile's arguments): activations k0 .. k0 +
+// TILE_BK - 1 of rows m0.., the weight words of those k for columns 0 .. ncols - 1 (zeros past
+// tile_k_end or past the tile).
+void tile_fetch(uint m0, uint k0, uint wrow0, uint srow0, uint ncols, uint up_off) {
     uint tid = gl_LocalInvocationID.x;
     [[unroll]] for (uint i = 0u; i < TILE_A_PER; i++) {
-        uint e = tid + TILE_NT * i, m = tile_m0_ + e / TILE_A_ROW, k = k0 + (e % TILE_A_ROW) * TILE_VALS;
+        uint e = tid + TILE_NT * i, m = m0 + e / TILE_A_ROW, k = k0 + (e % TILE_A_ROW) * TILE_VALS;
         tile_ra[i] = m < pc.M && k < tile_k_end ? tile_a_staged(m, k) : TILE_T(0);
     }
     [[unroll]] for (uint i = 0u; i < TILE_W_PER; i++) {
         uint e = tid + TILE_NT * i, c = e / TILE_WPR, u = k0 / VPW + e % TILE_WPR;
-        bool ok = e < TILE_BN * TILE_WPR && c < tile_ncols && u * VPW < tile_k_end;
-        tile_fetch_word(tile_wrow0 + c, tile_srow0 + c, u, ok, tile_rw[i], tile_rs[i], tile_rz[i]);
+        bool ok = e < TILE_BN * TILE_WPR && c < ncols && u * VPW < tile_k_end;
+        tile_fetch_word(wrow0 + c, srow0 + c, u, ok, tile_rw[i], tile_rs[i], tile_rz[i]);
 #if TILE_HAS_UP
         if (TILE_UP)
-            tile_fetch_word(tile_wrow0 + tile_up_off + c, tile_srow0 + tile_up_off + c, u, ok, tile_ruw[i], tile_rus[i],
-                            tile_ruz[i]);
+            tile_fetch_word(wrow0 + up_off + c, srow0 + up_off + c, u, ok, tile_ruw[i], tile_rus[i], tile_ruz[i]);
 #endif
     }
 }
@@ -188,21 +187,12 @@ void tile_put() {
     }
 }
 
-// The tile (m0, wrow0) whose k loop follows.
-void tile_begin(uint m0, uint wrow0, uint srow0, uint ncols, uint up_off) {
-    tile_m0_ = m0;
-    tile_wrow0 = wrow0;
-    tile_srow0 = srow0;
-    tile_ncols = ncols;
-    tile_up_off = up_off;
-}
-
-// The staging of the step at k0 of the tile's k loop, then a barrier; the caller does its products
-// and a barrier.  (The accumulators stay local to the caller's function, whose loops unroll: as
+// The staging of step k0 of the tile (m0, wrow0), then a barrier; the caller does its products and
+// a barrier.  (The accumulators stay local to the caller's function, whose loops unroll: as
 // module-scope variables, or indexed in a loop the compiler did not unroll, the H100 compiler kept
 // them in local memory, which took twice the time.)
-void tile_step(uint k0) {
-    tile_fetch(k0);
+void tile_step(uint m0, uint k0, uint wrow0, uint srow0, uint ncols, uint up_off) {
+    tile_fetch(m0, k0, wrow0, srow0, ncols, up_off);
     tile_put();
     barrier();
 }
@@ -230,9 +220,8 @@ void nbits_tile(uint m0, uint wrow0, uint srow0, uint ncols, uint up_off) {
             accu[i][j] = TILE_ACC(0.0);
 #endif
         }
-    tile_begin(m0, wrow0, srow0, ncols, up_off);
     for (uint k0 = tile_k_begin; k0 < tile_k_end; k0 += TILE_BK) {
-        tile_step(k0);
+        tile_step(m0, k0, wrow0, srow0, ncols, up_off);
         [[unroll]] for (uint kk = 0u; kk < TILE_BK; kk += 16u) {
             TILE_FRAG_A a[2], b[2];
             [[unroll]] for (uint i = 0u; i < 2u; i++) coopMatLoadNV(a[i], As, (sm + 16u * i) * TILE_LD + kk / 8u, TILE_LD, false);
@@ -286,9 +275,8 @@ void nbits_tile(uint m0, uint wrow0, uint srow0, uint ncols, uint up_off) {
     float acc[4][4], accu[4][4];
     for (uint i = 0u; i < 4u; i++)
         for (uint j = 0u; j < 4u; j++) acc[i][j] = accu[i][j] = 0.0;
-    tile_begin(m0, wrow0, srow0, ncols, up_off);
     for (uint k0 = tile_k_begin; k0 < tile_k_end; k0 += TILE_BK) {
-        tile_step(k0);
+        tile_step(m0, k0, wrow0, srow0, ncols, up_off);
         for (uint kk = 0u; kk < TILE_BK; kk++) {
             float av[4], bv[4], uv[4];
             for (uint i = 0u; i < 4u; i++) av[i] = As[(ty * 4u + i) * TILE_LD + kk];
