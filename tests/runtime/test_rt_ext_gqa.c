@@ -134,6 +134,13 @@ START_TEST(decode) {
         unsetenv("WEBNNC_GQA_DEC_CHUNKS");
     }
     unsetenv("WEBNNC_GQA_FUSED");
+    /* one subgroup per workgroup: with subgroups of fewer than 16 invocations (lavapipe: 8) the 64
+     * rotary pairs of a 128-channel head outnumber the ones whose cosines are fetched ahead (4 per
+     * invocation), so ext_gqa_dec_fused.comp's rotate() loads the rest itself */
+    setenv("WEBNNC_GQA_DEC_SUBGROUPS", "1", 1);
+    check_gqa((GqaCase){DT_F32, 1, 1, 4, 2, 128, 40, {30}, false, 128, true, false, false, false, false, false, 0, 0});
+    check_gqa((GqaCase){DT_F32, 1, 1, 4, 2, 128, 40, {30}, false, 128, false, true, true, false, false, false, 0, 0});
+    unsetenv("WEBNNC_GQA_DEC_SUBGROUPS");
     /* the one-subgroup-reduction kernel (ext_gqa_attn.comp) that devices without subgroup
      * arithmetic run instead of ext_gqa_attn_dec.comp */
     setenv("WEBNNC_GQA_DEC", "0", 1);
