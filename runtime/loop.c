@@ -17,7 +17,7 @@
 #include "rt_model.h"
 #include "vk_pipeline.h"
 
-#define PICK_WG 256
+#define PICK_WG 1024 /* pick workgroup size where the device allows (else the largest power of 2 it does) */
 #define LOOP_PICK_NAN 0x80000000u /* a ring entry of a step whose logits were all NaN (next_token.comp) */
 
 static uint64_t now_ns(void) {
@@ -90,6 +90,7 @@ static int pick(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, uint64_t row, 
     b[3] = source_bind(m, L, L->mask, 8, 16, &pp.flags);
     b[4] = (KBind){L->ring.buffer, L->ring.offset, (L->ring.size + 3) & ~(uint64_t)3, true};
     uint32_t wg = PICK_WG;
+    while (wg > m->dev->info.max_workgroup_invocations) wg /= 2;
     return kc_dispatch(kc, NULL, L->shader, &wg, 1, &pp, sizeof pp, b, 5, on, 1, 1);
 }
 

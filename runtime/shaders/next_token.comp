@@ -9,8 +9,12 @@
 // bitwise search over order-preserving 32-bit keys; one uniform number from a hash of (seed,
 // position) picks the token by the cumulative mass in index order (deterministic per seed).
 #include "common.glsl"
+#extension GL_EXT_control_flow_attributes : enable
 
-#define WG 256
+// The workgroup: PICK_WG invocations (runtime/loop.c: 1024 where the device allows, a power of 2).
+#define WG gl_WorkGroupSize.x
+#define WG_MAX 1024
+#define ARGMAX_BATCH 16u // logits per invocation whose loads are issued together (wg_argmax)
 layout(std430, binding = 0) readonly buffer Logits { A_T logits[]; };
 layout(std430, binding = 1) buffer Ids { uint ids_w[]; };
 layout(std430, binding = 2) buffer Pos { uint pos_w[]; };
@@ -28,8 +32,8 @@ PARAMS_BLOCK PC {
     uint seed_lo, seed_hi;
 } pc;
 
-shared float red_f[WG];
-shared uint red_u[WG];
+shared float red_f[WG_MAX];
+shared uint red_u[WG_MAX];
 
 float logit(uint i) { return float(logits[pc.row + i]); }
 
@@ -66,13 +70,22 @@ uint wg_count(uint v) {
 }
 
 // The first index of the largest non-NaN logit (0xffffffff: none); every invocation gets it.
+// Invocation t scans t, t + WG, ... in batches of ARGMAX_BATCH whose loads are all issued before
+// any is compared; its indices rise, so a strict > keeps the first.  (256 invocations reading one
+// logit at a time: Qwen2-0.5B, vocabulary 151936, decoded 596 / 580 tok/s after 128 / 512-token
+// prompts on an H100, against 624 / 621 with this, in the same run.)
 uint wg_argmax() {
     uint t = gl_LocalInvocationID.x;
     float best = 0.0;
     uint bi = 0xffffffffu;
-    for (uint i = t; i < pc.vocab; i += WG) {
-        float x = logit(i);
-        if (!isnan(x) && (bi == 0xffffffffu || x > best)) best = x, bi = i;
+    for (uint base = 0u; base < pc.vocab; base += WG * ARGMAX_BATCH) {
+        float x[ARGMAX_BATCH];
+        [[unroll]] for (uint u = 0u; u < ARGMAX_BATCH; u++) {
+            uint i = base + t + WG * u;
+            x[u] = i < pc.vocab ? logit(i) : uintBitsToFloat(0x7fc00000u); // past the end: NaN, never kept
+        }
+        [[unroll]] for (uint u = 0u; u < ARGMAX_BATCH; u++)
+            if (!isnan(x[u]) && (bi == 0xffffffffu || x[u] > best)) best = x[u], bi = base + t + WG * u;
     }
     red_f[t] = best;
     red_u[t] = bi;
