@@ -115,6 +115,7 @@ typedef struct {
     int kv_aliased;              /* KV caches whose present is written in place into the past */
     uint64_t loop_steps;         /* decode steps run by the device token loop (wnrt_loop_next) */
     uint64_t loop_submits;       /* its submissions (host waits) */
+    uint64_t loop_ahead;         /* of those, batches whose dispatches were captured while the one before ran */
     int run_pipelines;           /* compute pipelines the runs created (not at load or wnrt_warm):
                                   * each one's creation was paid inside a run */
 } WnrtStats;

@@ -102,8 +102,9 @@ void decoder_print_stats(FILE *f, const DecoderResult *res) {
             st->runs ? (double)st->prepare_ns_total / 1e3 / (double)st->runs : 0.0, (double)st->prepare_ns / 1e3,
             st->params_written);
     if (st->loop_submits)
-        fprintf(f, "webnnc: device token loop: %llu decode steps in %llu submissions\n",
-                (unsigned long long)st->loop_steps, (unsigned long long)st->loop_submits);
+        fprintf(f, "webnnc: device token loop: %llu decode steps in %llu submissions, %llu of them prepared while the one "
+                   "before ran\n",
+                (unsigned long long)st->loop_steps, (unsigned long long)st->loop_submits, (unsigned long long)st->loop_ahead);
     fprintf(f, "webnnc: pipelines of %d dispatch plans created at load (WEBNNC_WARM=0: none), %d more during the runs\n",
             res->warmed, st->run_pipelines);
 }
