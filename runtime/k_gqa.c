@@ -12,8 +12,10 @@
  * shaders/ext_gqa_attn_flash_coop.comp: the same blocks, 16 query tokens per subgroup, QK^T and PV as
  * 16x16x16 float16 products (WEBNNC_FLASH_COOP=0 keeps ext_gqa_attn_flash.comp); decode (and heads over 128 with no flash)
  * runs shaders/ext_gqa_attn_dec.comp where the device has subgroup arithmetic: the same per-token
- * workgroups with the keys split over GQA_DEC_SUBGROUPS subgroups, partial softmaxes combined in
- * shared memory (WEBNNC_GQA_DEC=0 keeps ext_gqa_attn.comp).  A decode step (S = 1) with that kernel
+ * workgroups with the keys split over GQA_DEC_SUBGROUPS subgroups in runs of GQA_DEC_T_KB keys scored
+ * together by a transposing reduction where the device has subgroup shuffles (else GQA_DEC_KB, a
+ * subgroupAdd each; WEBNNC_GQA_DEC_TRANSPOSE=0), partial softmaxes combined in shared memory
+ * (WEBNNC_GQA_DEC=0 keeps ext_gqa_attn.comp).  A decode step (S = 1) with that kernel
  * and no attentionBias / headSink runs (2) and (3) as one dispatch instead,
  * shaders/ext_gqa_dec_fused.comp, with up to GQA_DEC_MAX_CHUNKS workgroups per head whose partial
  * results (scratch storage) the last to finish combines (arrival counters) (WEBNNC_GQA_FUSED=0
@@ -45,6 +47,9 @@
                                * per 128 rows of the actual length work; H100, capacity 1024, 128 new tokens: 8 gave
                                * 587 / 525 tok/s after 128 / 512-token prompts, 4 gave 550 / 500) */
 #define GQA_DEC_SUBGROUPS 16 /* ... its subgroups per workgroup (H100, prompt 128 / 512: 16 a little faster than 32) */
+#define GQA_DEC_KB 4   /* keys per run of a subgroup, each scored by a subgroupAdd, ... */
+#define GQA_DEC_T_KB 8 /* ... or scored together by a transposing reduction (gqa_dec.glsl; H100, Qwen2-0.5B, 128 decode
+                        * steps after a 512-token prompt: attention 18.3 -> 17.1 us per layer) */
 
 typedef struct { /* ext_gqa_prep.comp; arrays per role: query, key, value */
     uint32_t B, S, H, C, rot, max_pos;
@@ -248,6 +253,15 @@ static int record_prep(KernelCtx *kc, const Node *n, const KTensor *in, const KT
     return ext_dispatch_rows(kc, n, sh, spec, 8, &pc, sizeof pc, b, 12, (uint64_t)(d->B * d->S) * heads);
 }
 
+/* Keys per run of the decode kernels (gqa_dec.glsl DEC_KB): GQA_DEC_T_KB where the device has subgroup
+ * shuffles and subgroups of at least that many lanes (WEBNNC_GQA_DEC_TRANSPOSE=0: never), else GQA_DEC_KB. */
+static uint32_t dec_kb(const KernelCtx *kc) {
+    const WnrtDeviceInfo *dev = kc_device(kc);
+    const char *e = getenv("WEBNNC_GQA_DEC_TRANSPOSE");
+    bool t = dev->subgroup_shuffle && dev->subgroup_size >= GQA_DEC_T_KB && !(e && strcmp(e, "0") == 0);
+    return t ? GQA_DEC_T_KB : GQA_DEC_KB;
+}
+
 /* Workgroup size of the decode kernels (ext_gqa_attn_dec.comp, ext_gqa_dec_fused.comp):
  * GQA_DEC_SUBGROUPS subgroups (WEBNNC_GQA_DEC_SUBGROUPS=1..32), at most 1024 invocations; 0 where
  * it does not apply (no subgroup arithmetic, head size over GQA_DEC_MAX_H or over 16 channels per
@@ -341,9 +355,9 @@ static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, con
                         : cwg   ? (uint32_t)d->H / 16
                         : flash ? (uint32_t)(d->H + tpr - 1) / tpr
                                 : ext_sg_reduce(kc),
-                        bias, sink, node_bool(n, "smoothSoftmax", false), tpr};
+                        bias, sink, node_bool(n, "smoothSoftmax", false), dwg ? dec_kb(kc) : tpr};
     uint64_t bq = cwg ? cwg / 2 : GQA_WG / tpr, blocks = flash ? (uint64_t)(d->S + bq - 1) / bq : (uint64_t)d->S;
-    return ext_dispatch_rows(kc, n, sh, spec, flash ? 6 : 5, &pc, sizeof pc, b, 6, (uint64_t)(d->B * d->N) * blocks);
+    return ext_dispatch_rows(kc, n, sh, spec, flash || dwg ? 6 : 5, &pc, sizeof pc, b, 6, (uint64_t)(d->B * d->N) * blocks);
 }
 
 /* Whether one decode step runs as the single dispatch of ext_gqa_dec_fused.comp: one new token per
@@ -391,9 +405,10 @@ static int record_dec_fused(KernelCtx *kc, const Node *n, const KTensor *in, con
     b[12] = b[13] = b[4]; /* one chunk: never used */
     if (chunks > 1 && (kc_scratch_bind(kc, n, ws_bytes, &b[12]) < 0 || kc_counters_bind(kc, n, words, &b[13]) < 0)) return -1;
     uint32_t sgs = kc_device(kc)->subgroup_size;
-    uint32_t spec[10] = {dec_wg(kc, d), (uint32_t)(d->H + sgs - 1) / sgs, node_bool(n, "smoothSoftmax", false), qn, kn, rot,
-                         node_bool(n, "rotaryInterleaved", false), has_pos, has_pos && in[GQA_POSITION_IDS].dtype == DT_I64, chunks};
-    return ext_dispatch_rows(kc, n, sh, spec, 10, &pc, sizeof pc, b, 14, (uint64_t)(d->B * d->N) * chunks);
+    uint32_t spec[11] = {dec_wg(kc, d), (uint32_t)(d->H + sgs - 1) / sgs, node_bool(n, "smoothSoftmax", false), qn, kn, rot,
+                         node_bool(n, "rotaryInterleaved", false), has_pos, has_pos && in[GQA_POSITION_IDS].dtype == DT_I64, chunks,
+                         dec_kb(kc)};
+    return ext_dispatch_rows(kc, n, sh, spec, 11, &pc, sizeof pc, b, 14, (uint64_t)(d->B * d->N) * chunks);
 }
 
 /* Without a cache: attention over the S new tokens, keys/values read from the inputs. */

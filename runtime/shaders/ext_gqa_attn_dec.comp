@@ -11,6 +11,7 @@ layout(constant_id = 1) const uint CPL = 2u;         // channels per lane (<= 16
 layout(constant_id = 2) const bool HAS_BIAS = false;
 layout(constant_id = 3) const bool HAS_SINK = false; // headSink operand
 layout(constant_id = 4) const bool SMOOTH = false;   // smoothSoftmax: sink 0 when no headSink
+layout(constant_id = 5) const uint DEC_KB = 4u;      // keys per run of a subgroup (gqa_dec.glsl)
 
 PARAMS_BLOCK PC {
     uint B, S, N, kvN, H, C, window;

@@ -33,6 +33,7 @@ layout(constant_id = 6) const bool INTERLEAVED = false;
 layout(constant_id = 7) const bool POS_IDS = false;
 layout(constant_id = 8) const bool POS64 = false;
 layout(constant_id = 9) const uint CHUNKS = 1u; // workgroups per (batch, head)
+layout(constant_id = 10) const uint DEC_KB = 4u; // keys per run of a subgroup (gqa_dec.glsl)
 const bool HAS_BIAS = false, HAS_SINK = false;
 
 PARAMS_BLOCK PC {

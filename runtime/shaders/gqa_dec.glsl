@@ -2,21 +2,27 @@
 // (ext_gqa_attn_dec.comp, ext_gqa_dec_fused.comp): a workgroup attends with its query row in
 // shared q[] over a range of keys.  Subgroup g takes the runs of DEC_KB keys starting at
 // lo + DEC_KB * g, lo + DEC_KB * (g + NS), ...; per key its lanes read the key row together
-// (channel h = lane + SG * c, coalesced) and subgroupAdd gives the score; the key and value rows
-// of a run are all loaded before any is used (the loop is bound by memory latency: a load used at
-// once stalls its subgroup) and enter an online softmax that keeps the subgroup's max, sum and CPL
-// output channels per lane in registers.  The NS partial results are combined through shared
-// memory (gqa_dec_attend), then normalized with the sink into io[] (gqa_dec_finish) or, split over
-// workgroups, combined once more by the caller.  f32 throughout.
-// The including shader declares, before the include: the constants CPL, HAS_BIAS, HAS_SINK,
-// SMOOTH, the parameter block pc (fields H, scale, softcap), the output buffer io[], and the
-// functions dec_key(j, h) / dec_value(j, h) (channel h of key / value row j in memory),
-// dec_new_key(h) / dec_new_value(h) (a row not in memory), dec_bias(j) and dec_sink(head).
+// (channel h = lane + SG * c, coalesced); the key and value rows of a run are all loaded before
+// any is used (the loop is bound by memory latency: a load used at once stalls its subgroup) and
+// enter an online softmax that keeps the subgroup's max, sum and CPL output channels per lane in
+// registers.  The scores: with runs of 8 keys (DEC_KB 8), one transposing reduction of the
+// lanes' 8 partial dot products (dec_run: 7 shuffles, then a butterfly over the lanes that share a
+// key), the softmax of the run by two subgroup reductions and the value sums by 8 shuffles; else
+// a subgroupAdd per key (H100, Qwen2-0.5B decode: a run of 4 keys took about 1.1 us that way, the
+// whole key loop 4.2 of the kernel's 14 us after 128 tokens).  The NS partial results are
+// combined through shared memory (gqa_dec_attend), then normalized with the sink into io[]
+// (gqa_dec_finish) or, split over workgroups, combined once more by the caller.  f32 throughout.
+// The including shader declares, before the include: the constants CPL, DEC_KB (keys per run: 8
+// for the transposing reduction, another count for a subgroupAdd per key), HAS_BIAS, HAS_SINK, SMOOTH, the
+// parameter block pc (fields H, scale, softcap), the output buffer io[], and the functions
+// dec_key(j, h) / dec_value(j, h) (channel h of key / value row j in memory), dec_new_key(h) /
+// dec_new_value(h) (a row not in memory), dec_bias(j) and dec_sink(head).
 #extension GL_KHR_shader_subgroup_basic : enable
 #extension GL_KHR_shader_subgroup_arithmetic : enable
+#extension GL_KHR_shader_subgroup_shuffle : enable
+#extension GL_EXT_control_flow_attributes : enable
 
 #define NEG_INF uintBitsToFloat(0xff800000u)
-#define DEC_KB 4u // keys per run of a subgroup
 shared float q[16 * 32];       // the query row (H <= SG * CPL <= 512)
 shared float part_m[32], part_l[32];
 shared float part_acc[32 * 128]; // [subgroup][channel]: H <= 128 when NS is 32 (the host checks)
@@ -32,27 +38,67 @@ float kx[DEC_KB * CPL], vx[DEC_KB * CPL], qv[CPL], acc[CPL];
 // entries past n are never used (their scores are replaced by -inf and the value loop stops at n:
 // the new-row run of a subgroup that had no memory run leaves them as they were, and 0 * NaN is
 // NaN); j0 is the first key's index (for the bias).
+float dec_score(float x, uint j) {
+    x *= pc.scale;
+    if (pc.softcap > 0.0) x = pc.softcap * tanh(x / pc.softcap);
+    if (HAS_BIAS) x += dec_bias(j);
+    return x;
+}
+
+// One step of the transposing reduction (dec_run): lanes with bit o set keep entry b and send entry
+// a, the others the reverse; entry a then holds the pair's sum of what the lane kept.
+#define DEC_TSTEP(o, a, b)                                                                        \
+    {                                                                                             \
+        bool up = (lane & (o)) != 0u;                                                             \
+        float keep = up ? d[b] : d[a], send = up ? d[a] : d[b];                                   \
+        d[a] = keep + subgroupShuffleXor(send, o);                                                \
+    }
+
 void dec_run(uint n, uint j0, inout float m, inout float l) {
-    float d[DEC_KB]; // the scores (NEG_INF past n)
-    float mn = m;
-    for (uint t = 0u; t < DEC_KB; t++) {
+    float d[DEC_KB > 8u ? DEC_KB : 8u]; // the lanes' partial dot products, then the scores
+    [[unroll]] for (uint t = 0u; t < DEC_KB; t++) {
         float x = 0.0;
-        for (uint c = 0u; c < CPL; c++) x = fma(qv[c], kx[t * CPL + c], x);
-        x = subgroupAdd(x) * pc.scale;
-        if (pc.softcap > 0.0) x = pc.softcap * tanh(x / pc.softcap);
-        if (HAS_BIAS && t < n) x += dec_bias(j0 + t);
-        d[t] = t < n ? x : NEG_INF;
+        [[unroll]] for (uint c = 0u; c < CPL; c++) x = fma(qv[c], kx[t * CPL + c], x);
+        d[t] = x;
+    }
+    if (DEC_KB == 8u && gl_SubgroupSize >= 8u) {
+        // Transposing reduction of the 8 keys' partial sums: three steps at offsets 4, 2 and 1
+        // times span (lanes per key) leave in d[0] of lane i the sum over its span-lane group's
+        // partials of key i / span (7 shuffles where 8 subgroupAdds take 40); the rest of the sum
+        // is a plain butterfly within the group.
+        uint lane = gl_SubgroupInvocationID, span = gl_SubgroupSize / 8u, key = lane / span;
+        DEC_TSTEP(4u * span, 0, 4) DEC_TSTEP(4u * span, 1, 5) DEC_TSTEP(4u * span, 2, 6) DEC_TSTEP(4u * span, 3, 7)
+        DEC_TSTEP(2u * span, 0, 2) DEC_TSTEP(2u * span, 1, 3)
+        DEC_TSTEP(span, 0, 1)
+        for (uint o = span / 2u; o > 0u; o >>= 1u) d[0] += subgroupShuffleXor(d[0], o);
+        float x = key < n ? dec_score(d[0], j0 + key) : NEG_INF;
+        float mn = max(m, subgroupMax(x));
+        float rescale = m == NEG_INF ? 0.0 : exp(m - mn);
+        float e = x == NEG_INF ? 0.0 : exp(x - mn);
+        l = l * rescale + subgroupAdd(lane % span == 0u ? e : 0.0);
+        [[unroll]] for (uint c = 0u; c < CPL; c++) acc[c] *= rescale;
+        [[unroll]] for (uint t = 0u; t < DEC_KB; t++) {
+            if (t >= n) break;
+            float et = subgroupShuffle(e, t * span);
+            [[unroll]] for (uint c = 0u; c < CPL; c++) acc[c] = fma(et, vx[t * CPL + c], acc[c]);
+        }
+        m = mn;
+        return;
+    }
+    float mn = m;
+    [[unroll]] for (uint t = 0u; t < DEC_KB; t++) {
+        d[t] = t < n ? dec_score(subgroupAdd(d[t]), j0 + t) : NEG_INF;
         mn = max(mn, d[t]);
     }
     float rescale = m == NEG_INF ? 0.0 : exp(m - mn);
     l *= rescale;
-    for (uint c = 0u; c < CPL; c++) acc[c] *= rescale;
+    [[unroll]] for (uint c = 0u; c < CPL; c++) acc[c] *= rescale;
     // (A constant bound with a test inside keeps the indices constant, so kx / vx stay in registers.)
-    for (uint t = 0u; t < DEC_KB; t++) {
+    [[unroll]] for (uint t = 0u; t < DEC_KB; t++) {
         if (t >= n) break;
         float e = d[t] == NEG_INF ? 0.0 : exp(d[t] - mn);
         l += e;
-        for (uint c = 0u; c < CPL; c++) acc[c] = fma(e, vx[t * CPL + c], acc[c]);
+        [[unroll]] for (uint c = 0u; c < CPL; c++) acc[c] = fma(e, vx[t * CPL + c], acc[c]);
     }
     m = mn;
 }
@@ -72,13 +118,13 @@ void gqa_dec_attend(uint lo, uint end, bool new_row, uint p_new, out float mt, o
         acc[c] = 0.0;
     }
     float m = NEG_INF, l = 0.0;
-    for (uint t = 0u; t < DEC_KB; t++) // defined, though dec_run never reads past a run's length
-        for (uint c = 0u; c < CPL; c++) kx[t * CPL + c] = vx[t * CPL + c] = 0.0;
+    [[unroll]] for (uint t = 0u; t < DEC_KB; t++) // defined, though dec_run never reads past a run's length
+        [[unroll]] for (uint c = 0u; c < CPL; c++) kx[t * CPL + c] = vx[t * CPL + c] = 0.0;
     for (uint j0 = lo + sg * DEC_KB; j0 < end; j0 += ns * DEC_KB) {
         // Every load of the run first (keys past the end read the last one and are dropped):
         // nothing uses a loaded value before all are issued, so they are in flight together.
-        for (uint t = 0u; t < DEC_KB; t++)
-            for (uint c = 0u; c < CPL; c++) {
+        [[unroll]] for (uint t = 0u; t < DEC_KB; t++)
+            [[unroll]] for (uint c = 0u; c < CPL; c++) {
                 uint h = lane + sgs * c, j = min(j0 + t, end - 1u);
                 kx[t * CPL + c] = h < pc.H ? dec_key(j, h) : 0.0;
                 vx[t * CPL + c] = h < pc.H ? dec_value(j, h) : 0.0;
@@ -86,7 +132,7 @@ void gqa_dec_attend(uint lo, uint end, bool new_row, uint p_new, out float mt, o
         dec_run(min(DEC_KB, end - j0), j0, m, l);
     }
     if (new_row && sg == ns - 1u) { // the last subgroup has the fewest memory runs
-        for (uint c = 0u; c < CPL; c++) {
+        [[unroll]] for (uint c = 0u; c < CPL; c++) {
             uint h = lane + sgs * c;
             kx[c] = h < pc.H ? dec_new_key(h) : 0.0;
             vx[c] = h < pc.H ? dec_new_value(h) : 0.0;

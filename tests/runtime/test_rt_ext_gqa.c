@@ -124,16 +124,20 @@ static const GqaCase decode_cases[] = {
  * subgroup arithmetic) with the workgroups per head its capacity gives (1 to 6 here; one works per
  * 128 rows of the actual length: 299 and 400 rows split), forced to 1 and to 3 (chunks combined by
  * the last workgroup to arrive), and in two dispatches (WEBNNC_GQA_FUSED=0: ext_gqa_prep.comp +
- * ext_gqa_attn_dec.comp). */
+ * ext_gqa_attn_dec.comp); both kernels with runs of 8 keys scored by a transposing reduction (the
+ * default where the device has subgroup shuffles) and with a subgroupAdd per key
+ * (WEBNNC_GQA_DEC_TRANSPOSE=0, gqa_dec.glsl). */
 START_TEST(decode) {
-    static const char *const chunks[] = {NULL, "1", "3", NULL};
-    for (int mode = 0; mode < 4; mode++) {
+    static const char *const chunks[] = {NULL, "1", "3", NULL, NULL, NULL};
+    for (int mode = 0; mode < 6; mode++) {
         if (chunks[mode]) setenv("WEBNNC_GQA_DEC_CHUNKS", chunks[mode], 1);
-        if (mode == 3) setenv("WEBNNC_GQA_FUSED", "0", 1);
+        if (mode == 3 || mode == 5) setenv("WEBNNC_GQA_FUSED", "0", 1);
+        if (mode >= 4) setenv("WEBNNC_GQA_DEC_TRANSPOSE", "0", 1);
         for (size_t i = 0; i < sizeof decode_cases / sizeof decode_cases[0]; i++) check_gqa(decode_cases[i]);
         unsetenv("WEBNNC_GQA_DEC_CHUNKS");
+        unsetenv("WEBNNC_GQA_FUSED");
     }
-    unsetenv("WEBNNC_GQA_FUSED");
+    unsetenv("WEBNNC_GQA_DEC_TRANSPOSE");
     /* one subgroup per workgroup: with subgroups of fewer than 16 invocations (lavapipe: 8) the 64
      * rotary pairs of a 128-channel head outnumber the ones whose cosines are fetched ahead (4 per
      * invocation), so ext_gqa_dec_fused.comp's rotate() loads the rest itself */
