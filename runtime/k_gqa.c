@@ -42,10 +42,17 @@
 #define GQA_FLASH_COOP_SUBGROUPS 4 /* subgroups of 32 per workgroup of ext_gqa_attn_flash_coop.comp, 16 query rows each
                                    * (WEBNNC_FLASH_COOP_SUBGROUPS = 1..4) */
 #define GQA_DEC_MAX_H 128   /* decode kernel (ext_gqa_attn_dec.comp): head size limit (shared partials) */
-#define GQA_DEC_CHUNK_ROWS 64 /* fused decode: one workgroup per this many cache rows of capacity ... */
-#define GQA_DEC_MAX_CHUNKS 8  /* ... and at most this many per (batch, head) (ext_gqa_dec_fused.comp, which lets only one
-                               * per 128 rows of the actual length work; H100, capacity 1024, 128 new tokens: 8 gave
-                               * 587 / 525 tok/s after 128 / 512-token prompts, 4 gave 550 / 500) */
+#define GQA_DEC_CHUNK_ROWS 1024 /* fused decode: one workgroup per this many cache rows of capacity ... */
+#define GQA_DEC_MAX_CHUNKS 8    /* ... and at most this many per (batch, head), ... */
+#define GQA_DEC_WORK_ROWS 1024  /* ... of which one per this many rows of the actual length works (ext_gqa_dec_fused.comp
+                                 * DEC_CHUNK_ROWS; WEBNNC_GQA_DEC_CHUNK_ROWS=16..65536).  Combining split chunks (partials
+                                 * through memory, an arrival counter) costs about what 8 to 10 more runs of the key loop
+                                 * do, and the workgroups that return at once cost too: H100, Qwen2-0.5B, capacity 1024,
+                                 * 128 decode steps after a 512-token prompt, attention 17.1 us per layer with 8 per head
+                                 * and one working per 128 rows, 17.6 with 2, 15.2 with 1 (after 128 tokens: 12.4 with 8).
+                                 * (With a subgroupAdd per key, 8 per head and 128 rows had been best: 587 / 525 tok/s
+                                 * after 128 / 512-token prompts against 550 / 500 with 4.)  Longer contexts than 1024 not
+                                 * measured. */
 #define GQA_DEC_SUBGROUPS 16 /* ... its subgroups per workgroup (H100, prompt 128 / 512: 16 a little faster than 32) */
 #define GQA_DEC_KB 4   /* keys per run of a subgroup, each scored by a subgroupAdd, ... */
 #define GQA_DEC_T_KB 8 /* ... or scored together by a transposing reduction (gqa_dec.glsl; H100, Qwen2-0.5B, 128 decode
@@ -405,10 +412,10 @@ static int record_dec_fused(KernelCtx *kc, const Node *n, const KTensor *in, con
     b[12] = b[13] = b[4]; /* one chunk: never used */
     if (chunks > 1 && (kc_scratch_bind(kc, n, ws_bytes, &b[12]) < 0 || kc_counters_bind(kc, n, words, &b[13]) < 0)) return -1;
     uint32_t sgs = kc_device(kc)->subgroup_size;
-    uint32_t spec[11] = {dec_wg(kc, d), (uint32_t)(d->H + sgs - 1) / sgs, node_bool(n, "smoothSoftmax", false), qn, kn, rot,
+    uint32_t spec[12] = {dec_wg(kc, d), (uint32_t)(d->H + sgs - 1) / sgs, node_bool(n, "smoothSoftmax", false), qn, kn, rot,
                          node_bool(n, "rotaryInterleaved", false), has_pos, has_pos && in[GQA_POSITION_IDS].dtype == DT_I64, chunks,
-                         dec_kb(kc)};
-    return ext_dispatch_rows(kc, n, sh, spec, 11, &pc, sizeof pc, b, 14, (uint64_t)(d->B * d->N) * chunks);
+                         dec_kb(kc), (uint32_t)kx_env_long("WEBNNC_GQA_DEC_CHUNK_ROWS", 16, 65536, GQA_DEC_WORK_ROWS)};
+    return ext_dispatch_rows(kc, n, sh, spec, 12, &pc, sizeof pc, b, 14, (uint64_t)(d->B * d->N) * chunks);
 }
 
 /* Without a cache: attention over the S new tokens, keys/values read from the inputs. */

@@ -34,6 +34,7 @@ layout(constant_id = 7) const bool POS_IDS = false;
 layout(constant_id = 8) const bool POS64 = false;
 layout(constant_id = 9) const uint CHUNKS = 1u; // workgroups per (batch, head)
 layout(constant_id = 10) const uint DEC_KB = 4u; // keys per run of a subgroup (gqa_dec.glsl)
+layout(constant_id = 11) const uint DEC_CHUNK_ROWS = 1024u; // cache rows per working chunk at least (main)
 const bool HAS_BIAS = false, HAS_SINK = false;
 
 PARAMS_BLOCK PC {
@@ -66,7 +67,6 @@ layout(std430, binding = 13) coherent buffer Cnt { uint cnt[]; }; // [B * N]
 
 shared float k_new[128], v_new[128]; // the new key / value rows (H <= 128: the host checks)
 shared bool last_chunk;
-#define DEC_CHUNK_ROWS 128u // cache rows per working chunk at least (main)
 uint dec_kv; // the (batch, kv head)'s first cache row
 float dec_key(uint j, uint h) { return float(k_cache[pc.base_k + (dec_kv + j) * pc.H + h]); }
 float dec_value(uint j, uint h) { return float(v_cache[pc.base_v + (dec_kv + j) * pc.H + h]); }
@@ -147,10 +147,9 @@ void main() {
     }
     uint past = uint(total) - 1u;
     uint lo = pc.window > 0u && past >= pc.window ? past - pc.window + 1u : 0u;
-    // nch of the CHUNKS workgroups work, the last ones, each on DEC_CHUNK_ROWS cache rows or more:
-    // with fewer the combine costs more than the split saves (H100, Qwen2-0.5B, per decode step:
-    // after 128 tokens 345 us in one chunk against 451 in 8; after 512, 454 us in 4 chunks against
-    // 483 in 8 and 566 in one).  The last chunk's workgroup also takes the new row; alone when nch = 1.
+    // nch of the CHUNKS workgroups work, the last ones, each on DEC_CHUNK_ROWS cache rows or more
+    // (k_gqa.c GQA_DEC_WORK_ROWS: the combine costs about what 8 to 10 more key runs do).  The last
+    // chunk's workgroup also takes the new row; alone when nch = 1.
     uint nch = clamp((past - lo) / DEC_CHUNK_ROWS, 1u, CHUNKS), first = CHUNKS - nch;
     bool split = nch > 1u;
     if (chunk < first) return;

@@ -111,7 +111,7 @@ static const GqaCase decode_cases[] = {
     {DT_F32, 2, 1, 6, 2, 32, 40, {0, 39}, true, 32, false, false, false, false, false, false, 0, 0},
     {DT_F32, 1, 1, 8, 8, 64, 300, {299}, false, 64, true, true, true, false, false, false, 0, 0},
     {DT_F16, 1, 1, 14, 2, 64, 160, {150}, true, 64, false, false, false, false, false, false, 0, 0},
-    /* 400 rows: 3 working chunks of the capacity's 6 (of 3 when forced) */
+    /* 400 rows: 3 working chunks of 6 or of 3 (the split modes of the decode test) */
     {DT_F16, 1, 1, 14, 2, 64, 420, {400}, true, 64, false, false, false, false, false, false, 0, 0},
     /* partial rotary with position ids, q/k norm, packed, two batches */
     {DT_F32, 2, 1, 4, 1, 32, 48, {5, 47}, true, 16, false, true, true, false, false, false, 0, 0},
@@ -121,20 +121,24 @@ static const GqaCase decode_cases[] = {
 };
 
 /* Decode (S = 1): in one dispatch (ext_gqa_dec_fused.comp, the default where the device has
- * subgroup arithmetic) with the workgroups per head its capacity gives (1 to 6 here; one works per
- * 128 rows of the actual length: 299 and 400 rows split), forced to 1 and to 3 (chunks combined by
- * the last workgroup to arrive), and in two dispatches (WEBNNC_GQA_FUSED=0: ext_gqa_prep.comp +
- * ext_gqa_attn_dec.comp); both kernels with runs of 8 keys scored by a transposing reduction (the
- * default where the device has subgroup shuffles) and with a subgroupAdd per key
- * (WEBNNC_GQA_DEC_TRANSPOSE=0, gqa_dec.glsl). */
+ * subgroup arithmetic) with one workgroup per head (these capacities), split over 6 and over 3
+ * workgroups per head with one working per 128 rows of the actual length (WEBNNC_GQA_DEC_CHUNKS,
+ * WEBNNC_GQA_DEC_CHUNK_ROWS: 299 and 400 rows split, combined by the last workgroup to arrive), and
+ * in two dispatches (WEBNNC_GQA_FUSED=0: ext_gqa_prep.comp + ext_gqa_attn_dec.comp); with runs of 8
+ * keys scored by a transposing reduction (the default where the device has subgroup shuffles) and
+ * with a subgroupAdd per key (WEBNNC_GQA_DEC_TRANSPOSE=0, gqa_dec.glsl), split and in two dispatches. */
 START_TEST(decode) {
-    static const char *const chunks[] = {NULL, "1", "3", NULL, NULL, NULL};
+    static const char *const chunks[] = {NULL, "6", "3", NULL, "3", NULL};
     for (int mode = 0; mode < 6; mode++) {
-        if (chunks[mode]) setenv("WEBNNC_GQA_DEC_CHUNKS", chunks[mode], 1);
+        if (chunks[mode]) {
+            setenv("WEBNNC_GQA_DEC_CHUNKS", chunks[mode], 1);
+            setenv("WEBNNC_GQA_DEC_CHUNK_ROWS", "128", 1);
+        }
         if (mode == 3 || mode == 5) setenv("WEBNNC_GQA_FUSED", "0", 1);
         if (mode >= 4) setenv("WEBNNC_GQA_DEC_TRANSPOSE", "0", 1);
         for (size_t i = 0; i < sizeof decode_cases / sizeof decode_cases[0]; i++) check_gqa(decode_cases[i]);
         unsetenv("WEBNNC_GQA_DEC_CHUNKS");
+        unsetenv("WEBNNC_GQA_DEC_CHUNK_ROWS");
         unsetenv("WEBNNC_GQA_FUSED");
     }
     unsetenv("WEBNNC_GQA_DEC_TRANSPOSE");
