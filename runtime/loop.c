@@ -224,6 +224,43 @@ static int record(WnrtModel *m, struct TokenLoop *L, int steps) {
     return 0;
 }
 
+int wnrt_loop_prepare(WnrtModel *m, int64_t pos, int steps) {
+    struct TokenLoop *L = m->loop;
+    if (!L || steps < 1 || pos < 1) return 0;
+    if (steps > L->cfg.steps) steps = L->cfg.steps;
+    size_t ni = (size_t)m->g->n_inputs + 1;
+    bool *bound = malloc(sizeof *bound * ni);
+    int64_t(*shapes)[WN_MAX_RANK] = malloc(sizeof *shapes * ni);
+    if (!bound || !shapes) {
+        free(bound), free(shapes);
+        diag_error("out of memory");
+        return -1;
+    }
+    memcpy(bound, m->bound, sizeof *bound * ni);
+    memcpy(shapes, m->in_shape, sizeof *shapes * ni);
+    const int loop_inputs[3] = {L->ids, L->pos, L->mask}; /* the steps' shapes set them (step_shapes) */
+    for (int k = 0; k < 3; k++)
+        if (loop_inputs[k] >= 0) m->bound[loop_inputs[k]] = true;
+    int64_t next = L->next_pos;
+    L->next_pos = pos;
+    int rc = walk(m, L, VK_NULL_HANDLE, &L->now, steps, pos, NULL);
+    if (rc == 0) rc = record(m, L, steps);
+    if (rc == 0) {
+        m->stats.params_written = wnrt_replay_write(m, &L->params, NULL, &L->rec);
+        L->ahead = true; /* `now` is this batch's walk: the first wnrt_loop_next writes nothing more */
+        L->ahead_steps = steps;
+        L->ahead_pos = pos;
+    } else {
+        L->recorded = L->ahead = false;
+        diag_clear(); /* made again, reporting its error, by wnrt_loop_next */
+    }
+    L->next_pos = next;
+    memcpy(m->bound, bound, sizeof *bound * ni);
+    memcpy(m->in_shape, shapes, sizeof *shapes * ni);
+    free(bound), free(shapes);
+    return 0;
+}
+
 int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
     struct TokenLoop *L = m->loop;
     if (!L || n < 1 || (!L->pick_pending && !L->recorded && m->cur < 0)) {

@@ -65,6 +65,10 @@ int decoder_generate(Decoder *d, int device, long long max_new, int64_t *tokens,
     const char *warm = getenv("WEBNNC_WARM");
     const int64_t plans[2] = {n_prompt, 1}; /* the prefill and a decode step: their pipelines now, not in the TTFT */
     res->warmed = warm && strcmp(warm, "0") == 0 ? 0 : wnrt_warm(d->m, 2, plans);
+    /* the device loop's command buffer for its first batch, recorded now rather than in the decode */
+    if (res->warmed && d->loop && d->loop->active && max_new > 1 &&
+        wnrt_loop_prepare(d->m, n_prompt, max_new - 1 < WNRT_LOOP_STEPS ? (int)(max_new - 1) : WNRT_LOOP_STEPS) < 0)
+        goto done;
     double t_load = convert_now_s() - t0;
     int64_t n = n_prompt;
     for (long long k = 0; k < max_new; k++, n++) {
@@ -102,8 +106,8 @@ void decoder_print_stats(FILE *f, const DecoderResult *res) {
             st->runs ? (double)st->prepare_ns_total / 1e3 / (double)st->runs : 0.0, (double)st->prepare_ns / 1e3,
             st->params_written);
     if (st->loop_submits)
-        fprintf(f, "webnnc: device token loop: %llu decode steps in %llu submissions, %llu of them prepared while the one "
-                   "before ran\n",
+        fprintf(f, "webnnc: device token loop: %llu decode steps in %llu submissions, %llu of them prepared ahead (at load or "
+                   "while the one before ran)\n",
                 (unsigned long long)st->loop_steps, (unsigned long long)st->loop_submits, (unsigned long long)st->loop_ahead);
     fprintf(f, "webnnc: pipelines of %d dispatch plans created at load (WEBNNC_WARM=0: none), %d more during the runs\n",
             res->warmed, st->run_pipelines);

@@ -6,8 +6,8 @@ ONNX folder) gives the same token ids on every runtime path:
   older path, the reference;
 - `replay`: the default, one recording per dispatch plan replayed for every size (runtime/replay.c),
   made in pieces of 32 dispatches each submitted as soon as recorded (runtime/record.c), and, for models with KV caches, the token loop on the device (runtime/loop.c: argmax on the GPU,
-  the next step's inputs written there, 16 steps per submission, every submission after the first
-  captured while the one before ran);
+  the next step's inputs written there, 16 steps per submission, the first one recorded at load,
+  every later one captured while the one before ran);
 - `replay-host-loop`: replay with the argmax on the host every step (WEBNNC_DEVICE_LOOP=0);
 - `replay-staging`: the default with graph inputs/outputs forced through host staging buffers
   (WEBNNC_FORCE_STAGING=1: the io_copy dispatches a discrete GPU uses; lavapipe maps its memory).
@@ -41,7 +41,7 @@ MODES = {
     "replay-staging": {"WEBNNC_FORCE_STAGING": "1"},
 }
 STATS = re.compile(r"runtime: (\d+) recordings, (\d+) replays")
-LOOP = re.compile(r"device token loop: (\d+) decode steps in (\d+) submissions, (\d+) of them prepared while")
+LOOP = re.compile(r"device token loop: (\d+) decode steps in (\d+) submissions, (\d+) of them prepared ahead")
 ENV_KEYS = ("WEBNNC_REPLAY", "WEBNNC_FORCE_STAGING", "WEBNNC_DEVICE_LOOP", "WEBNNC_ALL_LOGITS")
 
 
@@ -60,8 +60,11 @@ def generate(model, env_extra, max_new, extra=()):
     if p.returncode != 0 or not m or not lines:
         return None, None, None, run.describe()
     loop = LOOP.search(p.stderr)
-    if loop and int(loop[3]) != int(loop[2]) - 1:  # every batch after the first was captured while the one before ran
-        return None, None, None, f"{loop[0]}: {int(loop[2]) - 1} prepared ahead expected\n{run.describe()}"
+    # every batch captured ahead: the first recorded at load with the warm-up (not under WEBNNC_WARM=0),
+    # every later one while the one before ran
+    ahead = int(loop[2]) - (1 if env_extra.get("WEBNNC_WARM") == "0" else 0) if loop else 0
+    if loop and int(loop[3]) != ahead:
+        return None, None, None, f"{loop[0]}: {ahead} prepared ahead expected\n{run.describe()}"
     return lines[-1], int(m[1]), int(loop[1]) if loop else 0, ""
 
 
