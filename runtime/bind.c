@@ -2,6 +2,7 @@
  * from the inputs' actual shapes (same symbol -> same size, each within its maxSize); compound
  * dims of inputs must evaluate to the bound size; then every value's actual shape is evaluated
  * and checked against its upper bound (O(values)).  Errors name the first offending input. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "bind.h"
@@ -123,4 +124,25 @@ int wnrt_bind_eval_shapes(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]) {
         }
     }
     return 0;
+}
+
+int wnrt_bind_save(const WnrtModel *m, InputSnapshot *s) {
+    size_t ni = (size_t)m->g->n_inputs + 1;
+    s->bound = malloc(sizeof *s->bound * ni);
+    s->shape = malloc(sizeof *s->shape * ni);
+    if (!s->bound || !s->shape) {
+        free(s->bound), free(s->shape);
+        diag_error("out of memory");
+        return -1;
+    }
+    memcpy(s->bound, m->bound, sizeof *s->bound * ni);
+    memcpy(s->shape, m->in_shape, sizeof *s->shape * ni);
+    return 0;
+}
+
+void wnrt_bind_restore(WnrtModel *m, InputSnapshot *s) {
+    size_t ni = (size_t)m->g->n_inputs + 1;
+    memcpy(m->bound, s->bound, sizeof *s->bound * ni);
+    memcpy(m->in_shape, s->shape, sizeof *s->shape * ni);
+    free(s->bound), free(s->shape);
 }

@@ -209,12 +209,12 @@ int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c) {
     return 0;
 }
 
-/* Makes the loop's command buffer for the plan of L->now. */
-static int record(WnrtModel *m, struct TokenLoop *L, int steps) {
+/* Makes the loop's command buffer for the plan of L->now (the batch from position pos). */
+static int record(WnrtModel *m, struct TokenLoop *L, int steps, int64_t pos) {
     if (wnrt_replay_reserve(m, &L->params, L->now.n) < 0) return -1;
     if (!L->cb && vkdev_cb_alloc(m->dev, &L->cb) < 0) return -1;
     L->recorded = false;
-    if (walk(m, L, L->cb, &L->rec, steps, L->next_pos, NULL) < 0) return -1;
+    if (walk(m, L, L->cb, &L->rec, steps, pos, NULL) < 0) return -1;
     if (!wnrt_replay_same_plan(&L->rec, &L->now)) {
         diag_error("internal: the device loop's recording differs from its capture");
         return -1;
@@ -228,24 +228,12 @@ int wnrt_loop_prepare(WnrtModel *m, int64_t pos, int steps) {
     struct TokenLoop *L = m->loop;
     if (!L || steps < 1 || pos < 1) return 0;
     if (steps > L->cfg.steps) steps = L->cfg.steps;
-    size_t ni = (size_t)m->g->n_inputs + 1;
-    bool *bound = malloc(sizeof *bound * ni);
-    int64_t(*shapes)[WN_MAX_RANK] = malloc(sizeof *shapes * ni);
-    if (!bound || !shapes) {
-        free(bound), free(shapes);
-        diag_error("out of memory");
-        return -1;
-    }
-    memcpy(bound, m->bound, sizeof *bound * ni);
-    memcpy(shapes, m->in_shape, sizeof *shapes * ni);
+    InputSnapshot kept;
+    if (wnrt_bind_save(m, &kept) < 0) return -1;
     const int loop_inputs[3] = {L->ids, L->pos, L->mask}; /* the steps' shapes set them (step_shapes) */
     for (int k = 0; k < 3; k++)
         if (loop_inputs[k] >= 0) m->bound[loop_inputs[k]] = true;
-    int64_t next = L->next_pos;
-    L->next_pos = pos;
-    int rc = walk(m, L, VK_NULL_HANDLE, &L->now, steps, pos, NULL);
-    if (rc == 0) rc = record(m, L, steps);
-    if (rc == 0) {
+    if (walk(m, L, VK_NULL_HANDLE, &L->now, steps, pos, NULL) == 0 && record(m, L, steps, pos) == 0) {
         m->stats.params_written = wnrt_replay_write(m, &L->params, NULL, &L->rec);
         L->ahead = true; /* `now` is this batch's walk: the first wnrt_loop_next writes nothing more */
         L->ahead_steps = steps;
@@ -254,10 +242,7 @@ int wnrt_loop_prepare(WnrtModel *m, int64_t pos, int steps) {
         L->recorded = L->ahead = false;
         diag_clear(); /* made again, reporting its error, by wnrt_loop_next */
     }
-    L->next_pos = next;
-    memcpy(m->bound, bound, sizeof *bound * ni);
-    memcpy(m->in_shape, shapes, sizeof *shapes * ni);
-    free(bound), free(shapes);
+    wnrt_bind_restore(m, &kept);
     return 0;
 }
 
@@ -282,7 +267,7 @@ int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
         return -1;
     L->ahead = false;
     if (!L->recorded || !wnrt_replay_same_plan(&L->rec, &L->now)) {
-        if (record(m, L, steps) < 0) return -1;
+        if (record(m, L, steps, L->next_pos) < 0) return -1;
         m->stats.params_written = wnrt_replay_write(m, &L->params, NULL, &L->rec);
     } else {
         m->stats.params_written = wnrt_replay_write(m, &L->params, &L->rec, &L->now);

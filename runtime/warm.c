@@ -34,17 +34,16 @@ static int set_shapes(WnrtModel *m, int64_t at, int64_t *symvals) {
 
 int wnrt_warm(WnrtModel *m, int count, const int64_t *sizes) {
     Graph *g = m->g;
-    size_t ni = (size_t)g->n_inputs + 1;
-    bool *bound = malloc(sizeof *bound * ni);
-    int64_t(*shapes)[WN_MAX_RANK] = malloc(sizeof *shapes * ni);
+    InputSnapshot kept;
     int64_t *symvals = malloc(sizeof *symvals * ((size_t)g->n_symbols + 1));
-    if (!bound || !shapes || !symvals) {
-        free(bound), free(shapes), free(symvals);
+    if (!symvals) {
         diag_error("out of memory");
         return -1;
     }
-    memcpy(bound, m->bound, sizeof *bound * ni);
-    memcpy(shapes, m->in_shape, sizeof *shapes * ni);
+    if (wnrt_bind_save(m, &kept) < 0) {
+        free(symvals);
+        return -1;
+    }
     int warmed = 0;
     for (int k = 0; k < count; k++) {
         ReplayTrace t = {0};
@@ -56,8 +55,7 @@ int wnrt_warm(WnrtModel *m, int count, const int64_t *sizes) {
         diag_clear();
     }
     m->pipelines_ready = m->dev->pipelines_created;
-    memcpy(m->bound, bound, sizeof *bound * ni);
-    memcpy(m->in_shape, shapes, sizeof *shapes * ni);
-    free(bound), free(shapes), free(symvals);
+    wnrt_bind_restore(m, &kept);
+    free(symvals);
     return warmed;
 }

@@ -65,10 +65,7 @@ int decoder_generate(Decoder *d, int device, long long max_new, int64_t *tokens,
     const char *warm = getenv("WEBNNC_WARM");
     const int64_t plans[2] = {n_prompt, 1}; /* the prefill and a decode step: their pipelines now, not in the TTFT */
     res->warmed = warm && strcmp(warm, "0") == 0 ? 0 : wnrt_warm(d->m, 2, plans);
-    /* the device loop's command buffer for its first batch, recorded now rather than in the decode */
-    if (res->warmed && d->loop && d->loop->active && max_new > 1 &&
-        wnrt_loop_prepare(d->m, n_prompt, max_new - 1 < WNRT_LOOP_STEPS ? (int)(max_new - 1) : WNRT_LOOP_STEPS) < 0)
-        goto done;
+    if (res->warmed && decoder_loop_prepare(d, n_prompt, max_new) < 0) goto done; /* not under WEBNNC_WARM=0 */
     double t_load = convert_now_s() - t0;
     int64_t n = n_prompt;
     for (long long k = 0; k < max_new; k++, n++) {

@@ -46,13 +46,25 @@ int decoder_loop_begin(Decoder *d) {
     return wnrt_loop_config(d->m, &L->cfg);
 }
 
+/* Tokens asked of the device loop when the k-th new token is due (its buffer empty): the first alone
+ * (its time is the TTFT), then the rest, at most DECODER_LOOP_MAX_STEPS at a time. */
+static int request(long long k, long long max_new) {
+    long long want = k == 0 ? 1 : max_new - k;
+    return want < DECODER_LOOP_MAX_STEPS ? (int)want : DECODER_LOOP_MAX_STEPS;
+}
+
+int decoder_loop_prepare(Decoder *d, int64_t n_prompt, long long max_new) {
+    DecoderLoop *L = d->loop;
+    if (!L || !L->active || max_new < 2) return 0;
+    return wnrt_loop_prepare(d->m, n_prompt, request(1, max_new)); /* the request after the first token */
+}
+
 int decoder_next(Decoder *d, int64_t *tokens, int64_t start, int64_t n, long long k, long long max_new) {
     DecoderLoop *L = d->loop;
     if (!L || !L->active) return decoder_step(d, tokens, start, n - start, &tokens[n]);
     if (k == 0 && decoder_step(d, tokens, start, n - start, NULL) < 0) return -1;
     if (L->used == L->have) {
-        long long want = k == 0 ? 1 : max_new - k; /* the first token alone: its time is the TTFT */
-        int got = wnrt_loop_next(d->m, L->buf, want < DECODER_LOOP_MAX_STEPS ? (int)want : DECODER_LOOP_MAX_STEPS);
+        int got = wnrt_loop_next(d->m, L->buf, request(k, max_new));
         if (got < 1) return -1;
         L->have = got;
         L->used = 0;

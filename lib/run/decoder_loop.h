@@ -28,6 +28,9 @@ typedef struct Decoder Decoder;
  * (wnrt_loop_config); before the first run and decoder_next, so that the pipelines warmed at load
  * include the token pick.  0 or -1 with a diagnostic (sampling where the device loop cannot run). */
 int decoder_loop_begin(Decoder *d);
+/* After the warm-up: the device loop's command buffer for the batch decoder_next asks for first,
+ * recorded at load (wnrt_loop_prepare) instead of inside the decode.  0 or -1 with a diagnostic. */
+int decoder_loop_prepare(Decoder *d, int64_t n_prompt, long long max_new);
 /* The k-th new token (0: after the prefill) into tokens[n]: tokens[start .. n) are the step's new
  * tokens.  On the device loop when d->loop allows it (KV caches, replayed recordings, and
  * WEBNNC_DEVICE_LOOP not 0), else decoder_step (d->loop NULL: always).  0 or -1 with a diagnostic
