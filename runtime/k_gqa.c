@@ -301,8 +301,9 @@ static uint64_t flash_coop_shared(int64_t H, bool emulate) {
  * cooperative matrices, subgroups of 32; float16 activations), head sizes a multiple of 16 up to
  * GQA_FLASH_MAX_H, subgroup arithmetic, its shared memory; GQA_FLASH_COOP_SUBGROUPS subgroups
  * (WEBNNC_FLASH_COOP_SUBGROUPS = 1..4: query blocks of 16 to 64 tokens).  0: the scalar flash kernel
- * (also WEBNNC_FLASH_COOP=0).  WEBNNC_FLASH_COOP=emulate (tests): float16 on any device, on
- * ext_gqa_attn_flash_coop_emu.comp (the operations emulated in plain GLSL; *emulate set). */
+ * (also WEBNNC_FLASH_COOP=0).  WEBNNC_FLASH_COOP=emulate (tests): float16 on devices without cooperative
+ * matrices, on ext_gqa_attn_flash_coop_emu.comp (the operations emulated in plain GLSL; *emulate set; the
+ * H100 driver fails to create that pipeline, VkResult -13). */
 static uint32_t flash_coop_wg(const KernelCtx *kc, const GqaDims *d, DType dt, bool *emulate) {
     const WnrtDeviceInfo *dev = kc_device(kc);
     const char *e = getenv("WEBNNC_FLASH_COOP");

@@ -34,10 +34,7 @@ shared float part_acc[32 * 128]; // [subgroup][channel]: H <= 128 when NS is 32 
 // at 128 keys).
 float kx[DEC_KB * CPL], vx[DEC_KB * CPL], qv[CPL], acc[CPL];
 
-// One run of n (1..DEC_KB) keys, held in kx / vx for t < n, into the online softmax (m, l, acc):
-// entries past n are never used (their scores are replaced by -inf and the value loop stops at n:
-// the new-row run of a subgroup that had no memory run leaves them as they were, and 0 * NaN is
-// NaN); j0 is the first key's index (for the bias).
+// The score of key j from its dot product x with the query: scaled, soft-capped, plus the bias.
 float dec_score(float x, uint j) {
     x *= pc.scale;
     if (pc.softcap > 0.0) x = pc.softcap * tanh(x / pc.softcap);
@@ -54,6 +51,10 @@ float dec_score(float x, uint j) {
         d[a] = keep + subgroupShuffleXor(send, o);                                                \
     }
 
+// One run of n (1..DEC_KB) keys, held in kx / vx for t < n, into the online softmax (m, l, acc):
+// entries past n are never used (their scores are replaced by -inf and the value loop stops at n:
+// the new-row run of a subgroup that had no memory run leaves them as they were, and 0 * NaN is
+// NaN); j0 is the first key's index (for the bias).
 void dec_run(uint n, uint j0, inout float m, inout float l) {
     float d[DEC_KB > 8u ? DEC_KB : 8u]; // the lanes' partial dot products, then the scores
     [[unroll]] for (uint t = 0u; t < DEC_KB; t++) {

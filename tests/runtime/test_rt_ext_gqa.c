@@ -209,18 +209,18 @@ static const GqaCase flash_f16_cases[] = {
     {DT_F16, 1, 33, 4, 2, 40, 40, {39}, false, 0, false, false, false, false, false, false, 0, 0},
 };
 
-/* The same kernel's emulated build (ext_gqa_attn_flash_coop_emu.comp, WEBNNC_FLASH_COOP=emulate) on
- * devices without NV cooperative matrices (on the H100 the driver fails to create the emulated
- * build's pipeline, VkResult -13; there the case runs on the native kernel), in one case (lavapipe takes ~25 s to compile each specialization of it): two batches
- * with different pasts, query blocks of 32 (2 subgroups: 32 + 32 + 6 rows) over three key tiles, 2
- * query heads per kv head, a local window of 17 (not tile-aligned), attentionBias, headSink and
- * softcap.  (lavapipe's 32 KiB of shared memory hold head sizes up to 96.) */
 /* Sets environment variable `name` to `value` (NULL: unsets it). */
 static void env_put(const char *name, const char *value) {
     if (value) setenv(name, value, 1);
     else unsetenv(name);
 }
 
+/* The same kernel's emulated build (ext_gqa_attn_flash_coop_emu.comp, WEBNNC_FLASH_COOP=emulate) on
+ * devices without NV cooperative matrices (on the H100 the driver fails to create the emulated
+ * build's pipeline, VkResult -13; there the case runs on the native kernel), in one case (lavapipe takes ~25 s to compile each specialization of it): two batches
+ * with different pasts, query blocks of 32 (2 subgroups: 32 + 32 + 6 rows) over three key tiles, 2
+ * query heads per kv head, a local window of 17 (not tile-aligned), attentionBias, headSink and
+ * softcap.  (lavapipe's 32 KiB of shared memory hold head sizes up to 96.) */
 START_TEST(flash_prefill_emulated) {
     char *outer = getenv("WEBNNC_FLASH_COOP") ? strdup(getenv("WEBNNC_FLASH_COOP")) : NULL; /* the caller's, restored */
     if (!wnrt_context_device(rt_ctx)->coopmat_nv) setenv("WEBNNC_FLASH_COOP", "emulate", 1);
