@@ -296,7 +296,7 @@ static int descriptors(KernelCtx *kc, const KBind *binds, int n_binds, int slot)
                     : (VkDescriptorBufferInfo){binds[i].buffer, binds[i].offset, binds[i].range};
         w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                       .dstBinding = par ? K_PARAMS_BINDING : (uint32_t)i, .descriptorCount = 1,
-                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &bi[i]};
+                                      .descriptorType = k_binding_type(par ? K_PARAMS_BINDING : i), .pBufferInfo = &bi[i]};
     }
     if (kc->dev->push_descriptor_fn) {
         kc->dev->push_descriptor_fn(kc->cb, VK_PIPELINE_BIND_POINT_COMPUTE, vk_pipeset_layout(kc->dev), 0, (uint32_t)n_binds + 1, w);

@@ -63,6 +63,8 @@ bool wnrt_replay_same_plan(const ReplayTrace *a, const ReplayTrace *b) {
     return true;
 }
 
+/* A slot is bound as a uniform buffer: 256 bytes covers minUniformBufferOffsetAlignment, which the
+ * Vulkan spec caps at 256. */
 uint64_t wnrt_replay_slot_stride(const WnrtModel *m) {
     uint64_t align = m->dev->info.min_storage_offset_alignment;
     return align > 256 ? align : 256;

@@ -105,6 +105,7 @@ void vkdev_probe(VkPhysicalDevice pd, WnrtDeviceInfo *info) {
     info->storage8 = f12.storageBuffer8BitAccess;
     info->storage16 = f11.storageBuffer16BitAccess;
     info->int64 = f2.features.shaderInt64;
+    info->uniform_standard_layout = f12.uniformBufferStandardLayout;
     info->push_descriptor = has_extension(pd, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
 
     VkPhysicalDeviceMemoryProperties mp;
@@ -182,11 +183,13 @@ static int pick_device(VkPhysicalDevice *pds, int n, int index) {
     for (int i = 0; i < n; i++) {
         WnrtDeviceInfo info;
         vkdev_probe(pds[i], &info);
-        if (VK_API_VERSION_MINOR(info.api_version) < 2 && VK_API_VERSION_MAJOR(info.api_version) == 1) continue;
+        if ((VK_API_VERSION_MINOR(info.api_version) < 2 && VK_API_VERSION_MAJOR(info.api_version) == 1) ||
+            !info.uniform_standard_layout)
+            continue;
         int r = rank_type(info.type);
         if (r < best_rank) best = i, best_rank = r;
     }
-    if (best < 0) diag_error("vulkan: no Vulkan 1.2 device found");
+    if (best < 0) diag_error("vulkan: no Vulkan 1.2 device with uniformBufferStandardLayout found");
     return best;
 }
 
@@ -252,6 +255,11 @@ VkDev *vkdev_open(int index) {
                    VK_API_VERSION_MAJOR(d->info.api_version), VK_API_VERSION_MINOR(d->info.api_version));
         goto fail;
     }
+    if (!d->info.uniform_standard_layout) {
+        diag_error("vulkan: device %s lacks the Vulkan 1.2 feature uniformBufferStandardLayout, which the kernels' "
+                   "parameter blocks need", d->info.name);
+        goto fail;
+    }
     VkPhysicalDeviceProperties props;
     vkGetPhysicalDeviceProperties(d->phys, &props);
     memcpy(d->pipeline_cache_uuid, props.pipelineCacheUUID, VK_UUID_SIZE);
@@ -268,6 +276,7 @@ VkDev *vkdev_open(int index) {
     f12.shaderFloat16 = d->info.float16;
     f12.shaderInt8 = d->info.int8;
     f12.storageBuffer8BitAccess = d->info.storage8;
+    f12.uniformBufferStandardLayout = VK_TRUE;
     f11.storageBuffer16BitAccess = d->info.storage16;
     f2.features.shaderInt64 = d->info.int64;
     const char *exts[3];

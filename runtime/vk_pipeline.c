@@ -89,7 +89,7 @@ PipelineSet *vk_pipeset_create(VkDev *d) {
     /* bindings 0..K_MAX_BINDINGS-1: the kernel's tensors; K_PARAMS_BINDING: its parameter block */
     VkDescriptorSetLayoutBinding b[K_MAX_BINDINGS + 1];
     for (int i = 0; i <= K_MAX_BINDINGS; i++)
-        b[i] = (VkDescriptorSetLayoutBinding){.binding = (uint32_t)i, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        b[i] = (VkDescriptorSetLayoutBinding){.binding = (uint32_t)i, .descriptorType = k_binding_type(i),
                                               .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
     VkDescriptorSetLayoutCreateInfo dl = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                           .flags = d->push_descriptor_fn ? VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR : 0,

@@ -55,6 +55,7 @@ typedef struct {
     bool storage8;   /* storageBuffer8BitAccess */
     bool int64;      /* shaderInt64 */
     bool push_descriptor;
+    bool uniform_standard_layout; /* uniformBufferStandardLayout (required: common.glsl PARAMS_BLOCK) */
     bool coopmat_nv; /* VK_NV_cooperative_matrix with float16 16x16x16 products into float32 (subgroups of
                         32), enabled at device creation (vkdev_open) unless WEBNNC_COOPMAT=0 */
     int n_heaps;
