@@ -18,6 +18,7 @@ typedef struct {
     uint32_t g_base, skip_base, sb_base, sum_base, half_n, split1, split2, y1_base, y2_base;
 } MatvecRowsPush;
 _Static_assert(sizeof(MatvecRowsPush) <= K_PUSH_MAX, "mat-vec push constants");
+#define KMV_SPEC 13 /* specialization constants of matvec_rows.glsl (0 .. TPR) */
 
 /* Workgroup size and rows per workgroup (bench/matvec_sweep.sh, 4096x4096, driver 580): float16
  * 64 x 4 rows (H200: 8.65 us), int4 32 x 2 rows (H100: float16-pair 4.09 us, 64 registers, 78.3%
@@ -25,21 +26,46 @@ _Static_assert(sizeof(MatvecRowsPush) <= K_PUSH_MAX, "mat-vec push constants");
  * get a smaller workgroup (down to one subgroup, at least 32).  Tall weights whose row groups
  * would exceed MV_MAX_GROUPS take 4 rows per workgroup: the vocabulary head (N 151936, K 896, int4)
  * ran at 92 us with 76k workgroups of 2 rows and at 53 us with 4 (H200; the other projections
- * were slower with 4). */
+ * were slower with 4).  Short int4 weights (N < MV_FEW_ROWS) take 1 row per workgroup: twice the
+ * workgroups to hide the load latency.  Qwen2-0.5B decode, H100, us per call with 2 rows -> 1:
+ * o_proj (896 x 896) 7.17 -> 6.82, down_proj (896 x 4864) 9.78 -> 8.69, qkv (1152 x 896) 8.43 ->
+ * 8.12; 4096 x 4096 went the other way (4.40 -> 5.47). */
 #define MV_MAX_GROUPS 16384
+#define MV_FEW_ROWS 2048
 /* Long rows (over MV_LONG_UNITS units per invocation) get twice the invocations, up to
  * MV_LONG_WG: the Qwen2-0.5B down_proj (K 4864, 152 int4 units per row) took 262 us per decode
  * step with 32 invocations, 234 with 64 and 226 with 128 (H100, 24 layers); K 4096 (128 units,
  * the benchmark above) keeps 32. */
 #define MV_LONG_UNITS 4
 #define MV_LONG_WG 64
-static void work_split(const WnrtDeviceInfo *d, int bits, uint64_t N, uint64_t units, uint32_t *wg, uint32_t *rows) {
-    bool cpu = d->type == WNRT_DEV_CPU;
+/* Row groups of TPR invocations (matvec_rows.glsl CLUSTER), several per workgroup, reduced with
+ * subgroup shuffles instead of shared memory: on GPUs with subgroup shuffles, quantized weights
+ *  - tall ones (over MV_MAX_GROUPS row groups): MV_TALL_TPR invocations per row, 1 row each;
+ *  - rows of at most a subgroup's units: one subgroup per row.
+ * MV_CLUSTER_WG invocations per workgroup.  Qwen2-0.5B int4 decode, H100, us per call before ->
+ * after: vocabulary head (151936 x 896) 53.0 -> 41.7; o_proj (896 x 896) 6.82 -> 6.54; qkv
+ * (1152 x 896) 8.13 -> 7.65; gatedMlp (2 x 4864 x 896) 12.93 -> 11.80.  Fewer invocations per row
+ * were slower for the short projections (4: o_proj 9.1, gatedMlp 15.4), and so was one subgroup
+ * per row for down_proj (K 4864: 8.68 -> 9.08), which keeps the workgroup reduction. */
+#define MV_TALL_TPR 4
+#define MV_CLUSTER_WG 64
+static void work_split(const WnrtDeviceInfo *d, int bits, uint64_t N, uint64_t units, uint32_t *wg, uint32_t *rows,
+                       uint32_t *tpr) {
+    bool cpu = d->type == WNRT_DEV_CPU, tall = N / 2 > MV_MAX_GROUPS;
+    uint32_t sg = d->subgroup_size;
+    bool cluster_ok = bits <= 8 && d->subgroup_shuffle && sg && (sg & (sg - 1)) == 0;
+    *tpr = cpu || !cluster_ok ? 0 : tall && sg >= MV_TALL_TPR ? MV_TALL_TPR : units <= sg ? sg : 0;
+    /* tuning override: WEBNNC_MATVEC_TPR = 0 (workgroup reduction) or a power of two <= the subgroup size */
+    *tpr = (uint32_t)kx_env_long("WEBNNC_MATVEC_TPR", 0, 1024, *tpr);
+    if (*tpr && (!cluster_ok || (*tpr & (*tpr - 1)) || *tpr > sg)) *tpr = 0;
     *wg = cpu || bits > 8 ? 64 : 32;
-    *rows = cpu || bits > 8 || N / 2 > MV_MAX_GROUPS ? 4 : 2;
-    uint32_t min_wg = d->subgroup_size > 32 ? d->subgroup_size : 32;
+    if (cpu || bits > 8) *rows = 4;
+    else if (tall) *rows = *tpr ? 1 : 4;
+    else *rows = bits == 4 && N < MV_FEW_ROWS ? 1 : 2;
+    uint32_t min_wg = sg > 32 ? sg : 32;
     while (*wg / 2 >= min_wg && *wg / 2 >= units) *wg /= 2;
     while (!cpu && *wg < MV_LONG_WG && units > MV_LONG_UNITS * (uint64_t)*wg) *wg *= 2;
+    if (*tpr) *wg = MV_CLUSTER_WG;
     /* tuning overrides (bench sweeps): WEBNNC_MATVEC_WG = 32..1024, WEBNNC_MATVEC_ROWS = 1..8 */
     *wg = (uint32_t)kx_env_long("WEBNNC_MATVEC_WG", 32, 1024, *wg);
     *rows = (uint32_t)kx_env_long("WEBNNC_MATVEC_ROWS", 1, 8, *rows);
@@ -111,7 +137,7 @@ static int vec_index(const Node *n, uint32_t base_bytes, uint64_t unit, uint32_t
 }
 
 /* What both forms share: operand sizes of x / scale / zp / bias, the shader's work split, spec
- * constants 0..9, push constants and bindings 0 x, 2 scale, 3 zero points, 5 bias (absent ones:
+ * constants (KMV_SPEC: 10 / 11 are the normalized projection's), push constants and bindings 0 x, 2 scale, 3 zero points, 5 bias (absent ones:
  * x again, never read).  Weights (1) and outputs are the caller's.  *M = activation rows. */
 static int rows_setup(KernelCtx *kc, const Node *n, const KMatvecRows *p, const KTensor *x, const KTensor *w,
                       const KTensor *scale, const KTensor *zp, const KTensor *bias, MatvecRowsPush *pc, KBind *b,
@@ -130,12 +156,12 @@ static int rows_setup(KernelCtx *kc, const Node *n, const KMatvecRows *p, const 
         return -1;
     }
     uint64_t ku = unit_k(p);
-    uint32_t wg;
-    work_split(d, p->bits, (uint64_t)p->N, K / ku, &wg, rows);
+    uint32_t wg, tpr;
+    work_split(d, p->bits, (uint64_t)p->N, K / ku, &wg, rows, &tpr);
     /* QLAYOUT: bit 0 = 8-byte units, bit 1 = a block boundary may fall inside a unit */
     uint32_t qlayout = (half_units(p) ? 1u : 0u) | (quant && (uint64_t)p->block_k % ku ? 2u : 0u);
-    uint32_t sp[10] = {wg, *rows, (uint32_t)p->bits, p->is_signed, p->has_zp, d->subgroup_arithmetic, wg, qlayout,
-                       (uint32_t)p->zp_absent, bias != NULL};
+    uint32_t sp[KMV_SPEC] = {wg, *rows, (uint32_t)p->bits, p->is_signed, p->has_zp, d->subgroup_arithmetic, tpr ? 1 : wg,
+                             qlayout, (uint32_t)p->zp_absent, bias != NULL, 0, 1, tpr};
     memcpy(spec, sp, sizeof sp);
     memset(pc, 0, sizeof *pc);
     pc->units = (uint32_t)(K / ku);
@@ -177,6 +203,8 @@ static int rows_dispatch(KernelCtx *kc, const Node *n, int sh, const uint32_t *s
     const WnrtDeviceInfo *d = kc_device(kc);
     uint64_t gmax = d->max_workgroup_count[0] < 65535 ? d->max_workgroup_count[0] : 65535;
     uint64_t groups = (pc->rows + per_group - 1) / per_group;
+    uint32_t per_wg = spec[12] ? spec[0] / spec[12] : 1; /* row groups per workgroup (TPR) */
+    groups = (groups + per_wg - 1) / per_wg;
     uint64_t gx = groups < gmax ? groups : gmax, gy = (groups + gx - 1) / gx;
     if (gy > d->max_workgroup_count[1]) {
         diag_node_error(n, "mat-vec needs too many workgroups (%llu)", (unsigned long long)groups);
@@ -189,7 +217,7 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
                         const KTensor *scale, const KTensor *zp, const KTensor *bias, const KTensor *y) {
     MatvecRowsPush pc;
     KBind b[6];
-    uint32_t spec[10], rows, base;
+    uint32_t spec[KMV_SPEC], rows, base;
     uint64_t M, N = (uint64_t)p->N;
     if (rows_setup(kc, n, p, x, w, scale, zp, bias, &pc, b, spec, &rows, &M) < 0) return -1;
     if (y->numel != M * N) {
@@ -213,7 +241,7 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
             return -1;
         pc.rows = (uint32_t)(r1 - r0);
         pc.row0 = (uint32_t)r0;
-        if (rows_dispatch(kc, n, sh, spec, 10, &pc, b, 6, rows, M) < 0) return -1;
+        if (rows_dispatch(kc, n, sh, spec, KMV_SPEC, &pc, b, 6, rows, M) < 0) return -1;
     }
     return 0;
 }
@@ -239,7 +267,7 @@ int kmatvec_norm_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
                         const KTensor *w, const KTensor *scale, const KTensor *zp, const KTensor *bias) {
     MatvecRowsPush pc;
     KBind b[12];
-    uint32_t spec[12], rows, base;
+    uint32_t spec[KMV_SPEC], rows, base;
     uint64_t M, K = (uint64_t)p->K, N = (uint64_t)p->N, out_n = q->gated ? N / 2 : N, total = 0;
     if (!kmatvec_norm_fits(kc, p, q, x, w)) {
         diag_node_error(n, "internal: normalized mat-vec does not apply");
@@ -288,7 +316,7 @@ int kmatvec_norm_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
     if (bind_bytes(kc, n, w, 0, N * K * (uint64_t)p->bits / 8 - 1, false, &b[1], &base) < 0 ||
         vec_index(n, base, weight_vec_bytes(p), &pc.w_base) < 0)
         return -1;
-    return rows_dispatch(kc, n, sh, spec, 12, &pc, b, 12, q->gated ? rows / 2 : rows, M);
+    return rows_dispatch(kc, n, sh, spec, KMV_SPEC, &pc, b, 12, q->gated ? rows / 2 : rows, M);
 }
 
 /* ---- the family of plan rewrites (plan_matvec.c) ------------------------------------ */

@@ -50,7 +50,7 @@
 static inline VkDescriptorType k_binding_type(int i) {
     return i == K_PARAMS_BINDING ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
-#define K_MAX_SPEC 12
+#define K_MAX_SPEC 16
 #define K_PUSH_MAX 128
 
 typedef struct {

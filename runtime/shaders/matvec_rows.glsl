@@ -17,6 +17,10 @@
 //                  can fall inside a unit: QLAYOUT bit 1).
 // A quantized unit is loaded whole (weights, activations as stored, scales, zero-point words)
 // before it is computed; two units per loop iteration.
+// The invocations of a row group split its units: the whole workgroup (TPR 0), reduced through
+// subgroupAdd and shared memory; or (CLUSTER, quantized weights) TPR invocations, several row
+// groups per workgroup, reduced with subgroupShuffleXor within the group, no shared memory or
+// barrier (k_matvec.c work_split says where each is faster).
 // Dequantization without shifts or integer-to-float conversions (HALF_DOT 0, exact, f32): value j
 // of a 16-bit half-word h is masked in place, (h & (QMASK << j*WBITS)) | 0x4b000000 is the float
 // 2^23 + q * 2^(j*WBITS) (below 2^24, so exact), and fma(that, 2^-(j*WBITS), -(2^(23 - j*WBITS) +
@@ -29,8 +33,9 @@
 // (|partial| <= 5.75 * max|x|, so no overflow below |x| = 11392) and then in f32; an invocation
 // whose row sums end up not finite computes its units again in the exact form (outside the hot
 // loop: a check inside it cost a third of the speed on an H100).
-// The workgroup reduces with subgroupAdd then shared memory (or shared memory only without
-// subgroup arithmetic).  Grid: x/y fold the row groups of this dispatch (flat_group), z = row m.
+// TPR 0: the workgroup reduces with subgroupAdd then shared memory (or shared memory only without
+// subgroup arithmetic).  Grid: x/y fold the workgroups of this dispatch (flat_group; one row group
+// each, or size / TPR), z = row m.
 // NORM_PROJ 1 (matvec_rows_norm.comp: qkvProjection / gatedMlp at decode, quantized weights, exact
 // f32): the activations are v = x (+ skip (+ skipBias)) and the product is taken with v * normScale;
 // the sum of v^2 over k is accumulated alongside (every k of row m passes through exactly one
@@ -42,6 +47,7 @@
 #include "common.glsl"
 #extension GL_KHR_shader_subgroup_basic : enable
 #extension GL_KHR_shader_subgroup_arithmetic : enable
+#extension GL_KHR_shader_subgroup_shuffle : enable
 
 layout(constant_id = 1) const uint ROWS = 2;        // output rows per workgroup (<= 8)
 layout(constant_id = 2) const uint WBITS = 16;      // 4, 8, 16, 32
@@ -58,6 +64,9 @@ layout(constant_id = 9) const bool HAS_BIAS = false; // y += bias[n] (binding 5)
 layout(constant_id = 10) const uint NP_FLAGS = 0u;   // NORM_PROJ: 1 skip, 2 skipBias, 4 sum output, 8 gated,
                                                      // 16 * gatedMlp activation (activation_math.glsl)
 layout(constant_id = 11) const uint NP_SPLITS = 1u;  // NORM_PROJ: outputs (qkvProjection splits, 1..3)
+layout(constant_id = 12) const uint TPR = 0u;        // invocations per row group (a power of two dividing the
+                                                     // subgroup size; needs subgroupShuffleXor); 0: the workgroup
+const bool CLUSTER = TPR != 0u;
 
 PARAMS_BLOCK PC {
     uint rows;      // rows of this dispatch
@@ -130,6 +139,7 @@ struct Unit {
 
 float xv[32]; // activations of a float-weight unit, or of the quantized unit being computed
 float ssq = 0.0; // NORM_PROJ: this invocation's sum of v^2
+uint row_group;  // the row group this invocation computes (main)
 
 // The activations of one stored uvec4 (8 float16 or 4 float32) into xv[at ..] as f32.
 const uint XPV = 128u / A_BITS; // activations per uvec4
@@ -314,7 +324,7 @@ void compute_unit(uint m, uint u, const Unit t, uint rbase[8], bool use_half, in
     bool two = SPLIT && SUBS > 1u;
     uint bi0 = kblock(u * KPU) * pc.s_k, bi1 = two ? kblock(u * KPU + 16u) * pc.s_k : bi0;
     uint mid = two ? QWORDS / 2u : QWORDS;
-    if (!use_half) unpack_x(t, m, u, flat_group() == 0u);
+    if (!use_half) unpack_x(t, m, u, row_group == 0u);
     for (uint r = 0u; r < ROWS; r++) {
         uvec4 w = t.q[r] ^ uvec4(SIGNFLIP);
         uint z0 = zero_point(t.z[r][0], pc.z_base + rbase[r] + bi0);
@@ -334,9 +344,10 @@ void compute_unit(uint m, uint u, const Unit t, uint rbase[8], bool use_half, in
     }
 }
 
-// This invocation's units u0, u0 + wgs, ... of weight rows wrow[], added to acc.
+// This invocation's units u0, u0 + wgs, ... of weight rows wrow[], added to acc (wgs: the
+// invocations of a row group).
 void run_units(uint m, uint u0, uint wrow[8], uint rbase[8], bool use_half, inout float acc[8]) {
-    uint wgs = gl_WorkGroupSize.x, u = u0;
+    uint wgs = CLUSTER ? TPR : gl_WorkGroupSize.x, u = u0;
     Unit ta, tb;
     for (; u + wgs < pc.units; u += 2u * wgs) {
         if (!QUANT) {
@@ -375,14 +386,42 @@ void store(uint m, uint n, float v) {
 }
 #endif
 
+// Output column n of activation row m from its reduced sums: s (gated: the gate row's), up (gated:
+// the up row's), ss (NORM_PROJ: sum of v^2 over k).
+void finish(uint m, uint n, float s, float up, float ss) {
+#if NORM_PROJ
+    float inv = 1.0 / sqrt(ss / float(pc.units * KPU) + pc.eps);
+    s *= inv;
+    if (HAS_BIAS) s += float(bias_in[pc.b_base + n]);
+    if (NP_GATED) {
+        up *= inv;
+        if (HAS_BIAS) up += float(bias_in[pc.b_base + pc.half_n + n]);
+        s = gate_activation(NP_GATE_ACT, s) * up;
+    }
+    store(m, n, s);
+#else
+    if (HAS_BIAS) s += float(bias_in[pc.b_base + n]);
+    y_out[pc.y_base + m * pc.y_stride + n] = A_T(s);
+#endif
+}
+
+// Sum over the TPR invocations of a row group (CLUSTER).
+float cluster_add(float v) {
+    for (uint o = TPR / 2u; o > 0u; o >>= 1u) v += subgroupShuffleXor(v, o);
+    return v;
+}
+
 void main() {
     uint tid = gl_LocalInvocationID.x;
-    uint OUTS = NP_GATED ? ROWS / 2u : ROWS; // output columns per workgroup
-    uint first = flat_group() * OUTS;
+    uint OUTS = NP_GATED ? ROWS / 2u : ROWS; // output columns per row group
+    // CLUSTER: the workgroup holds size / TPR row groups of TPR invocations each
+    uint lane = CLUSTER ? tid % TPR : tid;
+    row_group = CLUSTER ? flat_group() * (gl_WorkGroupSize.x / TPR) + tid / TPR : flat_group();
+    uint first = row_group * OUTS;
     uint m = gl_WorkGroupID.z;
     float acc[8];
     for (uint r = 0u; r < ROWS; r++) acc[r] = 0.0;
-    if (first >= pc.rows) return; // whole workgroup: the grid is rounded up
+    if (first >= pc.rows) return; // whole row group: the grid is rounded up
     uint nrows = min(OUTS, pc.rows - first);
     // weight row of each accumulator (clamped at the end: loads stay in bounds, results unused);
     // scale / zero-point element of its block 0 (divisions hoisted out of the loop)
@@ -391,15 +430,23 @@ void main() {
         wrow[r] = min(first + r % OUTS, pc.rows - 1u) + (r >= OUTS ? pc.half_n : 0u);
         rbase[r] = QUANT ? ((pc.row0 + wrow[r]) / pc.block_n) * pc.s_n : 0u;
     }
-    run_units(m, tid, wrow, rbase, HALF, acc);
+    run_units(m, lane, wrow, rbase, HALF, acc);
     if (HALF) {
         // a float16 partial overflowed (or x holds Inf / NaN): this invocation's units again, exactly
         bool finite = true;
         for (uint r = 0u; r < ROWS; r++) finite = finite && !isinf(acc[r]) && !isnan(acc[r]);
         if (!finite) {
             for (uint r = 0u; r < ROWS; r++) acc[r] = 0.0;
-            run_units(m, tid, wrow, rbase, false, acc);
+            run_units(m, lane, wrow, rbase, false, acc);
         }
+    }
+    if (CLUSTER) {
+        // every invocation of the row group ends with all sums; invocation j writes columns j, j + TPR, ..
+        for (uint r = 0u; r < ROWS; r++) acc[r] = cluster_add(acc[r]);
+        if (NORM_PROJ != 0) ssq = cluster_add(ssq);
+        for (uint r = 0u; r < OUTS; r++)
+            if (r % TPR == lane && r < nrows) finish(m, pc.row0 + first + r, acc[r], NP_GATED ? acc[r + OUTS] : 0.0, ssq);
+        return;
     }
     uint slot;
     if (SG_REDUCE) {
@@ -418,26 +465,12 @@ void main() {
     uint used = SG_REDUCE ? gl_NumSubgroups : gl_WorkGroupSize.x;
     barrier();
     if (tid < nrows) {
-        float s = 0.0;
+        float s = 0.0, up = 0.0, ss = 0.0;
         for (uint i = 0u; i < used; i++) s += red[tid * SLOTS + i];
-        uint n = pc.row0 + first + tid;
-#if NORM_PROJ
-        float ss = 0.0;
-        for (uint i = 0u; i < used; i++) ss += red[8u * SLOTS + i];
-        float inv = 1.0 / sqrt(ss / float(pc.units * KPU) + pc.eps);
-        s *= inv;
-        if (HAS_BIAS) s += float(bias_in[pc.b_base + n]);
-        if (NP_GATED) {
-            float up = 0.0;
+        if (NP_GATED)
             for (uint i = 0u; i < used; i++) up += red[(tid + OUTS) * SLOTS + i];
-            up *= inv;
-            if (HAS_BIAS) up += float(bias_in[pc.b_base + pc.half_n + n]);
-            s = gate_activation(NP_GATE_ACT, s) * up;
-        }
-        store(m, n, s);
-#else
-        if (HAS_BIAS) s += float(bias_in[pc.b_base + n]);
-        y_out[pc.y_base + m * pc.y_stride + n] = A_T(s);
-#endif
+        if (NORM_PROJ != 0)
+            for (uint i = 0u; i < used; i++) ss += red[8u * SLOTS + i];
+        finish(m, pc.row0 + first + tid, s, up, ss);
     }
 }

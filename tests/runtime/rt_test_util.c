@@ -50,6 +50,19 @@ int rt_run(Graph *g, const void *const *inputs, void *out, uint64_t out_bytes) {
     return rc;
 }
 
+void rt_each_matvec_tpr(void (*cases)(void)) {
+    const WnrtDeviceInfo *d = wnrt_context_device(rt_ctx);
+    ck_assert_msg(d->subgroup_shuffle && d->subgroup_size >= 2,
+                  "the device has no subgroup shuffles: the mat-vec row groups cannot be tested");
+    for (uint32_t tpr = 2; tpr <= d->subgroup_size; tpr *= 2) {
+        char v[16];
+        snprintf(v, sizeof v, "%u", tpr);
+        setenv("WEBNNC_MATVEC_TPR", v, 1);
+        cases();
+    }
+    unsetenv("WEBNNC_MATVEC_TPR");
+}
+
 int rt_main(Suite *s) {
     int rc = tu_run_suite(s);
     rt_destroy_ctx();

@@ -192,7 +192,7 @@ END_TEST
 /* Decode on the row mat-vec with the norm prologue (shaders/matvec_rows_norm.comp): 1-4 activation
  * rows, 4/8-bit, odd column counts (partial row groups), up to 3 splits (one of a single column), every input
  * option, float32 / float16; float zero points and padded k take the older kernel. */
-START_TEST(norm_proj_rows) {
+static void norm_proj_row_cases(void) {
     const OpId q = OP_QKV_PROJECTION, gm = OP_GATED_MLP;
     check_fused((FusedCase){q, DT_F32, 4, 32, 2, 160, 75, 1, true, true, true, true, 3, {43, 16, 16}});
     check_fused((FusedCase){q, DT_F16, 4, 16, 4, 96, 50, 0, true, false, true, true, 3, {34, 8, 8}});
@@ -204,6 +204,10 @@ START_TEST(norm_proj_rows) {
     check_fused((FusedCase){gm, DT_F32, 8, 16, 1, 32, 10, 0, false, false, false, false, 0, {0}});
     check_fused((FusedCase){gm, DT_F16, 4, 32, 2, 200, 30, 1, true, false, true, false, 0, {0}}); /* padded k */
 }
+START_TEST(norm_proj_rows) { norm_proj_row_cases(); }
+END_TEST
+/* The same on row groups of 2 .. subgroup-size invocations (rt_each_matvec_tpr). */
+START_TEST(norm_proj_row_groups) { rt_each_matvec_tpr(norm_proj_row_cases); }
 END_TEST
 
 /* Float weights (bits 0).  The mat-vec takes up to 16 rows (4 per workgroup), 64 columns per
@@ -329,6 +333,7 @@ int main(void) {
     tcase_add_test(tc, qkv_projection);
     tcase_add_test(tc, gated_mlp);
     tcase_add_test(tc, norm_proj_rows);
+    tcase_add_test(tc, norm_proj_row_groups);
     tcase_add_test(tc, prefill_tile_kernel);
     tcase_add_test(tc, qkv_projection_float);
     tcase_add_test(tc, gated_mlp_float);

@@ -69,7 +69,7 @@ END_TEST
  * row groups), several activation rows, bias, zero points absent (2^(bits-1)) / uint8, blocks of
  * 16 (several blocks per 16-byte unit) and 128, float16 (exact f32 dequantization: the float16-pair
  * kernel, WEBNNC_MATVEC_HALF=1, misses the 1e-3 tolerance at k = 1024). */
-START_TEST(row_matvec) {
+static void row_matvec_cases(void) {
     check_nbits((NbCase){DT_F32, 4, 32, 2, 512, 37, 1, true});
     check_nbits((NbCase){DT_F32, 4, 128, 4, 256, 5, 0, true});
     check_nbits((NbCase){DT_F32, 8, 16, 3, 96, 11, 1, false});
@@ -77,6 +77,10 @@ START_TEST(row_matvec) {
     check_nbits((NbCase){DT_F16, 4, 32, 1, 1024, 67, 1, true});
     check_nbits((NbCase){DT_F16, 4, 64, 3, 320, 19, 0, false});
 }
+START_TEST(row_matvec) { row_matvec_cases(); }
+END_TEST
+/* The same on row groups of 2 .. subgroup-size invocations (rt_each_matvec_tpr). */
+START_TEST(row_matvec_groups) { rt_each_matvec_tpr(row_matvec_cases); }
 END_TEST
 
 START_TEST(gemm) {
@@ -109,6 +113,7 @@ int main(void) {
     tcase_add_test(tc, matvec_bits);
     tcase_add_test(tc, matvec_variants);
     tcase_add_test(tc, row_matvec);
+    tcase_add_test(tc, row_matvec_groups);
     tcase_add_test(tc, gemm);
     tcase_add_test(tc, gemm_split_k);
     suite_add_tcase(s, tc);

@@ -269,6 +269,24 @@ START_TEST(half_overflow_fallback) {
 }
 END_TEST
 
+/* Row groups of 2 .. subgroup-size invocations (rt_each_matvec_tpr): 1-4 activation rows, partial
+ * row groups, 8-byte and split units, long rows, 8-bit, and the float16-pair kernel with its
+ * overflow fallback. */
+static void cluster_cases(void) {
+    check_quant(&(QCase){DT_U4, true, 1, 256, 40, 32, false});
+    check_quant(&(QCase){DT_U4, true, 4, 48, 7, 16, true});
+    check_quant(&(QCase){DT_I4, true, 1, 80, 21, 16, false});
+    check_quant(&(QCase){DT_U4, true, 2, 192, 13, 48, false, true});
+    check_quant(&(QCase){DT_U4, true, 1, 2080, 19, 32, false});
+    check_quant(&(QCase){DT_I8, true, 3, 208, 10, 16, false, true});
+    force_half(true);
+    check_quant(&(QCase){DT_U4, true, 2, 96, 33, 16, false});
+    check_quant(&(QCase){DT_U4, true, 1, 256, 40, 32, true, .x_fill = 30720});
+    force_half(false);
+}
+START_TEST(cluster_row_groups) { rt_each_matvec_tpr(cluster_cases); }
+END_TEST
+
 /* ---- not rewritten: K % 16 != 0 runs the generic kernels ------------------------------------ */
 START_TEST(k_not_multiple_of_16) {
     float bs[20 * 3], xs[20], out[3];
@@ -366,6 +384,7 @@ int main(void) {
     tcase_add_test(tc, i4_half_units);
     tcase_add_test(tc, half_kernel);
     tcase_add_test(tc, half_overflow_fallback);
+    tcase_add_test(tc, cluster_row_groups);
     tcase_add_test(tc, k_not_multiple_of_16);
     tcase_add_test(tc, copy_vectors_exact);
     tcase_add_test(tc, copy_vectors_tail);
