@@ -185,11 +185,14 @@ static int run_graph(const ArgResult *r, Graph *g, int repeat, int device, cJSON
         cJSON_AddStringToObject(report, "weightsPrecision", precision);
         cJSON *j = report_add_object(report, "stats");
         cJSON_AddNumberToObject(j, "dispatches", st.dispatches);
+        cJSON_AddNumberToObject(j, "ioDispatches", st.io_dispatches);
         cJSON_AddNumberToObject(j, "barriers", st.barriers);
         cJSON_AddNumberToObject(j, "deviceBytes", (double)st.device_bytes);
     }
-    fprintf(stderr, "webnnc: %s: %d dispatches, %d barriers, device memory %.1f MiB (tensors %.1f MiB after reuse of %.1f MiB, constants %.1f MiB)\n",
-            wnrt_context_device(ctx)->name, st.dispatches, st.barriers, st.device_bytes / 1048576.0, st.peak_bytes / 1048576.0,
+    char io_note[64] = "";
+    if (st.io_dispatches) snprintf(io_note, sizeof io_note, " (%d of them input/output copies)", st.io_dispatches);
+    fprintf(stderr, "webnnc: %s: %d dispatches%s, %d barriers, device memory %.1f MiB (tensors %.1f MiB after reuse of %.1f MiB, constants %.1f MiB)\n",
+            wnrt_context_device(ctx)->name, st.dispatches, io_note, st.barriers, st.device_bytes / 1048576.0, st.peak_bytes / 1048576.0,
             st.intermediate_sum / 1048576.0, st.const_bytes / 1048576.0);
     if (g->n_kv) fprintf(stderr, "webnnc: KV caches: %d of %d written in place (present shares the past's buffer)\n", st.kv_aliased, g->n_kv);
 done:

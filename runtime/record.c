@@ -24,6 +24,7 @@ struct KernelCtx {
     Range *written, *read;
     int n_written, n_read, cap_written, cap_read;
     int dispatches, barriers;
+    int io_dispatches;       /* of dispatches, the graph input/output copies (no node) */
     VkPipeline bound_pipeline;
     ReplayTrace *trace;      /* every dispatch is noted here (NULL while checking) */
     const MemAlloc *params;  /* slots of the recording (replay.h) */
@@ -266,6 +267,7 @@ int kc_dispatch(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, 
         vkCmdDispatch(kc->cb, gx, gy, gz);
     if (n) profile_dispatch_end(kc->m, kc->cb);
     kc->dispatches++;
+    if (!n) kc->io_dispatches++;
     kc->piece_dispatches++;
     return 0;
 }
@@ -426,6 +428,7 @@ int wnrt_record_commands(WnrtModel *m, Recording *r, int *submitted) {
     *submitted = kc.submitted;
     if (rc == 0 && vr != VK_SUCCESS) rc = vkdev_fail("vkEndCommandBuffer", vr);
     r->dispatches = kc.dispatches;
+    r->io_dispatches = kc.io_dispatches;
     r->barriers = kc.barriers;
     free(kc.written);
     free(kc.read);

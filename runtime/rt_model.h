@@ -31,6 +31,7 @@ typedef struct {
     int submitted;                     /* pieces the recording itself submitted (its first run) */
     uint64_t last_used;
     int dispatches, barriers;
+    int io_dispatches;   /* of dispatches, graph input/output copies */
     ReplayTrace trace;   /* its dispatches; args as last written into params (replay.h) */
     ReplaySlots params;  /* parameter + indirect-argument slots (kept when the slot is re-recorded) */
 } Recording;

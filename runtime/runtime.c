@@ -194,6 +194,7 @@ int wnrt_run(WnrtModel *m) {
     r->last_used = ++m->clock;
     m->cur = (int)(r - m->rec);
     m->stats.dispatches = r->dispatches;
+    m->stats.io_dispatches = r->io_dispatches;
     m->stats.barriers = r->barriers;
     m->stats.prepare_ns = now_ns() - t0;
     m->stats.prepare_ns_total += m->stats.prepare_ns;

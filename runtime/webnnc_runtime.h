@@ -105,6 +105,9 @@ typedef struct {
     int replays;                 /* runs that reused a recording (device loop steps: steps of a
                                   * submission whose command buffer was recorded before it) */
     int dispatches;              /* dispatches in the last run's recording */
+    int io_dispatches;           /* of those, copies of graph inputs / outputs between host-visible
+                                  * staging and device storage (io_copy; none where the device
+                                  * memory is host visible, as on lavapipe) */
     int barriers;                /* barriers in the last run's recording */
     bool replay;                 /* one recording serves every size with the same dispatch plan
                                   * (WEBNNC_REPLAY=0: one per set of sizes, the older path) */

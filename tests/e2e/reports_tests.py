@@ -110,6 +110,15 @@ def run_reports(tmp, testdata):
     check(o and o["timing"]["runs"] == 2 and o["timing"]["minMs"] <= o["timing"]["p90Ms"] and out.get("pass") is True
           and out.get("shape") == [1, 8, 64] and out.get("atol") == 1e-4 and o["weightsPrecision"] == "float32",
           f"run --json: timing, outputs[0] pass/shape/atol, weightsPrecision: {out}")
+    # inputs and outputs staged in host memory, as on a discrete GPU: their io_copy dispatches counted apart
+    os.environ["WEBNNC_FORCE_STAGING"] = "1"
+    r = e2e.run_webnnc(["run", dec, "--inputs", data, "--json"])
+    del os.environ["WEBNNC_FORCE_STAGING"]
+    o = one_object(r, "run", "run --json with staged inputs")
+    st = o.get("stats", {}) if o else {}
+    check(st.get("ioDispatches", 0) > 0 and st["dispatches"] > st["ioDispatches"] and
+          f"({st['ioDispatches']} of them input/output copies)" in r.stderr,
+          f"run --json: stats.ioDispatches counts the input/output copies, and the text says so: {st}")
     wrong = os.path.join(tmp, "wrong")
     os.mkdir(wrong)
     import numpy as np
