@@ -207,7 +207,7 @@ int wnrt_run(WnrtModel *m) {
     int rc = vkdev_wait(m->dev, m->fence);
     profile_phase(m, WNRT_PROF_IDLE);
     if (rc == 0) wnrt_loop_after_run(m, r->shapes);
-    return rc < 0 ? rc : profile_run_done(m, r->cb[0], r->dispatches);
+    return rc < 0 ? rc : profile_run_done(m, r->cb[0], r->dispatches - r->io_dispatches);
 }
 
 int wnrt_output_count(const WnrtModel *m) { return m->g->n_outputs; }

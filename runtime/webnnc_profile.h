@@ -60,7 +60,8 @@ typedef struct {
     const WnrtProfSpan *spans;            /* valid until the next run or take */
     const WnrtProfDispatch *dispatches;   /* in submission order */
     int runs, recordings;                 /* wnrt_run calls, of which recorded a command buffer */
-    int plan_dispatches;                  /* dispatches the run recordings hold (summed over runs) */
+    int plan_dispatches;                  /* node dispatches the run recordings hold (summed over runs; not
+                                           * the graph input / output copies, which are not timed) */
 } WnrtProfStep;
 
 /* Turns profiling on (call before the first run).  1: GPU timestamps; 0: host times only, *why
