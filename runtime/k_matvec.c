@@ -26,8 +26,8 @@ _Static_assert(sizeof(MatvecRowsPush) <= K_PUSH_MAX, "mat-vec push constants");
  * get a smaller workgroup (down to one subgroup, at least 32).  Tall weights whose row groups
  * would exceed MV_MAX_GROUPS take 4 rows per workgroup: the vocabulary head (N 151936, K 896, int4)
  * ran at 92 us with 76k workgroups of 2 rows and at 53 us with 4 (H200; the other projections
- * were slower with 4).  Short int4 weights (N < MV_FEW_ROWS) take 1 row per workgroup: twice the
- * workgroups to hide the load latency.  Qwen2-0.5B decode, H100, us per call with 2 rows -> 1:
+ * were slower with 4).  Short int4 weights (N < MV_FEW_ROWS) take 1 row per row group: twice the
+ * row groups to hide the load latency.  Qwen2-0.5B decode, H100, us per call with 2 rows -> 1:
  * o_proj (896 x 896) 7.17 -> 6.82, down_proj (896 x 4864) 9.78 -> 8.69, qkv (1152 x 896) 8.43 ->
  * 8.12; 4096 x 4096 went the other way (4.40 -> 5.47). */
 #define MV_MAX_GROUPS 16384
@@ -65,11 +65,13 @@ static void work_split(const WnrtDeviceInfo *d, int bits, uint64_t N, uint64_t u
     uint32_t min_wg = sg > 32 ? sg : 32;
     while (*wg / 2 >= min_wg && *wg / 2 >= units) *wg /= 2;
     while (!cpu && *wg < MV_LONG_WG && units > MV_LONG_UNITS * (uint64_t)*wg) *wg *= 2;
-    if (*tpr) *wg = MV_CLUSTER_WG;
+    if (*tpr) *wg = *tpr > MV_CLUSTER_WG ? *tpr : MV_CLUSTER_WG;
     /* tuning overrides (bench sweeps): WEBNNC_MATVEC_WG = 32..1024, WEBNNC_MATVEC_ROWS = 1..8 */
     *wg = (uint32_t)kx_env_long("WEBNNC_MATVEC_WG", 32, 1024, *wg);
     *rows = (uint32_t)kx_env_long("WEBNNC_MATVEC_ROWS", 1, 8, *rows);
     if (*wg > d->max_workgroup_invocations) *wg = d->max_workgroup_invocations;
+    /* a workgroup holds whole row groups, in whole subgroups */
+    if (*tpr && (*wg % *tpr || *wg % sg)) *tpr = 0;
 }
 
 /* Tuning switch from the environment: "1" on, "0" off, unset = def. */
@@ -136,9 +138,10 @@ static int vec_index(const Node *n, uint32_t base_bytes, uint64_t unit, uint32_t
     return 0;
 }
 
-/* What both forms share: operand sizes of x / scale / zp / bias, the shader's work split, spec
- * constants (KMV_SPEC: 10 / 11 are the normalized projection's), push constants and bindings 0 x, 2 scale, 3 zero points, 5 bias (absent ones:
- * x again, never read).  Weights (1) and outputs are the caller's.  *M = activation rows. */
+/* What both forms share: operand sizes of x / scale / zp / bias, the shader's work split, the spec
+ * constants (KMV_SPEC; 10 and 11 are the normalized projection's), push constants and bindings 0 x,
+ * 2 scale, 3 zero points, 5 bias (absent ones: x again, never read).  Weights (1) and outputs are
+ * the caller's.  *M = activation rows. */
 static int rows_setup(KernelCtx *kc, const Node *n, const KMatvecRows *p, const KTensor *x, const KTensor *w,
                       const KTensor *scale, const KTensor *zp, const KTensor *bias, MatvecRowsPush *pc, KBind *b,
                       uint32_t *spec, uint32_t *rows, uint64_t *M) {
