@@ -49,7 +49,7 @@
 #extension GL_KHR_shader_subgroup_arithmetic : enable
 #extension GL_KHR_shader_subgroup_shuffle : enable
 
-layout(constant_id = 1) const uint ROWS = 2;        // output rows per workgroup (<= 8)
+layout(constant_id = 1) const uint ROWS = 2;        // output rows per row group (<= 8)
 layout(constant_id = 2) const uint WBITS = 16;      // 4, 8, 16, 32
 layout(constant_id = 3) const bool WSIGNED = false; // quantized values are signed (int4 / int8)
 layout(constant_id = 4) const bool HAS_ZP = false;
