@@ -209,7 +209,8 @@ int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c) {
     return 0;
 }
 
-/* Makes the loop's command buffer for the plan of L->now (the batch from position pos). */
+/* Makes the loop's command buffer for the plan of L->now (the batch from position pos) and writes
+ * all of its parameter slots. */
 static int record(WnrtModel *m, struct TokenLoop *L, int steps, int64_t pos) {
     if (wnrt_replay_reserve(m, &L->params, L->now.n) < 0) return -1;
     if (!L->cb && vkdev_cb_alloc(m->dev, &L->cb) < 0) return -1;
@@ -221,6 +222,7 @@ static int record(WnrtModel *m, struct TokenLoop *L, int steps, int64_t pos) {
     }
     L->recorded = true;
     m->stats.recordings++;
+    m->stats.params_written = wnrt_replay_write(m, &L->params, NULL, &L->rec);
     return 0;
 }
 
@@ -234,7 +236,6 @@ int wnrt_loop_prepare(WnrtModel *m, int64_t pos, int steps) {
     for (int k = 0; k < 3; k++)
         if (loop_inputs[k] >= 0) m->bound[loop_inputs[k]] = true;
     if (walk(m, L, VK_NULL_HANDLE, &L->now, steps, pos, NULL) == 0 && record(m, L, steps, pos) == 0) {
-        m->stats.params_written = wnrt_replay_write(m, &L->params, NULL, &L->rec);
         L->ahead = true; /* `now` is this batch's walk: the first wnrt_loop_next writes nothing more */
         L->ahead_steps = steps;
         L->ahead_pos = pos;
@@ -268,7 +269,6 @@ int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
     L->ahead = false;
     if (!L->recorded || !wnrt_replay_same_plan(&L->rec, &L->now)) {
         if (record(m, L, steps, L->next_pos) < 0) return -1;
-        m->stats.params_written = wnrt_replay_write(m, &L->params, NULL, &L->rec);
     } else {
         m->stats.params_written = wnrt_replay_write(m, &L->params, &L->rec, &L->now);
         m->stats.replays += steps;
