@@ -53,6 +53,8 @@
                                  * (With a subgroupAdd per key, 8 per head and 128 rows had been best: 587 / 525 tok/s
                                  * after 128 / 512-token prompts against 550 / 500 with 4.)  Longer contexts than 1024 not
                                  * measured. */
+#define GQA_DEC_REG_CPL 8 /* fused decode: query and new rows prepared in registers up to this many channels per lane
+                           * (ext_gqa_dec_fused.comp REG_PREP: CPL^2 shuffles per rotated row; WEBNNC_GQA_DEC_REGS=0: never) */
 #define GQA_DEC_SUBGROUPS 16 /* ... its subgroups per workgroup (H100, prompt 128 / 512: 16 a little faster than 32) */
 #define GQA_DEC_KB 4   /* keys per run of a subgroup, each scored by a subgroupAdd, ... */
 #define GQA_DEC_T_KB 8 /* ... or scored together by a transposing reduction (gqa_dec.glsl; H100, Qwen2-0.5B, 128 decode
@@ -412,11 +414,13 @@ static int record_dec_fused(KernelCtx *kc, const Node *n, const KTensor *in, con
         return -1;
     b[12] = b[13] = b[4]; /* one chunk: never used */
     if (chunks > 1 && (kc_scratch_bind(kc, n, ws_bytes, &b[12]) < 0 || kc_counters_bind(kc, n, words, &b[13]) < 0)) return -1;
-    uint32_t sgs = kc_device(kc)->subgroup_size;
-    uint32_t spec[12] = {dec_wg(kc, d), (uint32_t)(d->H + sgs - 1) / sgs, node_bool(n, "smoothSoftmax", false), qn, kn, rot,
+    const WnrtDeviceInfo *dev = kc_device(kc);
+    uint32_t sgs = dev->subgroup_size, cpl = (uint32_t)(d->H + sgs - 1) / sgs, kb = dec_kb(kc);
+    bool regs = dev->subgroup_shuffle && cpl <= GQA_DEC_REG_CPL && kx_env_flag("WEBNNC_GQA_DEC_REGS", true);
+    uint32_t spec[13] = {dec_wg(kc, d), cpl, node_bool(n, "smoothSoftmax", false), qn, kn, rot,
                          node_bool(n, "rotaryInterleaved", false), has_pos, has_pos && in[GQA_POSITION_IDS].dtype == DT_I64, chunks,
-                         dec_kb(kc), (uint32_t)kx_env_long("WEBNNC_GQA_DEC_CHUNK_ROWS", 16, 65536, GQA_DEC_WORK_ROWS)};
-    return ext_dispatch_rows(kc, n, sh, spec, 12, &pc, sizeof pc, b, 14, (uint64_t)(d->B * d->N) * chunks);
+                         kb, (uint32_t)kx_env_long("WEBNNC_GQA_DEC_CHUNK_ROWS", 16, 65536, GQA_DEC_WORK_ROWS), regs};
+    return ext_dispatch_rows(kc, n, sh, spec, 13, &pc, sizeof pc, b, 14, (uint64_t)(d->B * d->N) * chunks);
 }
 
 /* Without a cache: attention over the S new tokens, keys/values read from the inputs. */

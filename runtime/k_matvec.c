@@ -74,19 +74,13 @@ static void work_split(const WnrtDeviceInfo *d, int bits, uint64_t N, uint64_t u
     if (*tpr && (*wg % *tpr || *wg % sg)) *tpr = 0;
 }
 
-/* Tuning switch from the environment: "1" on, "0" off, unset = def. */
-static bool env_flag(const char *name, bool def) {
-    const char *e = getenv(name);
-    return e && *e ? strcmp(e, "0") != 0 : def;
-}
-
 /* 4-bit weights with float16 activations use the float16-pair kernel (matvec_rows_half.comp) on
  * GPUs with float16 arithmetic: 78.3% of the copy bandwidth against 67.8% for the exact f32 kernel
  * (H100, 4096 x 4096 with zero points, bench/matvec_sweep.sh).  CPU devices emulate float16 and
  * run the exact kernel faster, and so does a caller that asks for p->exact.  WEBNNC_MATVEC_HALF=1 / 0
  * forces the choice (where float16 exists). */
 static bool half_dot(const WnrtDeviceInfo *d, const KMatvecRows *p, DType act) {
-    return p->bits == 4 && act == DT_F16 && d->float16 && env_flag("WEBNNC_MATVEC_HALF", d->type != WNRT_DEV_CPU && !p->exact);
+    return p->bits == 4 && act == DT_F16 && d->float16 && kx_env_flag("WEBNNC_MATVEC_HALF", d->type != WNRT_DEV_CPU && !p->exact);
 }
 
 /* Quantized units (matvec_rows.glsl): 16 bytes of weights, or 8 bytes for 4-bit rows whose byte

@@ -31,8 +31,8 @@ float dec_key(uint j, uint h) { return float(k_in[pc.base_k + (dec_kv + j) * pc.
 float dec_value(uint j, uint h) { return float(v_in[pc.base_v + (dec_kv + j) * pc.H + h]); }
 float dec_bias(uint j) { return float(bias_in[pc.base_bias + dec_brow + j]); }
 float dec_sink(uint head) { return float(sink_in[pc.base_sink + head]); }
-float dec_new_key(uint h) { return 0.0; } // no new row here: the prep dispatches stored it
-float dec_new_value(uint h) { return 0.0; }
+float dec_new_key(uint c, uint h) { return 0.0; } // no new row here: the prep dispatches stored it
+float dec_new_value(uint c, uint h) { return 0.0; }
 #include "gqa_dec.glsl"
 
 void main() {

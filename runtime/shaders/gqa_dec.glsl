@@ -13,10 +13,11 @@
 // combined through shared memory (gqa_dec_attend), then normalized with the sink into io[]
 // (gqa_dec_finish) or, split over workgroups, combined once more by the caller.  f32 throughout.
 // The including shader declares, before the include: the constants CPL, DEC_KB (keys per run: 8
-// for the transposing reduction, another count for a subgroupAdd per key), HAS_BIAS, HAS_SINK, SMOOTH, the
-// parameter block pc (fields H, scale, softcap), the output buffer io[], and the functions
-// dec_key(j, h) / dec_value(j, h) (channel h of key / value row j in memory), dec_new_key(h) /
-// dec_new_value(h) (a row not in memory), dec_bias(j) and dec_sink(head).
+// for the transposing reduction, another count for a subgroupAdd per key), HAS_BIAS, HAS_SINK,
+// SMOOTH, the parameter block pc (fields H, scale, softcap), the output buffer io[], and
+// the functions dec_key(j, h) / dec_value(j, h) (channel h of key / value row j in memory),
+// dec_new_key(c, h) / dec_new_value(c, h) (channel h, the lane's c-th, of a row not in memory),
+// dec_bias(j) and dec_sink(head).
 #extension GL_KHR_shader_subgroup_basic : enable
 #extension GL_KHR_shader_subgroup_arithmetic : enable
 #extension GL_KHR_shader_subgroup_shuffle : enable
@@ -106,18 +107,15 @@ void dec_run(uint n, uint j0, inout float m, inout float l) {
 
 shared float dec_o[128]; // the workgroup's unnormalized output (H <= 128)
 
-// Attention of the query row q[] of `head` over the keys lo .. end - 1 read from memory and, when
-// new_row, key p_new from dec_new_key(h) / dec_new_value(h) (taken by the last subgroup); q[] must
-// be complete (a barrier after it was written).  Leaves the workgroup's softmax max in mt, its sum
-// in lt (relative to mt) and the unnormalized output channels in dec_o[] (no sink yet).
-void gqa_dec_attend(uint lo, uint end, bool new_row, uint p_new, out float mt, out float lt) {
+// Attention of the query row in qv[] (this lane's channels lane + SG * c, 0 past H; the same in
+// every subgroup) of `head` over the keys lo .. end - 1 read from memory and, when new_row, key
+// p_new from dec_new_key / dec_new_value (taken by the last subgroup).  Leaves the workgroup's
+// softmax max in mt, its sum in lt (relative to mt) and the unnormalized output channels in
+// dec_o[] (no sink yet).
+void gqa_dec_attend_qv(uint lo, uint end, bool new_row, uint p_new, out float mt, out float lt) {
     uint tid = gl_LocalInvocationID.x, nt = gl_WorkGroupSize.x;
     uint lane = gl_SubgroupInvocationID, sg = gl_SubgroupID, ns = gl_NumSubgroups, sgs = gl_SubgroupSize;
-    for (uint c = 0u; c < CPL; c++) {
-        uint h = lane + sgs * c;
-        qv[c] = h < pc.H ? q[h] : 0.0;
-        acc[c] = 0.0;
-    }
+    [[unroll]] for (uint c = 0u; c < CPL; c++) acc[c] = 0.0;
     float m = NEG_INF, l = 0.0;
     [[unroll]] for (uint t = 0u; t < DEC_KB; t++) // defined, though dec_run never reads past a run's length
         [[unroll]] for (uint c = 0u; c < CPL; c++) kx[t * CPL + c] = vx[t * CPL + c] = 0.0;
@@ -135,8 +133,8 @@ void gqa_dec_attend(uint lo, uint end, bool new_row, uint p_new, out float mt, o
     if (new_row && sg == ns - 1u) { // the last subgroup has the fewest memory runs
         [[unroll]] for (uint c = 0u; c < CPL; c++) {
             uint h = lane + sgs * c;
-            kx[c] = h < pc.H ? dec_new_key(h) : 0.0;
-            vx[c] = h < pc.H ? dec_new_value(h) : 0.0;
+            kx[c] = h < pc.H ? dec_new_key(c, h) : 0.0;
+            vx[c] = h < pc.H ? dec_new_value(c, h) : 0.0;
         }
         dec_run(1u, p_new, m, l);
     }
@@ -160,6 +158,16 @@ void gqa_dec_attend(uint lo, uint end, bool new_row, uint p_new, out float mt, o
         dec_o[h] = o;
     }
     barrier();
+}
+
+// gqa_dec_attend_qv with the query row from shared q[], which must be complete (a barrier after it
+// was written).
+void gqa_dec_attend(uint lo, uint end, bool new_row, uint p_new, out float mt, out float lt) {
+    for (uint c = 0u; c < CPL; c++) {
+        uint h = gl_SubgroupInvocationID + gl_SubgroupSize * c;
+        qv[c] = h < pc.H ? q[h] : 0.0;
+    }
+    gqa_dec_attend_qv(lo, end, new_row, p_new, mt, lt);
 }
 
 // io[orow ..] = dec_o[] / the softmax sum, with the sink (headSink, or 0 for smoothSoftmax) as one

@@ -126,22 +126,31 @@ static const GqaCase decode_cases[] = {
  * WEBNNC_GQA_DEC_CHUNK_ROWS: 299 and 400 rows split, combined by the last workgroup to arrive), and
  * in two dispatches (WEBNNC_GQA_FUSED=0: ext_gqa_prep.comp + ext_gqa_attn_dec.comp); with runs of 8
  * keys scored by a transposing reduction (the default where the device has subgroup shuffles) and
- * with a subgroupAdd per key (WEBNNC_GQA_DEC_TRANSPOSE=0, gqa_dec.glsl), split and in two dispatches. */
+ * with a subgroupAdd per key (WEBNNC_GQA_DEC_TRANSPOSE=0, gqa_dec.glsl), split and in two dispatches.
+ * The fused kernel prepares the query and new rows in registers where a lane holds few channels
+ * (REG_PREP; lavapipe's subgroups of 8: head sizes up to 64), else and under WEBNNC_GQA_DEC_REGS=0
+ * in shared memory. */
 START_TEST(decode) {
-    static const char *const chunks[] = {NULL, "6", "3", NULL, "3", NULL};
-    for (int mode = 0; mode < 6; mode++) {
-        if (chunks[mode]) {
-            setenv("WEBNNC_GQA_DEC_CHUNKS", chunks[mode], 1);
+    static const struct {
+        const char *chunks, *fused, *transpose, *regs;
+    } modes[] = {
+        {NULL, NULL, NULL, NULL}, {"6", NULL, NULL, NULL}, {"3", NULL, NULL, NULL}, {NULL, "0", NULL, NULL},
+        {"3", NULL, "0", NULL},   {NULL, "0", "0", NULL},  {NULL, NULL, NULL, "0"}, {"3", NULL, NULL, "0"},
+    };
+    for (size_t mode = 0; mode < sizeof modes / sizeof modes[0]; mode++) {
+        if (modes[mode].chunks) {
+            setenv("WEBNNC_GQA_DEC_CHUNKS", modes[mode].chunks, 1);
             setenv("WEBNNC_GQA_DEC_CHUNK_ROWS", "128", 1);
         }
-        if (mode == 3 || mode == 5) setenv("WEBNNC_GQA_FUSED", "0", 1);
-        if (mode >= 4) setenv("WEBNNC_GQA_DEC_TRANSPOSE", "0", 1);
+        const char *names[] = {"WEBNNC_GQA_FUSED", "WEBNNC_GQA_DEC_TRANSPOSE", "WEBNNC_GQA_DEC_REGS"};
+        const char *values[] = {modes[mode].fused, modes[mode].transpose, modes[mode].regs};
+        for (int e = 0; e < 3; e++)
+            if (values[e]) setenv(names[e], values[e], 1);
         for (size_t i = 0; i < sizeof decode_cases / sizeof decode_cases[0]; i++) check_gqa(decode_cases[i]);
         unsetenv("WEBNNC_GQA_DEC_CHUNKS");
         unsetenv("WEBNNC_GQA_DEC_CHUNK_ROWS");
-        unsetenv("WEBNNC_GQA_FUSED");
+        for (int e = 0; e < 3; e++) unsetenv(names[e]);
     }
-    unsetenv("WEBNNC_GQA_DEC_TRANSPOSE");
     /* one subgroup per workgroup: with subgroups of fewer than 16 invocations (lavapipe: 8) the 64
      * rotary pairs of a 128-channel head outnumber the ones whose cosines are fetched ahead (4 per
      * invocation), so ext_gqa_dec_fused.comp's rotate() loads the rest itself */
