@@ -14,8 +14,8 @@
  * runs shaders/ext_gqa_attn_dec.comp where the device has subgroup arithmetic: the same per-token
  * workgroups with the keys split over GQA_DEC_SUBGROUPS subgroups in runs of GQA_DEC_T_KB keys scored
  * together by a transposing reduction where the device has subgroup shuffles (else GQA_DEC_KB, a
- * subgroupAdd each; WEBNNC_GQA_DEC_TRANSPOSE=0), partial softmaxes combined in shared memory
- * (WEBNNC_GQA_DEC=0 keeps ext_gqa_attn.comp).  A decode step (S = 1) with that kernel
+ * subgroupAdd each; WEBNNC_GQA_DEC_TRANSPOSE=0), partial softmaxes combined in shared memory, 8 lanes
+ * per channel (WEBNNC_GQA_DEC=0 keeps ext_gqa_attn.comp).  A decode step (S = 1) with that kernel
  * and no attentionBias / headSink runs (2) and (3) as one dispatch instead,
  * shaders/ext_gqa_dec_fused.comp, with up to GQA_DEC_MAX_CHUNKS workgroups per head whose partial
  * results (scratch storage) the last to finish combines (arrival counters) (WEBNNC_GQA_FUSED=0
@@ -55,7 +55,11 @@
                                  * measured. */
 #define GQA_DEC_REG_CPL 8 /* fused decode: query and new rows prepared in registers up to this many channels per lane
                            * (ext_gqa_dec_fused.comp REG_PREP: CPL^2 shuffles per rotated row; WEBNNC_GQA_DEC_REGS=0: never) */
-#define GQA_DEC_SUBGROUPS 16 /* ... its subgroups per workgroup (H100, prompt 128 / 512: 16 a little faster than 32) */
+#define GQA_DEC_SUBGROUPS 24 /* ... its subgroups per workgroup, fewer where the workgroup would exceed 1024 invocations or
+                              * the device's limit.  H100, Qwen2-0.5B int4 decode, fused kernel with the partials combined
+                              * by 8 lanes per channel (gqa_dec.glsl), attention us per layer after 128 / 512 tokens:
+                              * 8 subgroups 11.17 / 17.93, 16 10.51 / 14.82, 24 9.74 / 13.24, 32 9.60 / 13.54.  (With
+                              * one invocation per channel combining the partials, 16 had been faster than 32.) */
 #define GQA_DEC_KB 4   /* keys per run of a subgroup, each scored by a subgroupAdd, ... */
 #define GQA_DEC_T_KB 8 /* ... or scored together by a transposing reduction (gqa_dec.glsl; H100, Qwen2-0.5B, 128 decode
                         * steps after a 512-token prompt: attention 18.3 -> 17.1 us per layer) */
@@ -272,17 +276,19 @@ static uint32_t dec_kb(const KernelCtx *kc) {
 }
 
 /* Workgroup size of the decode kernels (ext_gqa_attn_dec.comp, ext_gqa_dec_fused.comp):
- * GQA_DEC_SUBGROUPS subgroups (WEBNNC_GQA_DEC_SUBGROUPS=1..32), at most 1024 invocations; 0 where
- * it does not apply (no subgroup arithmetic, head size over GQA_DEC_MAX_H or over 16 channels per
- * lane; WEBNNC_GQA_DEC=0). */
+ * GQA_DEC_SUBGROUPS subgroups (WEBNNC_GQA_DEC_SUBGROUPS=1..32), as many as fit in 1024 invocations
+ * and the device's limit; 0 where it does not apply (no subgroup arithmetic, head size over
+ * GQA_DEC_MAX_H or over 16 channels per lane; WEBNNC_GQA_DEC=0). */
 static uint32_t dec_wg(const KernelCtx *kc, const GqaDims *d) {
     const WnrtDeviceInfo *dev = kc_device(kc);
-    uint32_t sgs = dev->subgroup_size, wg = (uint32_t)kx_env_long("WEBNNC_GQA_DEC_SUBGROUPS", 1, 32, GQA_DEC_SUBGROUPS) * sgs;
+    uint32_t sgs = dev->subgroup_size, cap = dev->max_workgroup_invocations < 1024 ? dev->max_workgroup_invocations : 1024;
+    uint32_t groups = (uint32_t)kx_env_long("WEBNNC_GQA_DEC_SUBGROUPS", 1, 32, GQA_DEC_SUBGROUPS);
+    if (sgs && groups * sgs > cap) groups = cap / sgs;
     const char *e = getenv("WEBNNC_GQA_DEC");
-    if (!dev->subgroup_arithmetic || sgs < 4 || wg > 1024 || wg > dev->max_workgroup_invocations || d->H > GQA_DEC_MAX_H ||
-        (uint64_t)d->H > 16u * sgs || (e && strcmp(e, "0") == 0))
+    if (!dev->subgroup_arithmetic || sgs < 4 || groups == 0 || d->H > GQA_DEC_MAX_H || (uint64_t)d->H > 16u * sgs ||
+        (e && strcmp(e, "0") == 0))
         return 0;
-    return wg;
+    return groups * sgs;
 }
 
 /* ... of the flash kernel: GQA_FLASH_TPR, or WEBNNC_FLASH_TPR (tuning sweeps; rounded down to a power of 2). */

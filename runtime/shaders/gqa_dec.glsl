@@ -10,7 +10,10 @@
 // key), the softmax of the run by two subgroup reductions and the value sums by 8 shuffles; else
 // a subgroupAdd per key (H100, Qwen2-0.5B decode: a run of 4 keys took about 1.1 us that way, the
 // whole key loop 4.2 of the kernel's 14 us after 128 tokens).  The NS partial results are
-// combined through shared memory (gqa_dec_attend), then normalized with the sink into io[]
+// combined through shared memory (gqa_dec_attend_qv; with runs of 8, each channel by 8 lanes that
+// take every 8th partial, then shuffles.  With one invocation per channel over all partials, 32
+// subgroups had been slower than 16 (H100, Qwen2-0.5B, after 512 tokens: 16.0 against 14.9 us a
+// layer); with this combine 13.5 against 14.8), then normalized with the sink into io[]
 // (gqa_dec_finish) or, split over workgroups, combined once more by the caller.  f32 throughout.
 // The including shader declares, before the include: the constants CPL, DEC_KB (keys per run: 8
 // for the transposing reduction, another count for a subgroupAdd per key), HAS_BIAS, HAS_SINK,
@@ -106,6 +109,9 @@ void dec_run(uint n, uint j0, inout float m, inout float l) {
 }
 
 shared float dec_o[128]; // the workgroup's unnormalized output (H <= 128)
+// Lanes that share a channel in the combine of the subgroups' partials (gqa_dec_attend_qv): 8 where
+// runs are 8 keys (the host takes those only with subgroup shuffles and subgroups of 8 or more).
+const uint DEC_G = DEC_KB == 8u ? 8u : 1u;
 
 // Attention of the query row in qv[] (this lane's channels lane + SG * c, 0 past H; the same in
 // every subgroup) of `head` over the keys lo .. end - 1 read from memory and, when new_row, key
@@ -147,15 +153,21 @@ void gqa_dec_attend_qv(uint lo, uint end, bool new_row, uint p_new, out float mt
         if (h < pc.H) part_acc[sg * pc.H + h] = acc[c];
     }
     barrier();
-    mt = NEG_INF;
-    for (uint i = 0u; i < ns; i++) mt = max(mt, part_m[i]);
-    lt = 0.0;
-    for (uint i = 0u; i < ns; i++) lt += part_m[i] == NEG_INF ? 0.0 : part_l[i] * exp(part_m[i] - mt);
-    for (uint h = tid; h < pc.H; h += nt) {
+    // The combine: the maximum and the sum over the partials by each subgroup's lanes; channel h
+    // summed by DEC_G adjacent lanes, each over every DEC_G-th partial, then by shuffles.
+    float mi = NEG_INF, li = 0.0;
+    for (uint i = lane; i < ns; i += sgs) mi = max(mi, part_m[i]);
+    mt = subgroupMax(mi);
+    for (uint i = lane; i < ns; i += sgs) li += part_m[i] == NEG_INF ? 0.0 : part_l[i] * exp(part_m[i] - mt);
+    lt = subgroupAdd(li);
+    for (uint e0 = 0u; e0 < pc.H * DEC_G; e0 += nt) { // (a bound the same for the whole workgroup)
+        uint e = e0 + tid, h = e / DEC_G, g = e % DEC_G;
         float o = 0.0;
-        for (uint i = 0u; i < ns; i++)
-            if (part_m[i] != NEG_INF) o = fma(part_acc[i * pc.H + h], exp(part_m[i] - mt), o);
-        dec_o[h] = o;
+        if (h < pc.H)
+            for (uint i = g; i < ns; i += DEC_G)
+                if (part_m[i] != NEG_INF) o = fma(part_acc[i * pc.H + h], exp(part_m[i] - mt), o);
+        for (uint x = DEC_G / 2u; x > 0u; x >>= 1u) o += subgroupShuffleXor(o, x);
+        if (h < pc.H && g == 0u) dec_o[h] = o;
     }
     barrier();
 }
