@@ -53,6 +53,5 @@ void main() {
     dec_kv = (b * pc.kvN + head / (pc.N / pc.kvN)) * pc.C;
     dec_brow = ((min(b, pc.bias_b - 1u) * pc.bias_n + min(head, pc.bias_n - 1u)) * pc.S + s) * pc.C;
     float mt, lt;
-    gqa_dec_attend(lo, p + 1u, false, 0u, mt, lt);
-    gqa_dec_finish(head, mt, lt, orow);
+    gqa_dec_attend(lo, p + 1u, false, 0u, mt, lt, head, orow);
 }

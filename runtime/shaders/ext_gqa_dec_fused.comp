@@ -245,7 +245,7 @@ void main() {
                 }
             }
         }
-        gqa_dec_attend_qv(c0, c1, chunk == CHUNKS - 1u, past, mt, lt);
+        gqa_dec_attend_qv(c0, c1, chunk == CHUNKS - 1u, past, mt, lt, head, split ? DEC_KEEP : orow);
     } else {
         if (ROTARY) rotary_fetch(rot_at);
         if (Q_NORM) {
@@ -272,12 +272,9 @@ void main() {
                 v_store[pc.base_v + (dec_kv + past) * pc.H + h] = A_T(v_new[h]);
             }
         barrier();
-        gqa_dec_attend(c0, c1, chunk == CHUNKS - 1u, past, mt, lt);
+        gqa_dec_attend(c0, c1, chunk == CHUNKS - 1u, past, mt, lt, head, split ? DEC_KEEP : orow);
     }
-    if (!split) {
-        gqa_dec_finish(head, mt, lt, orow);
-        return;
-    }
+    if (!split) return; // (the output written)
     uint part = pc.base_ws + (g * CHUNKS + chunk) * (2u + pc.H);
     for (uint h = tid; h < pc.H; h += nt) ws[part + 2u + h] = dec_o[h];
     if (tid == 0u) {

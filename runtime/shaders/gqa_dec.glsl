@@ -7,7 +7,8 @@
 // enter an online softmax that keeps the subgroup's max, sum and CPL output channels per lane in
 // registers.  The scores: with runs of 8 keys (DEC_KB 8), one transposing reduction of the
 // lanes' 8 partial dot products (dec_run: 7 shuffles, then a butterfly over the lanes that share a
-// key), the softmax of the run by two subgroup reductions and the value sums by 8 shuffles; else
+// key), the run's maximum by a subgroup reduction (each lane keeps its share of the sum) and the
+// value sums by 8 shuffles; else
 // a subgroupAdd per key (H100, Qwen2-0.5B decode: a run of 4 keys took about 1.1 us that way, the
 // whole key loop 4.2 of the kernel's 14 us after 128 tokens).  The NS partial results are
 // combined through shared memory (gqa_dec_attend_qv; with runs of 8, each channel by 8 lanes that
@@ -55,6 +56,10 @@ float dec_score(float x, uint j) {
         d[a] = keep + subgroupShuffleXor(send, o);                                                \
     }
 
+// Runs of 8 keys scored by the transposing reduction leave in l each lane's share of the softmax
+// sum (the keys it scored), summed over the subgroup once after the key loop.
+#define DEC_LANE_SUMS (DEC_KB == 8u && gl_SubgroupSize >= 8u)
+
 // One run of n (1..DEC_KB) keys, held in kx / vx for t < n, into the online softmax (m, l, acc):
 // entries past n are never used (their scores are replaced by -inf and the value loop stops at n:
 // the new-row run of a subgroup that had no memory run leaves them as they were, and 0 * NaN is
@@ -66,7 +71,7 @@ void dec_run(uint n, uint j0, inout float m, inout float l) {
         [[unroll]] for (uint c = 0u; c < CPL; c++) x = fma(qv[c], kx[t * CPL + c], x);
         d[t] = x;
     }
-    if (DEC_KB == 8u && gl_SubgroupSize >= 8u) {
+    if (DEC_LANE_SUMS) {
         // Transposing reduction of the 8 keys' partial sums: three steps at offsets 4, 2 and 1
         // times span (lanes per key) leave in d[0] of lane i the sum over its span-lane group's
         // partials of key i / span (7 shuffles where 8 subgroupAdds take 40); the rest of the sum
@@ -80,7 +85,7 @@ void dec_run(uint n, uint j0, inout float m, inout float l) {
         float mn = max(m, subgroupMax(x));
         float rescale = m == NEG_INF ? 0.0 : exp(m - mn);
         float e = x == NEG_INF ? 0.0 : exp(x - mn);
-        l = l * rescale + subgroupAdd(lane % span == 0u ? e : 0.0);
+        l = l * rescale + (lane % span == 0u ? e : 0.0); // this lane's share (DEC_LANE_SUMS)
         [[unroll]] for (uint c = 0u; c < CPL; c++) acc[c] *= rescale;
         [[unroll]] for (uint t = 0u; t < DEC_KB; t++) {
             if (t >= n) break;
@@ -109,6 +114,8 @@ void dec_run(uint n, uint j0, inout float m, inout float l) {
 }
 
 shared float dec_o[128]; // the workgroup's unnormalized output (H <= 128)
+float dec_out_factor(uint head, float mt, float lt);
+const uint DEC_KEEP = 0xffffffffu; // gqa_dec_attend_qv: no output row, the result stays in dec_o[]
 // Lanes that share a channel in the combine of the subgroups' partials (gqa_dec_attend_qv): 8 where
 // runs are 8 keys (the host takes those only with subgroup shuffles and subgroups of 8 or more).
 const uint DEC_G = DEC_KB == 8u ? 8u : 1u;
@@ -117,8 +124,9 @@ const uint DEC_G = DEC_KB == 8u ? 8u : 1u;
 // every subgroup) of `head` over the keys lo .. end - 1 read from memory and, when new_row, key
 // p_new from dec_new_key / dec_new_value (taken by the last subgroup).  Leaves the workgroup's
 // softmax max in mt, its sum in lt (relative to mt) and the unnormalized output channels in
-// dec_o[] (no sink yet).
-void gqa_dec_attend_qv(uint lo, uint end, bool new_row, uint p_new, out float mt, out float lt) {
+// dec_o[] (no sink yet) when orow is DEC_KEEP, else writes the normalized output of `head` to
+// io[orow ..] (dec_out_factor) and leaves dec_o[] undefined.
+void gqa_dec_attend_qv(uint lo, uint end, bool new_row, uint p_new, out float mt, out float lt, uint head, uint orow) {
     uint tid = gl_LocalInvocationID.x, nt = gl_WorkGroupSize.x;
     uint lane = gl_SubgroupInvocationID, sg = gl_SubgroupID, ns = gl_NumSubgroups, sgs = gl_SubgroupSize;
     [[unroll]] for (uint c = 0u; c < CPL; c++) acc[c] = 0.0;
@@ -144,6 +152,7 @@ void gqa_dec_attend_qv(uint lo, uint end, bool new_row, uint p_new, out float mt
         }
         dec_run(1u, p_new, m, l);
     }
+    if (DEC_LANE_SUMS) l = subgroupAdd(l);
     if (lane == 0u) {
         part_m[sg] = m;
         part_l[sg] = l;
@@ -160,6 +169,8 @@ void gqa_dec_attend_qv(uint lo, uint end, bool new_row, uint p_new, out float mt
     mt = subgroupMax(mi);
     for (uint i = lane; i < ns; i += sgs) li += part_m[i] == NEG_INF ? 0.0 : part_l[i] * exp(part_m[i] - mt);
     lt = subgroupAdd(li);
+    bool keep = orow == DEC_KEEP;
+    float f = keep ? 1.0 : dec_out_factor(head, mt, lt);
     for (uint e0 = 0u; e0 < pc.H * DEC_G; e0 += nt) { // (a bound the same for the whole workgroup)
         uint e = e0 + tid, h = e / DEC_G, g = e % DEC_G;
         float o = 0.0;
@@ -167,24 +178,27 @@ void gqa_dec_attend_qv(uint lo, uint end, bool new_row, uint p_new, out float mt
             for (uint i = g; i < ns; i += DEC_G)
                 if (part_m[i] != NEG_INF) o = fma(part_acc[i * pc.H + h], exp(part_m[i] - mt), o);
         for (uint x = DEC_G / 2u; x > 0u; x >>= 1u) o += subgroupShuffleXor(o, x);
-        if (h < pc.H && g == 0u) dec_o[h] = o;
+        if (h < pc.H && g == 0u) {
+            if (keep) dec_o[h] = o;
+            else io[orow + h] = A_T(o * f);
+        }
     }
-    barrier();
+    if (keep) barrier();
 }
 
 // gqa_dec_attend_qv with the query row from shared q[], which must be complete (a barrier after it
 // was written).
-void gqa_dec_attend(uint lo, uint end, bool new_row, uint p_new, out float mt, out float lt) {
+void gqa_dec_attend(uint lo, uint end, bool new_row, uint p_new, out float mt, out float lt, uint head, uint orow) {
     for (uint c = 0u; c < CPL; c++) {
         uint h = gl_SubgroupInvocationID + gl_SubgroupSize * c;
         qv[c] = h < pc.H ? q[h] : 0.0;
     }
-    gqa_dec_attend_qv(lo, end, new_row, p_new, mt, lt);
+    gqa_dec_attend_qv(lo, end, new_row, p_new, mt, lt, head, orow);
 }
 
-// io[orow ..] = dec_o[] / the softmax sum, with the sink (headSink, or 0 for smoothSoftmax) as one
-// more term of the sum.
-void gqa_dec_finish(uint head, float mt, float lt, uint orow) {
+// The factor that normalizes the unnormalized output: 1 / the softmax sum, with the sink
+// (headSink, or 0 for smoothSoftmax) as one more term of the sum.
+float dec_out_factor(uint head, float mt, float lt) {
     float m2 = mt, sink = NEG_INF;
     if (HAS_SINK || SMOOTH) {
         sink = HAS_SINK ? dec_sink(head) : 0.0;
@@ -192,5 +206,11 @@ void gqa_dec_finish(uint head, float mt, float lt, uint orow) {
     }
     float f = mt == NEG_INF ? 0.0 : exp(mt - m2);
     float l2 = lt * f + (HAS_SINK || SMOOTH ? exp(sink - m2) : 0.0);
-    for (uint h = gl_LocalInvocationID.x; h < pc.H; h += gl_WorkGroupSize.x) io[orow + h] = A_T(dec_o[h] * f / l2);
+    return f / l2;
+}
+
+// io[orow ..] = dec_o[] normalized (dec_out_factor).
+void gqa_dec_finish(uint head, float mt, float lt, uint orow) {
+    float f = dec_out_factor(head, mt, lt);
+    for (uint h = gl_LocalInvocationID.x; h < pc.H; h += gl_WorkGroupSize.x) io[orow + h] = A_T(dec_o[h] * f);
 }
