@@ -270,8 +270,7 @@ static int record_prep(KernelCtx *kc, const Node *n, const KTensor *in, const KT
  * shuffles and subgroups of at least that many lanes (WEBNNC_GQA_DEC_TRANSPOSE=0: never), else GQA_DEC_KB. */
 static uint32_t dec_kb(const KernelCtx *kc) {
     const WnrtDeviceInfo *dev = kc_device(kc);
-    const char *e = getenv("WEBNNC_GQA_DEC_TRANSPOSE");
-    bool t = dev->subgroup_shuffle && dev->subgroup_size >= GQA_DEC_T_KB && !(e && strcmp(e, "0") == 0);
+    bool t = dev->subgroup_shuffle && dev->subgroup_size >= GQA_DEC_T_KB && kx_env_flag("WEBNNC_GQA_DEC_TRANSPOSE", true);
     return t ? GQA_DEC_T_KB : GQA_DEC_KB;
 }
 
@@ -284,9 +283,8 @@ static uint32_t dec_wg(const KernelCtx *kc, const GqaDims *d) {
     uint32_t sgs = dev->subgroup_size, cap = dev->max_workgroup_invocations < 1024 ? dev->max_workgroup_invocations : 1024;
     uint32_t groups = (uint32_t)kx_env_long("WEBNNC_GQA_DEC_SUBGROUPS", 1, 32, GQA_DEC_SUBGROUPS);
     if (sgs && groups * sgs > cap) groups = cap / sgs;
-    const char *e = getenv("WEBNNC_GQA_DEC");
     if (!dev->subgroup_arithmetic || sgs < 4 || groups == 0 || d->H > GQA_DEC_MAX_H || (uint64_t)d->H > 16u * sgs ||
-        (e && strcmp(e, "0") == 0))
+        !kx_env_flag("WEBNNC_GQA_DEC", true))
         return 0;
     return groups * sgs;
 }
@@ -380,9 +378,8 @@ static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, con
  * batch, the decode kernel's geometry (dec_wg), no attentionBias / headSink (WEBNNC_GQA_FUSED=0:
  * the four dispatches). */
 static bool dec_fused(const KernelCtx *kc, const Node *n, const GqaDims *d) {
-    const char *e = getenv("WEBNNC_GQA_FUSED");
     return d->S == 1 && dec_wg(kc, d) && !present(n, GQA_ATTENTION_BIAS) && !present(n, GQA_HEAD_SINK) &&
-           !(e && strcmp(e, "0") == 0);
+           kx_env_flag("WEBNNC_GQA_FUSED", true);
 }
 
 /* Decode in one dispatch: prep of query, key and value rows, cache write and attention. */
