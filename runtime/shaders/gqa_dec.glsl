@@ -114,11 +114,23 @@ void dec_run(uint n, uint j0, inout float m, inout float l) {
 }
 
 shared float dec_o[128]; // the workgroup's unnormalized output (H <= 128)
-float dec_out_factor(uint head, float mt, float lt);
 const uint DEC_KEEP = 0xffffffffu; // gqa_dec_attend_qv: no output row, the result stays in dec_o[]
 // Lanes that share a channel in the combine of the subgroups' partials (gqa_dec_attend_qv): 8 where
 // runs are 8 keys (the host takes those only with subgroup shuffles and subgroups of 8 or more).
 const uint DEC_G = DEC_KB == 8u ? 8u : 1u;
+
+// The factor that normalizes the unnormalized output: 1 / the softmax sum, with the sink
+// (headSink, or 0 for smoothSoftmax) as one more term of the sum.
+float dec_out_factor(uint head, float mt, float lt) {
+    float m2 = mt, sink = NEG_INF;
+    if (HAS_SINK || SMOOTH) {
+        sink = HAS_SINK ? dec_sink(head) : 0.0;
+        m2 = max(mt, sink);
+    }
+    float f = mt == NEG_INF ? 0.0 : exp(mt - m2);
+    float l2 = lt * f + (HAS_SINK || SMOOTH ? exp(sink - m2) : 0.0);
+    return f / l2;
+}
 
 // Attention of the query row in qv[] (this lane's channels lane + SG * c, 0 past H; the same in
 // every subgroup) of `head` over the keys lo .. end - 1 read from memory and, when new_row, key
@@ -194,19 +206,6 @@ void gqa_dec_attend(uint lo, uint end, bool new_row, uint p_new, out float mt, o
         qv[c] = h < pc.H ? q[h] : 0.0;
     }
     gqa_dec_attend_qv(lo, end, new_row, p_new, mt, lt, head, orow);
-}
-
-// The factor that normalizes the unnormalized output: 1 / the softmax sum, with the sink
-// (headSink, or 0 for smoothSoftmax) as one more term of the sum.
-float dec_out_factor(uint head, float mt, float lt) {
-    float m2 = mt, sink = NEG_INF;
-    if (HAS_SINK || SMOOTH) {
-        sink = HAS_SINK ? dec_sink(head) : 0.0;
-        m2 = max(mt, sink);
-    }
-    float f = mt == NEG_INF ? 0.0 : exp(mt - m2);
-    float l2 = lt * f + (HAS_SINK || SMOOTH ? exp(sink - m2) : 0.0);
-    return f / l2;
 }
 
 // io[orow ..] = dec_o[] normalized (dec_out_factor).
