@@ -11,7 +11,8 @@
  * where the prefill GEMMs run on NV cooperative matrices (ext_coop: float16) and the head size is a multiple of 16,
  * shaders/ext_gqa_attn_flash_coop.comp: the same blocks, 16 query tokens per subgroup, QK^T and PV as
  * 16x16x16 float16 products (WEBNNC_FLASH_COOP=0 keeps ext_gqa_attn_flash.comp); decode (and heads over 128 with no flash)
- * runs shaders/ext_gqa_attn_dec.comp where the device has subgroup arithmetic: the same per-token
+ * runs shaders/ext_gqa_attn_dec.comp where the device has subgroup arithmetic and the head at most GQA_DEC_MAX_H
+ * channels: the same per-token
  * workgroups with the keys split over GQA_DEC_SUBGROUPS subgroups in runs of GQA_DEC_T_KB keys scored
  * together by a transposing reduction where the device has subgroup shuffles (else GQA_DEC_KB, a
  * subgroupAdd each; WEBNNC_GQA_DEC_TRANSPOSE=0), partial softmaxes combined in shared memory, 8 lanes
@@ -41,7 +42,9 @@
                              * Qwen2-0.5B layer: 2 / 4 / 8 / 16 took 200 / 178 / 161 / 313 us), ... */
 #define GQA_FLASH_COOP_SUBGROUPS 4 /* subgroups of 32 per workgroup of ext_gqa_attn_flash_coop.comp, 16 query rows each
                                    * (WEBNNC_FLASH_COOP_SUBGROUPS = 1..4) */
-#define GQA_DEC_MAX_H 128   /* decode kernel (ext_gqa_attn_dec.comp): head size limit (shared partials) */
+#define GQA_DEC_MAX_H 256   /* decode kernels (ext_gqa_attn_dec.comp, ext_gqa_dec_fused.comp): head size limit (shared rows) */
+#define GQA_DEC_PARTIALS 4096 /* ... and subgroups x head size limit (gqa_dec.glsl DEC_PARTIALS: the partial outputs) */
+#define GQA_DEC_MAX_CPL 32    /* ... and channels per lane (lavapipe's subgroups of 8: heads of 256) */
 #define GQA_DEC_CHUNK_ROWS 1024 /* fused decode: one workgroup per this many cache rows of capacity ... */
 #define GQA_DEC_MAX_CHUNKS 8    /* ... and at most this many per (batch, head), ... */
 #define GQA_DEC_WORK_ROWS 1024  /* ... of which one per this many rows of the actual length works (ext_gqa_dec_fused.comp
@@ -53,6 +56,13 @@
                                  * (With a subgroupAdd per key, 8 per head and 128 rows had been best: 587 / 525 tok/s
                                  * after 128 / 512-token prompts against 550 / 500 with 4.)  Longer contexts than 1024 not
                                  * measured. */
+#define GQA_DEC_WIDE_H 128         /* Heads over this many channels ... */
+#define GQA_DEC_WIDE_WORK_ROWS 64  /* ... take one workgroup per this many rows of the capacity and of the actual length
+                                    * instead.  H200, attention us per layer after 128 / 512 tokens, 256-channel heads
+                                    * (capacity 1024, so 8 workgroups per head): Qwen2-0.5B-shaped with 4 heads 19.0 /
+                                    * 37.9 unsplit, 19.1 / 23.1 split; Gemma2-2B-shaped (8 heads) 26.6 / 46.7 against
+                                    * 25.1 / 28.5.  Split so, a head of 128 channels (8 heads) took 15.3 / 20.3 against
+                                    * 12.0 / 18.3, and Qwen2-0.5B (64 channels, 14 heads) 13.1 / 17.8 against 9.1 / 12.4. */
 #define GQA_DEC_REG_CPL 8 /* fused decode: query and new rows prepared in registers up to this many channels per lane
                            * (ext_gqa_dec_fused.comp REG_PREP: CPL^2 shuffles per rotated row; WEBNNC_GQA_DEC_REGS=0: never) */
 #define GQA_DEC_SUBGROUPS 24 /* ... its subgroups per workgroup, fewer where the workgroup would exceed 1024 invocations or
@@ -62,7 +72,12 @@
                               * one invocation per channel combining the partials, 16 had been faster than 32.) */
 #define GQA_DEC_KB 4   /* keys per run of a subgroup, each scored by a subgroupAdd, ... */
 #define GQA_DEC_T_KB 8 /* ... or scored together by a transposing reduction (gqa_dec.glsl; H100, Qwen2-0.5B, 128 decode
-                        * steps after a 512-token prompt: attention 18.3 -> 17.1 us per layer) */
+                        * steps after a 512-token prompt: attention 18.3 -> 17.1 us per layer), ... */
+#define GQA_DEC_T_CPL 4 /* ... where a lane holds at most this many channels: the run's keys and values are 2 * 8 * CPL
+                         * registers.  H200, a 256-channel head (8 channels per lane), Qwen2-0.5B-shaped with 4 heads,
+                         * attention us per layer after 128 / 512 tokens: runs of 8 23.5 / 44.4, of 4 19.1 / 38.0 (Gemma2-
+                         * 2B-shaped: 34.2 / 56.1 against 26.6 / 46.7).  Lavapipe (subgroups of 8) builds a 256-channel
+                         * head's shaders with 32 channels per lane: over a minute of the test suite with runs of 8. */
 
 typedef struct { /* ext_gqa_prep.comp; arrays per role: query, key, value */
     uint32_t B, S, H, C, rot, max_pos;
@@ -100,14 +115,19 @@ static bool present(const Node *n, int slot) { return kx_opt(n, slot) != NULL; }
 
 static bool has_cache(const Node *n) { return present(n, GQA_PAST_KEY) || present(n, GQA_PAST_VALUE); }
 
+/* Whether the fused decode kernel splits a head's keys for a head of H channels at GQA_DEC_WIDE_WORK_ROWS
+ * (heads over GQA_DEC_WIDE_H channels). */
+static bool dec_wide(int64_t H) { return H > GQA_DEC_WIDE_H; }
+
 /* Workgroups per (batch, head) of the fused decode kernel: one per GQA_DEC_CHUNK_ROWS rows of the
- * cache capacity, at most GQA_DEC_MAX_CHUNKS (WEBNNC_GQA_DEC_CHUNKS=1..64 overrides); 1 when the
- * partial results for the largest batch would not fit the scratch storage.  Depends on the node's
- * bounds only (the same at check and record time).  *ws_bytes / *words: what the chunks need. */
+ * cache capacity (heads over GQA_DEC_WIDE_H channels: one per GQA_DEC_WIDE_WORK_ROWS), at most
+ * GQA_DEC_MAX_CHUNKS (WEBNNC_GQA_DEC_CHUNKS=1..64 overrides); 1 when the partial results for the
+ * largest batch would not fit the scratch storage.  Depends on the node's bounds only (the same at
+ * check and record time).  *ws_bytes / *words: what the chunks need. */
 static uint32_t dec_chunks(const KernelCtx *kc, const Node *n, uint64_t *ws_bytes, uint64_t *words) {
     const Value *pk = n->inputs[GQA_PAST_KEY];
     int64_t N = node_int(n, "numHeads", 0), C = pk->rank == 4 ? pk->shape[2].v : 0, H = pk->rank == 4 ? pk->shape[3].v : 0;
-    uint64_t chunks = C > 0 ? (uint64_t)C / GQA_DEC_CHUNK_ROWS : 1;
+    uint64_t chunks = C > 0 ? (uint64_t)C / (dec_wide(H) ? GQA_DEC_WIDE_WORK_ROWS : GQA_DEC_CHUNK_ROWS) : 1;
     if (chunks > GQA_DEC_MAX_CHUNKS) chunks = GQA_DEC_MAX_CHUNKS;
     chunks = (uint64_t)kx_env_long("WEBNNC_GQA_DEC_CHUNKS", 1, 64, chunks ? (long)chunks : 1);
     uint64_t bn = value_max_elements(n->inputs[GQA_SEQLENS_K]) * (uint64_t)(N > 0 ? N : 1);
@@ -266,25 +286,35 @@ static int record_prep(KernelCtx *kc, const Node *n, const KTensor *in, const KT
     return ext_dispatch_rows(kc, n, sh, spec, 8, &pc, sizeof pc, b, 12, (uint64_t)(d->B * d->S) * heads);
 }
 
+/* Channels per lane of the decode kernels (gqa_dec.glsl CPL). */
+static uint32_t dec_cpl(const KernelCtx *kc, const GqaDims *d) {
+    uint32_t sgs = kc_device(kc)->subgroup_size;
+    return (uint32_t)(d->H + sgs - 1) / sgs;
+}
+
 /* Keys per run of the decode kernels (gqa_dec.glsl DEC_KB): GQA_DEC_T_KB where the device has subgroup
- * shuffles and subgroups of at least that many lanes (WEBNNC_GQA_DEC_TRANSPOSE=0: never), else GQA_DEC_KB. */
-static uint32_t dec_kb(const KernelCtx *kc) {
+ * shuffles and subgroups of at least that many lanes and a lane holds at most GQA_DEC_T_CPL channels
+ * (WEBNNC_GQA_DEC_TRANSPOSE=0: never), else GQA_DEC_KB. */
+static uint32_t dec_kb(const KernelCtx *kc, const GqaDims *d) {
     const WnrtDeviceInfo *dev = kc_device(kc);
-    bool t = dev->subgroup_shuffle && dev->subgroup_size >= GQA_DEC_T_KB && kx_env_flag("WEBNNC_GQA_DEC_TRANSPOSE", true);
+    bool t = dev->subgroup_shuffle && dev->subgroup_size >= GQA_DEC_T_KB && dec_cpl(kc, d) <= GQA_DEC_T_CPL &&
+             kx_env_flag("WEBNNC_GQA_DEC_TRANSPOSE", true);
     return t ? GQA_DEC_T_KB : GQA_DEC_KB;
 }
 
 /* Workgroup size of the decode kernels (ext_gqa_attn_dec.comp, ext_gqa_dec_fused.comp):
  * GQA_DEC_SUBGROUPS subgroups (WEBNNC_GQA_DEC_SUBGROUPS=1..32), as many as fit in 1024 invocations
- * and the device's limit; 0 where it does not apply (no subgroup arithmetic, head size over
- * GQA_DEC_MAX_H or over 16 channels per lane; WEBNNC_GQA_DEC=0). */
+ * and the device's limit, and at most GQA_DEC_PARTIALS / head size (heads of 256: 16); 0 where it does not
+ * apply (no subgroup arithmetic, head size over GQA_DEC_MAX_H or over GQA_DEC_MAX_CPL channels per lane;
+ * WEBNNC_GQA_DEC=0). */
 static uint32_t dec_wg(const KernelCtx *kc, const GqaDims *d) {
     const WnrtDeviceInfo *dev = kc_device(kc);
     uint32_t sgs = dev->subgroup_size, cap = dev->max_workgroup_invocations < 1024 ? dev->max_workgroup_invocations : 1024;
     uint32_t groups = (uint32_t)kx_env_long("WEBNNC_GQA_DEC_SUBGROUPS", 1, 32, GQA_DEC_SUBGROUPS);
     if (sgs && groups * sgs > cap) groups = cap / sgs;
-    if (!dev->subgroup_arithmetic || sgs < 4 || groups == 0 || d->H > GQA_DEC_MAX_H || (uint64_t)d->H > 16u * sgs ||
-        !kx_env_flag("WEBNNC_GQA_DEC", true))
+    if (d->H > 0 && groups * (uint64_t)d->H > GQA_DEC_PARTIALS) groups = GQA_DEC_PARTIALS / (uint32_t)d->H;
+    if (!dev->subgroup_arithmetic || sgs < 4 || groups == 0 || d->H > GQA_DEC_MAX_H ||
+        (uint64_t)d->H > GQA_DEC_MAX_CPL * (uint64_t)sgs || !kx_env_flag("WEBNNC_GQA_DEC", true))
         return 0;
     return groups * sgs;
 }
@@ -365,11 +395,11 @@ static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, con
     /* spec 1: channels per lane (decode kernel), per invocation (flash), 16-channel blocks (coop flash), else
      * subgroup reductions */
     uint32_t spec[6] = {dwg ? dwg : cwg ? cwg : GQA_WG,
-                        dwg     ? (uint32_t)(d->H + dev->subgroup_size - 1) / dev->subgroup_size
+                        dwg     ? dec_cpl(kc, d)
                         : cwg   ? (uint32_t)d->H / 16
                         : flash ? (uint32_t)(d->H + tpr - 1) / tpr
                                 : ext_sg_reduce(kc),
-                        bias, sink, node_bool(n, "smoothSoftmax", false), dwg ? dec_kb(kc) : tpr};
+                        bias, sink, node_bool(n, "smoothSoftmax", false), dwg ? dec_kb(kc, d) : tpr};
     uint64_t bq = cwg ? cwg / 2 : GQA_WG / tpr, blocks = flash ? (uint64_t)(d->S + bq - 1) / bq : (uint64_t)d->S;
     return ext_dispatch_rows(kc, n, sh, spec, flash || dwg ? 6 : 5, &pc, sizeof pc, b, 6, (uint64_t)(d->B * d->N) * blocks);
 }
@@ -418,11 +448,12 @@ static int record_dec_fused(KernelCtx *kc, const Node *n, const KTensor *in, con
     b[12] = b[13] = b[4]; /* one chunk: never used */
     if (chunks > 1 && (kc_scratch_bind(kc, n, ws_bytes, &b[12]) < 0 || kc_counters_bind(kc, n, words, &b[13]) < 0)) return -1;
     const WnrtDeviceInfo *dev = kc_device(kc);
-    uint32_t sgs = dev->subgroup_size, cpl = (uint32_t)(d->H + sgs - 1) / sgs, kb = dec_kb(kc);
+    uint32_t cpl = dec_cpl(kc, d), kb = dec_kb(kc, d);
     bool regs = dev->subgroup_shuffle && cpl <= GQA_DEC_REG_CPL && kx_env_flag("WEBNNC_GQA_DEC_REGS", true);
     uint32_t spec[13] = {dec_wg(kc, d), cpl, node_bool(n, "smoothSoftmax", false), qn, kn, rot,
                          node_bool(n, "rotaryInterleaved", false), has_pos, has_pos && in[GQA_POSITION_IDS].dtype == DT_I64, chunks,
-                         kb, (uint32_t)kx_env_long("WEBNNC_GQA_DEC_CHUNK_ROWS", 16, 65536, GQA_DEC_WORK_ROWS), regs};
+                         kb, (uint32_t)kx_env_long("WEBNNC_GQA_DEC_CHUNK_ROWS", 16, 65536, dec_wide(d->H) ? GQA_DEC_WIDE_WORK_ROWS : GQA_DEC_WORK_ROWS),
+                         regs};
     return ext_dispatch_rows(kc, n, sh, spec, 13, &pc, sizeof pc, b, 14, (uint64_t)(d->B * d->N) * chunks);
 }
 

@@ -3,11 +3,12 @@
 // of ext_gqa_attn.comp (one workgroup per (batch, token, query head), the prepared query row read
 // from the output and replaced by the result, keys j in [lo, p], softcap, attentionBias, sinks,
 // zeros for a batch whose seqlensK is out of range), with the keys split over the subgroups
-// (gqa_dec.glsl).  Needs subgroup arithmetic, head size <= SG * CPL and NS <= 32 subgroups.
+// (gqa_dec.glsl).  Needs subgroup arithmetic, head size <= SG * CPL and NS <= 32 subgroups
+// (gqa_dec_sizes.glsl: head size <= 256, NS * head size <= 4096).
 #include "common.glsl"
 #include "ext_common.glsl"
 
-layout(constant_id = 1) const uint CPL = 2u;         // channels per lane (<= 16)
+layout(constant_id = 1) const uint CPL = 2u;         // channels per lane (<= 32)
 layout(constant_id = 2) const bool HAS_BIAS = false;
 layout(constant_id = 3) const bool HAS_SINK = false; // headSink operand
 layout(constant_id = 4) const bool SMOOTH = false;   // smoothSoftmax: sink 0 when no headSink

@@ -25,8 +25,9 @@
 #extension GL_EXT_control_flow_attributes : enable
 #define EXT_REDUCTION 32
 #include "ext_common.glsl"
+#include "gqa_dec_sizes.glsl"
 
-layout(constant_id = 1) const uint CPL = 2u; // channels per lane (<= 16)
+layout(constant_id = 1) const uint CPL = 2u; // channels per lane (<= 32)
 layout(constant_id = 2) const bool SMOOTH = false;
 layout(constant_id = 3) const bool Q_NORM = false;
 layout(constant_id = 4) const bool K_NORM = false;
@@ -68,7 +69,7 @@ layout(std430, binding = 11) readonly buffer Kn { A_T k_norm[]; };
 layout(std430, binding = 12) coherent buffer Ws { float ws[]; };   // [B * N][CHUNKS][2 + H]
 layout(std430, binding = 13) coherent buffer Cnt { uint cnt[]; }; // [B * N]
 
-shared float k_new[128], v_new[128]; // the new key / value rows (H <= 128: the host checks)
+shared float k_new[DEC_MAX_H], v_new[DEC_MAX_H]; // the new key / value rows
 shared bool last_chunk;
 uint dec_kv; // the (batch, kv head)'s first cache row
 float dec_key(uint j, uint h) { return float(k_cache[pc.base_k + (dec_kv + j) * pc.H + h]); }

@@ -28,9 +28,10 @@
 #extension GL_EXT_control_flow_attributes : enable
 
 #define NEG_INF uintBitsToFloat(0xff800000u)
-shared float q[16 * 32];       // the query row (H <= SG * CPL <= 512)
+#include "gqa_dec_sizes.glsl"
+shared float q[DEC_MAX_H];       // the query row
 shared float part_m[32], part_l[32];
-shared float part_acc[32 * 128]; // [subgroup][channel]: H <= 128 when NS is 32 (the host checks)
+shared float part_acc[DEC_PARTIALS]; // [subgroup][channel]
 
 // The subgroup's state, per invocation: its run's key / value channels (the lane's c-th of key t at
 // [t * CPL + c]), its query channels and its output channels.  Sized by CPL and indexed only by
@@ -113,7 +114,7 @@ void dec_run(uint n, uint j0, inout float m, inout float l) {
     m = mn;
 }
 
-shared float dec_o[128]; // the workgroup's unnormalized output (H <= 128)
+shared float dec_o[DEC_MAX_H]; // the workgroup's unnormalized output
 const uint DEC_KEEP = 0xffffffffu; // gqa_dec_attend_qv: no output row, the result stays in dec_o[]
 // Lanes that share a channel in the combine of the subgroups' partials (gqa_dec_attend_qv): 8 where
 // runs are 8 keys (the host takes those only with subgroup shuffles and subgroups of 8 or more).

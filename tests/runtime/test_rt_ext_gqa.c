@@ -38,7 +38,8 @@ static bool flash_coop(GqaCase c) {
            dev->max_shared_memory >= shared && !getenv("WEBNNC_NO_FLASH_ATTN");
 }
 
-static void check_gqa(GqaCase c) {
+/* The graph of case c: its groupQueryAttention node in *node, a name for failures in label. */
+static Graph *gqa_graph(GqaCase c, Node **node, char label[160]) {
     Graph *g = graph_new("t");
     unsigned s = 31 + (unsigned)(c.S * 7 + c.C);
     Value *in[GQA_SLOTS] = {0};
@@ -87,10 +88,17 @@ static void check_gqa(GqaCase c) {
     if (c.window) node_set_int(g, n, "localWindowSize", c.window);
     if (c.softcap) node_set_float(g, n, "softcap", c.softcap);
     ck_assert_msg(graph_insert_node(g, n) == 0, "%s", diag_message());
-    char label[160];
-    snprintf(label, sizeof label, "gqa %s B %lld S %lld N %lld/%lld H %lld C %lld packed %d rot %d norm %d window %lld",
+    snprintf(label, 160, "gqa %s B %lld S %lld N %lld/%lld H %lld C %lld packed %d rot %d norm %d window %lld",
              dtype_name(c.dt), (long long)c.B, (long long)c.S, (long long)c.N, (long long)c.KV, (long long)c.H,
              (long long)c.C, c.packed, c.rotary, c.qk_norm, (long long)c.window);
+    *node = n;
+    return g;
+}
+
+static void check_gqa(GqaCase c) {
+    Node *n;
+    char label[160];
+    Graph *g = gqa_graph(c, &n, label);
     /* float16: one output rounding; on the cooperative-matrix kernel also the probabilities rounded to
      * float16 before P V (relative 2^-11 per weight) and, natively, the tensor cores' float32 sums (which
      * runtime/shaders/nbits_tile.glsl found to cost up to ~10 float16 ulps): an absolute 4e-3 there (the
@@ -167,10 +175,41 @@ START_TEST(decode) {
 }
 END_TEST
 
+/* Heads of 256 channels (Gemma-class) decode on the decode kernels too: in one dispatch
+ * (ext_gqa_dec_fused.comp; on lavapipe 32 channels per lane, the query and new rows prepared in shared
+ * memory), one fewer than in two (WEBNNC_GQA_FUSED=0: ext_gqa_prep.comp + ext_gqa_attn_dec.comp), and
+ * right in both.  (The generic ext_gqa_attn.comp would take two either way.)  Heads this wide split their
+ * keys over workgroups of 64 rows (k_gqa.c GQA_DEC_WIDE_WORK_ROWS: here 4 of them); and unsplit
+ * (WEBNNC_GQA_DEC_CHUNKS=1). */
+START_TEST(decode_head_256) {
+    GqaCase c = {DT_F16, 1, 1, 4, 1, 256, 300, {290}, true, 256, false, true, true, false, false, false, 0, 0};
+    Node *n;
+    char label[160];
+    Graph *g = gqa_graph(c, &n, label);
+    ext_check(g, n, 2e-3, 1e-3, label);
+    uint64_t bytes = (uint64_t)(c.B * c.N * c.H) * 2;
+    void *out = malloc(bytes);
+    ck_assert(out);
+    int fused = ext_run_dispatches(g, 0, out, bytes, label);
+    setenv("WEBNNC_GQA_FUSED", "0", 1);
+    ext_check(g, n, 2e-3, 1e-3, label);
+    int two = ext_run_dispatches(g, 0, out, bytes, label);
+    unsetenv("WEBNNC_GQA_FUSED");
+    ck_assert_msg(fused == two - 1, "%s: %d dispatches fused, %d in two", label, fused, two);
+    free(out);
+    graph_free(g);
+    setenv("WEBNNC_GQA_DEC_CHUNKS", "1", 1);
+    check_gqa(c);
+    unsetenv("WEBNNC_GQA_DEC_CHUNKS");
+}
+END_TEST
+
 START_TEST(prefill) {
     check_gqa((GqaCase){DT_F32, 1, 5, 4, 2, 16, 16, {4}, false, 16, false, false, false, false, false, false, 0, 0});
     check_gqa((GqaCase){DT_F32, 2, 3, 4, 1, 24, 20, {7, 2}, true, 16, true, true, false, false, false, false, 0, 0});
     check_gqa((GqaCase){DT_F16, 1, 7, 4, 2, 32, 12, {6}, false, 32, false, false, false, false, false, false, 0, 0});
+    /* heads of 256 (no flash kernel): ext_gqa_attn_dec.comp per token */
+    check_gqa((GqaCase){DT_F16, 1, 5, 4, 1, 256, 24, {20}, true, 256, false, true, true, false, false, false, 0, 0});
 }
 END_TEST
 
@@ -283,6 +322,7 @@ int main(void) {
     tcase_add_checked_fixture(tc, rt_setup, rt_teardown);
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, decode);
+    tcase_add_test(tc, decode_head_256);
     tcase_add_test(tc, prefill);
     tcase_add_test(tc, prefill_prep);
     tcase_add_test(tc, flash_prefill);
