@@ -37,7 +37,10 @@
 #define GQA_WG 128       /* attention / prep workgroup size */
 #define GQA_MAX_HEAD 512 /* head size limit: 4 channels per invocation, shared rows of 1024 */
 #define GQA_FLASH_MIN_S 2   /* query tokens from which prefill attention runs flash-style ... */
-#define GQA_FLASH_MAX_H 128 /* ... for heads up to this size (ext_gqa_attn_flash.comp) */
+#define GQA_FLASH_MAX_H 128 /* ... for heads up to this size (ext_gqa_attn_flash.comp; with 256-channel heads it was
+                             * no faster than ext_gqa_attn_dec.comp per token: H200, prefill attention us per layer
+                             * after 128 / 512 tokens, 4 heads 40.5 / 133 against 19.7 / 105, 8 heads (Gemma2-2B
+                             * shape) 46.9 / 170 against 35.5 / 207) */
 #define GQA_FLASH_TPR 8     /* invocations per query row there (WEBNNC_FLASH_TPR = 2..16, powers of 2; H100, 512 tokens,
                              * Qwen2-0.5B layer: 2 / 4 / 8 / 16 took 200 / 178 / 161 / 313 us), ... */
 #define GQA_FLASH_COOP_SUBGROUPS 4 /* subgroups of 32 per workgroup of ext_gqa_attn_flash_coop.comp, 16 query rows each
