@@ -45,7 +45,7 @@ static uint64_t table_rows(const KernelCtx *kc, uint64_t pre, uint64_t D, uint64
     uint64_t slack = d->min_storage_offset_alignment + 8; /* window start aligned down, end rounded to a word */
     uint64_t rows = D;
     if (pre == 1 && D * row_bytes + slack > range) rows = range > slack + row_bytes ? (range - slack) / row_bytes - 1 : 1;
-    rows = (uint64_t)kx_env_long("WEBNNC_GBQ_ROWS", 1, 1L << 30, (long)(rows ? rows : 1));
+    rows = (uint64_t)wnrt_env_long("WEBNNC_GBQ_ROWS", 1, 1L << 30, (long)(rows ? rows : 1));
     return rows < D ? rows : D;
 }
 

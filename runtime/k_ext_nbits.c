@@ -61,7 +61,7 @@ static uint32_t tile_bn(uint64_t rows, uint64_t M, uint64_t slices) {
 static uint32_t split_slices(uint64_t N, uint64_t K, uint32_t *k_split) {
     uint64_t slices = N < NB_SPLIT_MAX_N && K >= NB_SPLIT_MIN_K ? K / NB_SPLIT_K : 1;
     if (slices > NB_SPLIT_MAX) slices = NB_SPLIT_MAX;
-    slices = (uint64_t)kx_env_long("WEBNNC_NBITS_SPLITK", 1, 64, (long)slices);
+    slices = (uint64_t)wnrt_env_long("WEBNNC_NBITS_SPLITK", 1, 64, (long)slices);
     uint64_t step = (K + slices - 1) / slices;
     step = (step + 31) / 32 * 32; /* whole 32-k steps of the tile core */
     *k_split = (uint32_t)step;
@@ -133,7 +133,7 @@ static int nbits_check(KernelCtx *kc, const Node *n) {
 /* The row mat-vec's form of the layout (k_ext_nbits.h). */
 bool ext_nbits_rows_layout(const NBitsGeom *geo, bool has_zp, DType zp_dtype, KMatvecRows *p) {
     bool zp_ok = !has_zp || (zp_dtype == DT_U8 && geo->zp_row_bytes * 8 == geo->k_blocks * geo->bits);
-    if ((geo->bits != 4 && geo->bits != 8) || geo->k % geo->block || geo->k % 32 || !zp_ok || getenv("WEBNNC_NBITS_GENERIC"))
+    if ((geo->bits != 4 && geo->bits != 8) || geo->k % geo->block || geo->k % 32 || !zp_ok || wnrt_env_flag("WEBNNC_NBITS_GENERIC", false))
         return false;
     *p = (KMatvecRows){.bits = (int)geo->bits, .has_scale = true, .has_zp = has_zp, .N = geo->n, .K = geo->k,
                        .block_n = 1, .block_k = geo->block, .s_n = geo->k_blocks, .s_k = 1,

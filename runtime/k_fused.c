@@ -27,7 +27,7 @@
 #define FUSED_TILE_MIN_M 17 /* activation rows from which the tiled prefill kernel runs */
 
 /* FUSED_TILE_MIN_M, or WEBNNC_FUSED_TILE_MIN_M = 2..65536 (tuning sweeps). */
-static int64_t tile_min_m(void) { return kx_env_long("WEBNNC_FUSED_TILE_MIN_M", 2, 65536, FUSED_TILE_MIN_M); }
+static int64_t tile_min_m(void) { return wnrt_env_long("WEBNNC_FUSED_TILE_MIN_M", 2, 65536, FUSED_TILE_MIN_M); }
 #define FUSED_TILE 64       /* its output tile (shaders/nbits_tile.glsl) */
 
 typedef struct {

@@ -132,7 +132,7 @@ static uint32_t dec_chunks(const KernelCtx *kc, const Node *n, uint64_t *ws_byte
     int64_t N = node_int(n, "numHeads", 0), C = pk->rank == 4 ? pk->shape[2].v : 0, H = pk->rank == 4 ? pk->shape[3].v : 0;
     uint64_t chunks = C > 0 ? (uint64_t)C / (dec_wide(H) ? GQA_DEC_WIDE_WORK_ROWS : GQA_DEC_CHUNK_ROWS) : 1;
     if (chunks > GQA_DEC_MAX_CHUNKS) chunks = GQA_DEC_MAX_CHUNKS;
-    chunks = (uint64_t)kx_env_long("WEBNNC_GQA_DEC_CHUNKS", 1, 64, chunks ? (long)chunks : 1);
+    chunks = (uint64_t)wnrt_env_long("WEBNNC_GQA_DEC_CHUNKS", 1, 64, chunks ? (long)chunks : 1);
     uint64_t bn = value_max_elements(n->inputs[GQA_SEQLENS_K]) * (uint64_t)(N > 0 ? N : 1);
     *words = bn;
     *ws_bytes = bn * chunks * (uint64_t)(2 + (H > 0 ? H : 1)) * sizeof(float);
@@ -301,7 +301,7 @@ static uint32_t dec_cpl(const KernelCtx *kc, const GqaDims *d) {
 static uint32_t dec_kb(const KernelCtx *kc, const GqaDims *d) {
     const WnrtDeviceInfo *dev = kc_device(kc);
     bool t = dev->subgroup_shuffle && dev->subgroup_size >= GQA_DEC_T_KB && dec_cpl(kc, d) <= GQA_DEC_T_CPL &&
-             kx_env_flag("WEBNNC_GQA_DEC_TRANSPOSE", true);
+             wnrt_env_flag("WEBNNC_GQA_DEC_TRANSPOSE", true);
     return t ? GQA_DEC_T_KB : GQA_DEC_KB;
 }
 
@@ -313,18 +313,18 @@ static uint32_t dec_kb(const KernelCtx *kc, const GqaDims *d) {
 static uint32_t dec_wg(const KernelCtx *kc, const GqaDims *d) {
     const WnrtDeviceInfo *dev = kc_device(kc);
     uint32_t sgs = dev->subgroup_size, cap = dev->max_workgroup_invocations < 1024 ? dev->max_workgroup_invocations : 1024;
-    uint32_t groups = (uint32_t)kx_env_long("WEBNNC_GQA_DEC_SUBGROUPS", 1, 32, GQA_DEC_SUBGROUPS);
+    uint32_t groups = (uint32_t)wnrt_env_long("WEBNNC_GQA_DEC_SUBGROUPS", 1, 32, GQA_DEC_SUBGROUPS);
     if (sgs && groups * sgs > cap) groups = cap / sgs;
     if (d->H > 0 && groups * (uint64_t)d->H > GQA_DEC_PARTIALS) groups = GQA_DEC_PARTIALS / (uint32_t)d->H;
     if (!dev->subgroup_arithmetic || sgs < 4 || groups == 0 || d->H > GQA_DEC_MAX_H ||
-        (uint64_t)d->H > GQA_DEC_MAX_CPL * (uint64_t)sgs || !kx_env_flag("WEBNNC_GQA_DEC", true))
+        (uint64_t)d->H > GQA_DEC_MAX_CPL * (uint64_t)sgs || !wnrt_env_flag("WEBNNC_GQA_DEC", true))
         return 0;
     return groups * sgs;
 }
 
 /* ... of the flash kernel: GQA_FLASH_TPR, or WEBNNC_FLASH_TPR (tuning sweeps; rounded down to a power of 2). */
 static uint32_t flash_tpr(void) {
-    uint32_t t = (uint32_t)kx_env_long("WEBNNC_FLASH_TPR", 2, 16, GQA_FLASH_TPR);
+    uint32_t t = (uint32_t)wnrt_env_long("WEBNNC_FLASH_TPR", 2, 16, GQA_FLASH_TPR);
     while (t & (t - 1)) t &= t - 1;
     return t;
 }
@@ -351,7 +351,7 @@ static uint32_t flash_coop_wg(const KernelCtx *kc, const GqaDims *d, DType dt, b
     if (!(*emulate ? dt == DT_F16 : native) || d->H % 16 || d->H > GQA_FLASH_MAX_H ||
         dev->max_shared_memory < flash_coop_shared(d->H, *emulate) || (e && strcmp(e, "0") == 0))
         return 0;
-    return 32 * (uint32_t)kx_env_long("WEBNNC_FLASH_COOP_SUBGROUPS", 1, 4, GQA_FLASH_COOP_SUBGROUPS);
+    return 32 * (uint32_t)wnrt_env_long("WEBNNC_FLASH_COOP_SUBGROUPS", 1, 4, GQA_FLASH_COOP_SUBGROUPS);
 }
 
 /* The attention scale: the node's, else 1/sqrt(head size). */
@@ -370,7 +370,7 @@ static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, con
     const WnrtDeviceInfo *dev = kc_device(kc);
     uint32_t tpr = flash_tpr();
     bool flash = d->S >= GQA_FLASH_MIN_S && d->H <= GQA_FLASH_MAX_H && dev->subgroup_shuffle &&
-                 dev->subgroup_size >= tpr && !getenv("WEBNNC_NO_FLASH_ATTN");
+                 dev->subgroup_size >= tpr && !wnrt_env_flag("WEBNNC_NO_FLASH_ATTN", false);
     bool emulate = false;
     uint32_t dwg = flash ? 0 : dec_wg(kc, d), cwg = flash ? flash_coop_wg(kc, d, in[GQA_QUERY].dtype, &emulate) : 0;
     const char *coop = emulate ? "ext_gqa_attn_flash_coop_emu" : "ext_gqa_attn_flash_coop";
@@ -412,7 +412,7 @@ static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, con
  * the four dispatches). */
 static bool dec_fused(const KernelCtx *kc, const Node *n, const GqaDims *d) {
     return d->S == 1 && dec_wg(kc, d) && !present(n, GQA_ATTENTION_BIAS) && !present(n, GQA_HEAD_SINK) &&
-           kx_env_flag("WEBNNC_GQA_FUSED", true);
+           wnrt_env_flag("WEBNNC_GQA_FUSED", true);
 }
 
 /* Decode in one dispatch: prep of query, key and value rows, cache write and attention. */
@@ -452,10 +452,10 @@ static int record_dec_fused(KernelCtx *kc, const Node *n, const KTensor *in, con
     if (chunks > 1 && (kc_scratch_bind(kc, n, ws_bytes, &b[12]) < 0 || kc_counters_bind(kc, n, words, &b[13]) < 0)) return -1;
     const WnrtDeviceInfo *dev = kc_device(kc);
     uint32_t cpl = dec_cpl(kc, d), kb = dec_kb(kc, d);
-    bool regs = dev->subgroup_shuffle && cpl <= GQA_DEC_REG_CPL && kx_env_flag("WEBNNC_GQA_DEC_REGS", true);
+    bool regs = dev->subgroup_shuffle && cpl <= GQA_DEC_REG_CPL && wnrt_env_flag("WEBNNC_GQA_DEC_REGS", true);
     uint32_t spec[13] = {dec_wg(kc, d), cpl, node_bool(n, "smoothSoftmax", false), qn, kn, rot,
                          node_bool(n, "rotaryInterleaved", false), has_pos, has_pos && in[GQA_POSITION_IDS].dtype == DT_I64, chunks,
-                         kb, (uint32_t)kx_env_long("WEBNNC_GQA_DEC_CHUNK_ROWS", 16, 65536, dec_wide(d->H) ? GQA_DEC_WIDE_WORK_ROWS : GQA_DEC_WORK_ROWS),
+                         kb, (uint32_t)wnrt_env_long("WEBNNC_GQA_DEC_CHUNK_ROWS", 16, 65536, dec_wide(d->H) ? GQA_DEC_WIDE_WORK_ROWS : GQA_DEC_WORK_ROWS),
                          regs};
     return ext_dispatch_rows(kc, n, sh, spec, 13, &pc, sizeof pc, b, 14, (uint64_t)(d->B * d->N) * chunks);
 }

@@ -56,7 +56,7 @@ static void work_split(const WnrtDeviceInfo *d, int bits, uint64_t N, uint64_t u
     bool cluster_ok = bits <= 8 && d->subgroup_shuffle && sg && (sg & (sg - 1)) == 0;
     *tpr = cpu || !cluster_ok ? 0 : tall && sg >= MV_TALL_TPR ? MV_TALL_TPR : units <= sg ? sg : 0;
     /* tuning override: WEBNNC_MATVEC_TPR = 0 (workgroup reduction) or a power of two <= the subgroup size */
-    *tpr = (uint32_t)kx_env_long("WEBNNC_MATVEC_TPR", 0, 1024, *tpr);
+    *tpr = (uint32_t)wnrt_env_long("WEBNNC_MATVEC_TPR", 0, 1024, *tpr);
     if (*tpr && (!cluster_ok || (*tpr & (*tpr - 1)) || *tpr > sg)) *tpr = 0;
     *wg = cpu || bits > 8 ? 64 : 32;
     if (cpu || bits > 8) *rows = 4;
@@ -67,8 +67,8 @@ static void work_split(const WnrtDeviceInfo *d, int bits, uint64_t N, uint64_t u
     while (!cpu && *wg < MV_LONG_WG && units > MV_LONG_UNITS * (uint64_t)*wg) *wg *= 2;
     if (*tpr) *wg = *tpr > MV_CLUSTER_WG ? *tpr : MV_CLUSTER_WG;
     /* tuning overrides (bench sweeps): WEBNNC_MATVEC_WG = 32..1024, WEBNNC_MATVEC_ROWS = 1..8 */
-    *wg = (uint32_t)kx_env_long("WEBNNC_MATVEC_WG", 32, 1024, *wg);
-    *rows = (uint32_t)kx_env_long("WEBNNC_MATVEC_ROWS", 1, 8, *rows);
+    *wg = (uint32_t)wnrt_env_long("WEBNNC_MATVEC_WG", 32, 1024, *wg);
+    *rows = (uint32_t)wnrt_env_long("WEBNNC_MATVEC_ROWS", 1, 8, *rows);
     if (*wg > d->max_workgroup_invocations) *wg = d->max_workgroup_invocations;
     /* a workgroup holds whole row groups, in whole subgroups */
     if (*tpr && (*wg % *tpr || *wg % sg)) *tpr = 0;
@@ -80,7 +80,7 @@ static void work_split(const WnrtDeviceInfo *d, int bits, uint64_t N, uint64_t u
  * run the exact kernel faster, and so does a caller that asks for p->exact.  WEBNNC_MATVEC_HALF=1 / 0
  * forces the choice (where float16 exists). */
 static bool half_dot(const WnrtDeviceInfo *d, const KMatvecRows *p, DType act) {
-    return p->bits == 4 && act == DT_F16 && d->float16 && kx_env_flag("WEBNNC_MATVEC_HALF", d->type != WNRT_DEV_CPU && !p->exact);
+    return p->bits == 4 && act == DT_F16 && d->float16 && wnrt_env_flag("WEBNNC_MATVEC_HALF", d->type != WNRT_DEV_CPU && !p->exact);
 }
 
 /* Quantized units (matvec_rows.glsl): 16 bytes of weights, or 8 bytes for 4-bit rows whose byte

@@ -116,7 +116,7 @@ int kstrided_run(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec,
     }
     uint64_t total = kshape_numel(rank, shape);
     if (total == 0) return 0;
-    if (n_spec == 1 && dense_copy(kc, shader, op, rank) && !getenv("WEBNNC_NO_VEC_COPY")) {
+    if (n_spec == 1 && dense_copy(kc, shader, op, rank) && !wnrt_env_flag("WEBNNC_NO_VEC_COPY", false)) {
         int64_t done = copy_vectorized(kc, n, shader, spec[0], op, shape[0]);
         if (done < 0) return -1;
         if (done == shape[0]) return 0;

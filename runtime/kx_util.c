@@ -6,17 +6,6 @@
 
 #include "k_strided.h"
 
-long kx_env_long(const char *name, long lo, long hi, long def) {
-    const char *e = getenv(name);
-    long v = e ? strtol(e, NULL, 10) : 0;
-    return e && v >= lo && v <= hi ? v : def;
-}
-
-bool kx_env_flag(const char *name, bool def) {
-    const char *e = getenv(name);
-    return e && *e ? strcmp(e, "0") != 0 : def;
-}
-
 int kx_no_kernel(const Node *n, DType dt) {
     diag_error("no kernel for op %s (dtype %s) at node %s", op_name(n->op), dtype_name(dt), node_display_name(n));
     return -1;

@@ -7,6 +7,7 @@
 #define WEBNNC_KX_UTIL_H
 
 #include "kernel.h"
+#include "rt_env.h"
 
 #define KX_WG 256 /* workgroup size of every family using these helpers */
 
@@ -48,12 +49,6 @@ int kx_copy(KernelCtx *kc, const Node *n, const KTensor *src, const KTensor *dst
 /* Copies `count` contiguous elements from src (from element src_off) to dst (from dst_off). */
 int kx_copy_range(KernelCtx *kc, const Node *n, const KTensor *src, int64_t src_off, const KTensor *dst, int64_t dst_off,
                   int64_t count);
-
-/* A numeric tuning override from the environment (bench sweeps): the value of `name` when it is set
- * and in lo..hi, else def. */
-long kx_env_long(const char *name, long lo, long hi, long def);
-/* A tuning switch from the environment: "0" off, any other value on, unset or empty `def`. */
-bool kx_env_flag(const char *name, bool def);
 
 /* Reads up to `max` integers of option `key` into v; returns the count, -1 when absent, or -2 when
  * present with a different count than `want` (want < 0: any count up to max). */

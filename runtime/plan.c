@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_env.h"
 #include "rt_model.h"
 
 #define ALIGN 256u
@@ -211,8 +212,7 @@ int plan_model(WnrtModel *m) {
 
     /* Host staging for inputs and outputs when device memory is not mapped (or, for tests of
      * that path on unified-memory devices, when WEBNNC_FORCE_STAGING=1). */
-    const char *force_env = getenv("WEBNNC_FORCE_STAGING");
-    bool force_staging = force_env && strcmp(force_env, "0") != 0;
+    bool force_staging = wnrt_env_flag("WEBNNC_FORCE_STAGING", false);
     for (int pass = 0; pass < 2; pass++) {
         int cnt = pass ? g->n_outputs : g->n_inputs;
         for (int i = 0; i < cnt; i++) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "k_matvec.h"
+#include "rt_env.h"
 
 #define CHAIN_MAX 8 /* transpose / reshape / identity nodes walked between the constant and matmul */
 
@@ -199,8 +200,7 @@ static int try_matmul(WnrtModel *m, const Node *n, const int *uses) {
 }
 
 int plan_matvec_rewrite(WnrtModel *m) {
-    const char *off = getenv("WEBNNC_NO_FUSE");
-    if (off && *off && strcmp(off, "0") != 0) return 0;
+    if (wnrt_env_flag("WEBNNC_NO_FUSE", false)) return 0;
     Graph *g = m->g;
     bool any = false;
     for (int i = 0; i < g->n_nodes && !any; i++) any = !g->nodes[i]->dead && g->nodes[i]->op == OP_MATMUL;

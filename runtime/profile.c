@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "profile.h"
+#include "rt_env.h"
 
 const char *const wnrt_prof_phase_key[WNRT_PROF_NPHASES] = {
 #define X(ID, KEY, LABEL) KEY,
@@ -67,8 +68,7 @@ static int grow(void **p, int *cap, int need, size_t size) {
 
 /* Why the device cannot time dispatches (NULL when it can). */
 static const char *no_timestamps(const WnrtModel *m, VkPhysicalDeviceLimits *lim) {
-    const char *env = getenv("WEBNNC_NO_TIMESTAMPS");
-    if (env && *env && strcmp(env, "0") != 0) return "WEBNNC_NO_TIMESTAMPS is set";
+    if (wnrt_env_flag("WEBNNC_NO_TIMESTAMPS", false)) return "WEBNNC_NO_TIMESTAMPS is set";
     VkPhysicalDeviceProperties p;
     vkGetPhysicalDeviceProperties(m->dev->phys, &p);
     *lim = p.limits;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "rt_env.h"
 #include "rt_model.h"
 #include "vk_pipeline.h"
 
@@ -392,10 +393,7 @@ int wnrt_record_capture(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], ReplayTrac
 }
 
 /* WEBNNC_RECORD_PIECES=0: every recording in one command buffer, submitted after it is made. */
-static bool pieces_on(void) {
-    const char *e = getenv("WEBNNC_RECORD_PIECES");
-    return !e || strcmp(e, "0") != 0;
-}
+static bool pieces_on(void) { return wnrt_env_flag("WEBNNC_RECORD_PIECES", true); }
 
 int wnrt_record_commands(WnrtModel *m, Recording *r, int *submitted) {
     VkDev *d = m->dev;

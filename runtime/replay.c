@@ -6,13 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_env.h"
 #include "rt_model.h"
 #include "vk_pipeline.h"
 
-bool wnrt_replay_env_enabled(void) {
-    const char *e = getenv("WEBNNC_REPLAY");
-    return !e || strcmp(e, "0") != 0;
-}
+bool wnrt_replay_env_enabled(void) { return wnrt_env_flag("WEBNNC_REPLAY", true); }
 
 int wnrt_replay_note(ReplayTrace *t, VkPipeline p, const KBind *binds, int n_binds, const void *params, uint32_t params_size,
                 uint32_t gx, uint32_t gy, uint32_t gz) {
@@ -71,10 +69,7 @@ uint64_t wnrt_replay_slot_stride(const WnrtModel *m) {
 }
 
 /* Slots read over the bus from a host mirror, for tests of that path on unified-memory devices. */
-static bool force_mirror(void) {
-    const char *e = getenv("WEBNNC_FORCE_STAGING");
-    return e && strcmp(e, "0") != 0;
-}
+static bool force_mirror(void) { return wnrt_env_flag("WEBNNC_FORCE_STAGING", false); }
 
 int wnrt_replay_reserve(WnrtModel *m, ReplaySlots *s, int n) {
     if (n <= s->cap && s->gpu.buffer) return 0;

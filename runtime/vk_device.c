@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "rt_env.h"
 #include "vk_pipeline.h"
 
 #define MAX_DEVICES 16
@@ -219,8 +220,7 @@ static int find_compute_queue(VkPhysicalDevice pd, uint32_t *family) {
  * headers 1.3.239 do not know it.)  On by default where usable; WEBNNC_COOPMAT=0 turns it off (the
  * portable tile core; nbits_tile.glsl notes the float16 difference this path has on the H100). */
 static bool coopmat_nv_usable(VkInstance inst, VkPhysicalDevice pd, const WnrtDeviceInfo *info) {
-    const char *on = getenv("WEBNNC_COOPMAT");
-    if ((on && strcmp(on, "0") == 0) || !info->float16 || info->subgroup_size != 32 ||
+    if (!wnrt_env_flag("WEBNNC_COOPMAT", true) || !info->float16 || info->subgroup_size != 32 ||
         !has_extension(pd, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME))
         return false;
     PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV get =
@@ -290,8 +290,7 @@ VkDev *vkdev_open(int index) {
         fcoop.pNext = f12.pNext;
         f12.pNext = &fcoop;
     }
-    const char *stats = getenv("WEBNNC_PIPELINE_STATS");
-    d->pipeline_stats = stats && strcmp(stats, "1") == 0 &&
+    d->pipeline_stats = wnrt_env_flag("WEBNNC_PIPELINE_STATS", false) &&
                         has_extension(d->phys, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fexec = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR, .pipelineExecutableInfo = VK_TRUE};

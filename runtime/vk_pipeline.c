@@ -13,6 +13,7 @@
 
 #include "core.h"
 #include "kernel.h"
+#include "rt_env.h"
 #include "webnn.h"
 
 /* ---- shader table (generated) ------------------------------------------------------------ */
@@ -64,8 +65,7 @@ struct PipelineSet {
 
 static void cache_dir_init(PipelineSet *p) {
     p->cache_dir[0] = 0;
-    const char *off = getenv("WEBNNC_NO_PIPELINE_CACHE");
-    if (off && *off && strcmp(off, "0") != 0) return;
+    if (wnrt_env_flag("WEBNNC_NO_PIPELINE_CACHE", false)) return;
     const char *xdg = getenv("XDG_CACHE_HOME");
     const char *home = getenv("HOME");
     char base[900];

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "rt_env.h"
 #include "test_rt_ext.h"
 
 typedef struct {
@@ -35,7 +36,7 @@ static bool flash_coop(GqaCase c) {
     bool emulate = e && strcmp(e, "emulate") == 0, native = dev->coopmat_nv && dev->subgroup_arithmetic && !(e && e[0] == '0');
     uint64_t shared = (uint64_t)(2 * 32 * (c.H + 8) * 2 + 4 * 16 * (36 * 4 + 40 * 2 + 16 * 4)) + (emulate ? 512 : 0);
     return (emulate || native) && c.dt == DT_F16 && c.C && c.S >= 2 && c.H % 16 == 0 && c.H <= 128 &&
-           dev->max_shared_memory >= shared && !getenv("WEBNNC_NO_FLASH_ATTN");
+           dev->max_shared_memory >= shared && !wnrt_env_flag("WEBNNC_NO_FLASH_ATTN", false);
 }
 
 /* The graph of case c: its groupQueryAttention node in *node, a name for failures in label. */
