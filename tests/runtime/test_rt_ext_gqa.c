@@ -120,8 +120,11 @@ static const GqaCase decode_cases[] = {
     {DT_F32, 2, 1, 6, 2, 32, 40, {0, 39}, true, 32, false, false, false, false, false, false, 0, 0},
     {DT_F32, 1, 1, 8, 8, 64, 300, {299}, false, 64, true, true, true, false, false, false, 0, 0},
     {DT_F16, 1, 1, 14, 2, 64, 160, {150}, true, 64, false, false, false, false, false, false, 0, 0},
-    /* 400 rows: 3 working chunks of 6 or of 3 (the split modes of the decode test) */
+    /* 400 rows: 3 working chunks of 6 or of 3 (the split modes of the decode test); with 32 channels
+     * also with runs of 8 keys on lavapipe (subgroups of 8: at most 4 channels per lane, k_gqa.c
+     * GQA_DEC_T_CPL), whose combine takes 8 lanes per channel */
     {DT_F16, 1, 1, 14, 2, 64, 420, {400}, true, 64, false, false, false, false, false, false, 0, 0},
+    {DT_F16, 1, 1, 8, 2, 32, 420, {400}, true, 32, false, false, false, false, false, false, 0, 0},
     /* partial rotary with position ids, q/k norm, packed, two batches */
     {DT_F32, 2, 1, 4, 1, 32, 48, {5, 47}, true, 16, false, true, true, false, false, false, 0, 0},
     /* local window, softcap, smooth softmax; float16 with norms and interleaved rotary */
@@ -134,8 +137,8 @@ static const GqaCase decode_cases[] = {
  * workgroups per head with one working per 128 rows of the actual length (WEBNNC_GQA_DEC_CHUNKS,
  * WEBNNC_GQA_DEC_CHUNK_ROWS: 299 and 400 rows split, combined by the last workgroup to arrive), and
  * in two dispatches (WEBNNC_GQA_FUSED=0: ext_gqa_prep.comp + ext_gqa_attn_dec.comp); with runs of 8
- * keys scored by a transposing reduction (the default where the device has subgroup shuffles) and
- * with a subgroupAdd per key (WEBNNC_GQA_DEC_TRANSPOSE=0, gqa_dec.glsl), split and in two dispatches.
+ * keys scored by a transposing reduction (the default where the device has subgroup shuffles and a
+ * lane holds at most 4 channels: lavapipe, head sizes up to 32) and with a subgroupAdd per key (WEBNNC_GQA_DEC_TRANSPOSE=0, gqa_dec.glsl), split and in two dispatches.
  * The fused kernel prepares the query and new rows in registers where a lane holds few channels
  * (REG_PREP; lavapipe's subgroups of 8: head sizes up to 64), else and under WEBNNC_GQA_DEC_REGS=0
  * in shared memory. */
