@@ -179,32 +179,40 @@ START_TEST(decode) {
 }
 END_TEST
 
-/* Heads of 256 channels (Gemma-class) decode on the decode kernels too: in one dispatch
- * (ext_gqa_dec_fused.comp; on lavapipe 32 channels per lane, the query and new rows prepared in shared
- * memory), one fewer than in two (WEBNNC_GQA_FUSED=0: ext_gqa_prep.comp + ext_gqa_attn_dec.comp), and
- * right in both.  (The generic ext_gqa_attn.comp would take two either way.)  Heads this wide split their
- * keys over workgroups of 64 rows (k_gqa.c GQA_DEC_WIDE_WORK_ROWS: here 4 of them); and unsplit
- * (WEBNNC_GQA_DEC_CHUNKS=1). */
-START_TEST(decode_head_256) {
-    GqaCase c = {DT_F16, 1, 1, 4, 1, 256, 300, {290}, true, 256, false, true, true, false, false, false, 0, 0};
-    Node *n;
-    char label[160];
-    Graph *g = gqa_graph(c, &n, label);
-    ext_check(g, n, 2e-3, 1e-3, label);
-    uint64_t bytes = (uint64_t)(c.B * c.N * c.H) * 2;
-    void *out = malloc(bytes);
-    ck_assert(out);
-    int fused = ext_run_dispatches(g, 0, out, bytes, label);
-    setenv("WEBNNC_GQA_FUSED", "0", 1);
-    ext_check(g, n, 2e-3, 1e-3, label);
-    int two = ext_run_dispatches(g, 0, out, bytes, label);
-    unsetenv("WEBNNC_GQA_FUSED");
-    ck_assert_msg(fused == two - 1, "%s: %d dispatches fused, %d in two", label, fused, two);
-    free(out);
-    graph_free(g);
-    setenv("WEBNNC_GQA_DEC_CHUNKS", "1", 1);
-    check_gqa(c);
-    unsetenv("WEBNNC_GQA_DEC_CHUNKS");
+/* Heads over 128 channels decode on the decode kernels too: 256 (Gemma-class; on lavapipe 32 channels
+ * per lane, the query and new rows prepared in shared memory) and 192 (not a power of two: 21 subgroups
+ * where subgroups are 32 wide, 24 channels per lane on lavapipe, float32 with interleaved partial rotary
+ * at position ids).  In one dispatch (ext_gqa_dec_fused.comp), one fewer than in two (WEBNNC_GQA_FUSED=0:
+ * ext_gqa_prep.comp + ext_gqa_attn_dec.comp), and right in both.  (The generic ext_gqa_attn.comp would
+ * take two either way.)  Heads this wide split their keys over workgroups of 64 rows (k_gqa.c
+ * GQA_DEC_WIDE_WORK_ROWS: here 4 of them); and unsplit (WEBNNC_GQA_DEC_CHUNKS=1). */
+START_TEST(decode_wide_heads) {
+    static const GqaCase cases[] = {
+        {DT_F16, 1, 1, 4, 1, 256, 300, {290}, true, 256, false, true, true, false, false, false, 0, 0},
+        {DT_F32, 2, 1, 4, 2, 192, 270, {260, 100}, false, 96, true, true, false, false, false, false, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        GqaCase c = cases[i];
+        Node *n;
+        char label[160];
+        Graph *g = gqa_graph(c, &n, label);
+        double rtol = c.dt == DT_F16 ? 2e-3 : 2e-5, atol = c.dt == DT_F16 ? 1e-3 : 2e-6;
+        ext_check(g, n, rtol, atol, label);
+        uint64_t bytes = (uint64_t)(c.B * c.N * c.H) * dtype_storage_bytes(c.dt, 1);
+        void *out = malloc(bytes);
+        ck_assert(out);
+        int fused = ext_run_dispatches(g, 0, out, bytes, label);
+        setenv("WEBNNC_GQA_FUSED", "0", 1);
+        ext_check(g, n, rtol, atol, label);
+        int two = ext_run_dispatches(g, 0, out, bytes, label);
+        unsetenv("WEBNNC_GQA_FUSED");
+        ck_assert_msg(fused == two - 1, "%s: %d dispatches fused, %d in two", label, fused, two);
+        free(out);
+        graph_free(g);
+        setenv("WEBNNC_GQA_DEC_CHUNKS", "1", 1);
+        check_gqa(c);
+        unsetenv("WEBNNC_GQA_DEC_CHUNKS");
+    }
 }
 END_TEST
 
@@ -326,7 +334,7 @@ int main(void) {
     tcase_add_checked_fixture(tc, rt_setup, rt_teardown);
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, decode);
-    tcase_add_test(tc, decode_head_256);
+    tcase_add_test(tc, decode_wide_heads);
     tcase_add_test(tc, prefill);
     tcase_add_test(tc, prefill_prep);
     tcase_add_test(tc, flash_prefill);
