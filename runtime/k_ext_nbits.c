@@ -133,7 +133,8 @@ static int nbits_check(KernelCtx *kc, const Node *n) {
 /* The row mat-vec's form of the layout (k_ext_nbits.h). */
 bool ext_nbits_rows_layout(const NBitsGeom *geo, bool has_zp, DType zp_dtype, KMatvecRows *p) {
     bool zp_ok = !has_zp || (zp_dtype == DT_U8 && geo->zp_row_bytes * 8 == geo->k_blocks * geo->bits);
-    if ((geo->bits != 4 && geo->bits != 8) || geo->k % geo->block || geo->k % 32 || !zp_ok || wnrt_env_flag("WEBNNC_NBITS_GENERIC", false))
+    if ((geo->bits != 4 && geo->bits != 8) || geo->k % geo->block || geo->k % 32 || !zp_ok ||
+        wnrt_env_flag("WEBNNC_NBITS_GENERIC", false))
         return false;
     *p = (KMatvecRows){.bits = (int)geo->bits, .has_scale = true, .has_zp = has_zp, .N = geo->n, .K = geo->k,
                        .block_n = 1, .block_k = geo->block, .s_n = geo->k_blocks, .s_k = 1,

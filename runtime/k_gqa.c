@@ -12,9 +12,8 @@
  * shaders/ext_gqa_attn_flash_coop.comp: the same blocks, 16 query tokens per subgroup, QK^T and PV as
  * 16x16x16 float16 products (WEBNNC_FLASH_COOP=0 keeps ext_gqa_attn_flash.comp); decode (and heads over 128 with no flash)
  * runs shaders/ext_gqa_attn_dec.comp where the device has subgroup arithmetic and the head at most GQA_DEC_MAX_H
- * channels: the same per-token
- * workgroups with the keys split over GQA_DEC_SUBGROUPS subgroups in runs of GQA_DEC_T_KB keys scored
- * together by a transposing reduction where the device has subgroup shuffles (else GQA_DEC_KB, a
+ * channels: the same per-token workgroups with the keys split over GQA_DEC_SUBGROUPS subgroups in runs of
+ * GQA_DEC_T_KB keys scored together by a transposing reduction where the device has subgroup shuffles (else GQA_DEC_KB, a
  * subgroupAdd each; WEBNNC_GQA_DEC_TRANSPOSE=0), partial softmaxes combined in shared memory, 8 lanes
  * per channel (WEBNNC_GQA_DEC=0 keeps ext_gqa_attn.comp).  A decode step (S = 1) with that kernel
  * and no attentionBias / headSink runs (2) and (3) as one dispatch instead,
@@ -45,7 +44,8 @@
                              * Qwen2-0.5B layer: 2 / 4 / 8 / 16 took 200 / 178 / 161 / 313 us), ... */
 #define GQA_FLASH_COOP_SUBGROUPS 4 /* subgroups of 32 per workgroup of ext_gqa_attn_flash_coop.comp, 16 query rows each
                                    * (WEBNNC_FLASH_COOP_SUBGROUPS = 1..4) */
-#define GQA_DEC_MAX_H 256   /* decode kernels (ext_gqa_attn_dec.comp, ext_gqa_dec_fused.comp): head size limit (shared rows) */
+#define GQA_DEC_MAX_H 256   /* decode kernels (ext_gqa_attn_dec.comp, ext_gqa_dec_fused.comp): head size limit (shared
+                             * rows) */
 #define GQA_DEC_PARTIALS 4096 /* ... and subgroups x head size limit (gqa_dec.glsl DEC_PARTIALS: the partial outputs) */
 #define GQA_DEC_MAX_CPL 32    /* ... and channels per lane (lavapipe's subgroups of 8: heads of 256) */
 #define GQA_DEC_CHUNK_ROWS 1024 /* fused decode: one workgroup per this many cache rows of capacity ... */
@@ -118,9 +118,11 @@ static bool present(const Node *n, int slot) { return kx_opt(n, slot) != NULL; }
 
 static bool has_cache(const Node *n) { return present(n, GQA_PAST_KEY) || present(n, GQA_PAST_VALUE); }
 
-/* Whether the fused decode kernel splits a head's keys for a head of H channels at GQA_DEC_WIDE_WORK_ROWS
- * (heads over GQA_DEC_WIDE_H channels). */
-static bool dec_wide(int64_t H) { return H > GQA_DEC_WIDE_H; }
+/* Cache rows per workgroup of the fused decode kernel for a head of H channels: of the capacity (how many
+ * workgroups a head gets) and of the actual length (how many of them work); heads over GQA_DEC_WIDE_H
+ * channels take GQA_DEC_WIDE_WORK_ROWS for both. */
+static uint64_t dec_capacity_rows(int64_t H) { return H > GQA_DEC_WIDE_H ? GQA_DEC_WIDE_WORK_ROWS : GQA_DEC_CHUNK_ROWS; }
+static uint32_t dec_work_rows(int64_t H) { return H > GQA_DEC_WIDE_H ? GQA_DEC_WIDE_WORK_ROWS : GQA_DEC_WORK_ROWS; }
 
 /* Workgroups per (batch, head) of the fused decode kernel: one per GQA_DEC_CHUNK_ROWS rows of the
  * cache capacity (heads over GQA_DEC_WIDE_H channels: one per GQA_DEC_WIDE_WORK_ROWS), at most
@@ -130,7 +132,7 @@ static bool dec_wide(int64_t H) { return H > GQA_DEC_WIDE_H; }
 static uint32_t dec_chunks(const KernelCtx *kc, const Node *n, uint64_t *ws_bytes, uint64_t *words) {
     const Value *pk = n->inputs[GQA_PAST_KEY];
     int64_t N = node_int(n, "numHeads", 0), C = pk->rank == 4 ? pk->shape[2].v : 0, H = pk->rank == 4 ? pk->shape[3].v : 0;
-    uint64_t chunks = C > 0 ? (uint64_t)C / (dec_wide(H) ? GQA_DEC_WIDE_WORK_ROWS : GQA_DEC_CHUNK_ROWS) : 1;
+    uint64_t chunks = C > 0 ? (uint64_t)C / dec_capacity_rows(H) : 1;
     if (chunks > GQA_DEC_MAX_CHUNKS) chunks = GQA_DEC_MAX_CHUNKS;
     chunks = (uint64_t)wnrt_env_long("WEBNNC_GQA_DEC_CHUNKS", 1, 64, chunks ? (long)chunks : 1);
     uint64_t bn = value_max_elements(n->inputs[GQA_SEQLENS_K]) * (uint64_t)(N > 0 ? N : 1);
@@ -455,8 +457,7 @@ static int record_dec_fused(KernelCtx *kc, const Node *n, const KTensor *in, con
     bool regs = dev->subgroup_shuffle && cpl <= GQA_DEC_REG_CPL && wnrt_env_flag("WEBNNC_GQA_DEC_REGS", true);
     uint32_t spec[13] = {dec_wg(kc, d), cpl, node_bool(n, "smoothSoftmax", false), qn, kn, rot,
                          node_bool(n, "rotaryInterleaved", false), has_pos, has_pos && in[GQA_POSITION_IDS].dtype == DT_I64, chunks,
-                         kb, (uint32_t)wnrt_env_long("WEBNNC_GQA_DEC_CHUNK_ROWS", 16, 65536, dec_wide(d->H) ? GQA_DEC_WIDE_WORK_ROWS : GQA_DEC_WORK_ROWS),
-                         regs};
+                         kb, (uint32_t)wnrt_env_long("WEBNNC_GQA_DEC_CHUNK_ROWS", 16, 65536, dec_work_rows(d->H)), regs};
     return ext_dispatch_rows(kc, n, sh, spec, 13, &pc, sizeof pc, b, 14, (uint64_t)(d->B * d->N) * chunks);
 }
 
