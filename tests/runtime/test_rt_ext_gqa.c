@@ -96,6 +96,12 @@ static Graph *gqa_graph(GqaCase c, Node **node, char label[160]) {
     return g;
 }
 
+/* ext_check of n at the tolerances of the kernels without cooperative matrices: one float16 output rounding,
+ * or float32 sums. */
+static void check_outputs(Graph *g, Node *n, GqaCase c, const char *label) {
+    ext_check(g, n, c.dt == DT_F16 ? 2e-3 : 2e-5, c.dt == DT_F16 ? 1e-3 : 2e-6, label);
+}
+
 static void check_gqa(GqaCase c) {
     Node *n;
     char label[160];
@@ -110,7 +116,7 @@ static void check_gqa(GqaCase c) {
         printf("%s: cooperative-matrix flash attention%s, max |difference| %.3g\n", label,
                e && strcmp(e, "emulate") == 0 ? " (emulated)" : "", worst * 4e-3);
     } else {
-        ext_check(g, n, c.dt == DT_F16 ? 2e-3 : 2e-5, c.dt == DT_F16 ? 1e-3 : 2e-6, label);
+        check_outputs(g, n, c, label);
     }
     graph_free(g);
 }
@@ -138,7 +144,8 @@ static const GqaCase decode_cases[] = {
  * WEBNNC_GQA_DEC_CHUNK_ROWS: 299 and 400 rows split, combined by the last workgroup to arrive), and
  * in two dispatches (WEBNNC_GQA_FUSED=0: ext_gqa_prep.comp + ext_gqa_attn_dec.comp); with runs of 8
  * keys scored by a transposing reduction (the default where the device has subgroup shuffles and a
- * lane holds at most 4 channels: lavapipe, head sizes up to 32) and with a subgroupAdd per key (WEBNNC_GQA_DEC_TRANSPOSE=0, gqa_dec.glsl), split and in two dispatches.
+ * lane holds at most 4 channels: lavapipe, head sizes up to 32) and with a subgroupAdd per key
+ * (WEBNNC_GQA_DEC_TRANSPOSE=0, gqa_dec.glsl), split and in two dispatches.
  * The fused kernel prepares the query and new rows in registers where a lane holds few channels
  * (REG_PREP; lavapipe's subgroups of 8: head sizes up to 64), else and under WEBNNC_GQA_DEC_REGS=0
  * in shared memory. */
@@ -196,14 +203,13 @@ START_TEST(decode_wide_heads) {
         Node *n;
         char label[160];
         Graph *g = gqa_graph(c, &n, label);
-        double rtol = c.dt == DT_F16 ? 2e-3 : 2e-5, atol = c.dt == DT_F16 ? 1e-3 : 2e-6;
-        ext_check(g, n, rtol, atol, label);
+        check_outputs(g, n, c, label);
         uint64_t bytes = (uint64_t)(c.B * c.N * c.H) * dtype_storage_bytes(c.dt, 1);
         void *out = malloc(bytes);
         ck_assert(out);
         int fused = ext_run_dispatches(g, 0, out, bytes, label);
         setenv("WEBNNC_GQA_FUSED", "0", 1);
-        ext_check(g, n, rtol, atol, label);
+        check_outputs(g, n, c, label);
         int two = ext_run_dispatches(g, 0, out, bytes, label);
         unsetenv("WEBNNC_GQA_FUSED");
         ck_assert_msg(fused == two - 1, "%s: %d dispatches fused, %d in two", label, fused, two);
