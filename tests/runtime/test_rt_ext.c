@@ -64,6 +64,7 @@ static void check_rms(DType dt, DType scale_dt, int rank, const int64_t *shape, 
 START_TEST(rms_norm) {
     check_rms(DT_F32, DT_F32, 3, (int64_t[]){2, 3, 64}, 2);
     check_rms(DT_F32, DT_F32, 3, (int64_t[]){2, 3, 1000}, 2); /* rows longer than the workgroup */
+    check_rms(DT_F32, DT_F32, 2, (int64_t[]){3, 2500}, 1);    /* ... than the values it holds (ext_rms_norm.comp HELD) */
     check_rms(DT_F32, DT_F32, 3, (int64_t[]){2, 5, 7}, 1);    /* normalize over the last two dims */
     check_rms(DT_F32, DT_F32, 2, (int64_t[]){4, 9}, 0);       /* one row: the whole tensor */
     check_rms(DT_F16, DT_F16, 3, (int64_t[]){1, 4, 896}, 2);
@@ -94,6 +95,7 @@ START_TEST(skip_rms_norm) {
     check_skip(DT_F32, 3, (int64_t[]){2, 3, 300}, 2, false, true); /* skip [S, H] broadcast over batch */
     check_skip(DT_F32, 3, (int64_t[]){2, 4, 48}, 1, true, false);  /* skip [H] */
     check_skip(DT_F16, 3, (int64_t[]){1, 5, 896}, 3, true, true);
+    check_skip(DT_F32, 3, (int64_t[]){1, 2, 2100}, 3, true, true); /* rows past the held values, sum written */
 }
 END_TEST
 
