@@ -1,7 +1,9 @@
-/* k_reduce.c - reduction kernel families (op family reduce): reduce* over any axes (reduce.comp)
- * and argMax/argMin along one axis (argminmax.comp, through kx_axis_record). */
+/* k_reduce.c - reduction kernel families (op family reduce): reduce* over any axes (reduce.comp),
+ * also with an element-wise epilogue (k_reduce.h: plan_reduce.c's rewrites), and argMax/argMin
+ * along one axis (argminmax.comp, through kx_axis_record). */
 #include <string.h>
 
+#include "k_reduce.h"
 #include "kx_util.h"
 
 #define WG 256
@@ -38,7 +40,8 @@ static int reduced_axes(const Node *n, int rank, bool *red) {
     return 0;
 }
 
-static int reduce_check(KernelCtx *kc, const Node *n) {
+/* The reduce* node n itself, its output stored as out_dt (the epilogue's dtype). */
+static int check_reduction(KernelCtx *kc, const Node *n, DType out_dt) {
     if (kx_one_in_one_out(n) < 0) return -1;
     DType dt = n->inputs[0]->dtype;
     int code = reduce_code(n->op);
@@ -49,13 +52,17 @@ static int reduce_check(KernelCtx *kc, const Node *n) {
     }
     bool red[WN_MAX_RANK];
     if (reduced_axes(n, n->inputs[0]->rank, red) < 0) return -1;
-    return kcheck_shader(kc, n, "reduce", dt, dt);
+    return kcheck_shader(kc, n, "reduce", dt, out_dt);
+}
+
+static int reduce_check(KernelCtx *kc, const Node *n) {
+    return check_reduction(kc, n, n->n_inputs > 0 && n->inputs[0] ? n->inputs[0]->dtype : DT_INVALID);
 }
 
 typedef struct {
     uint32_t n_out, R, krank, rrank;
     uint32_t kshape[6], kst[6], rshape[6], rst[6];
-    int32_t base_in, base_out;
+    int32_t base_in, base_out, base_c;
 } ReducePush;
 
 /* Upper bound of the reduced element count: the product of the reduced axes' maxSize (their
@@ -71,10 +78,12 @@ static uint64_t reduced_bound(const KTensor *x, const bool *red, uint64_t R) {
     return bound > R ? bound : R;
 }
 
-static int reduce_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
-    const KTensor *x = &in[0];
+/* Records reduction node `red_node` (op, axes) of x into out for node n, with the epilogue e
+ * (NULL: none) and its constant c. */
+static int record_reduction(KernelCtx *kc, const Node *n, const Node *red_node, const KTensor *x, const KTensor *c,
+                            const KReduceEpilogue *e, const KTensor *out) {
     bool red[WN_MAX_RANK];
-    if (reduced_axes(n, x->rank, red) < 0) return -1;
+    if (reduced_axes(red_node, x->rank, red) < 0) return -1;
     int64_t strides[WN_MAX_RANK];
     kshape_strides(x->rank, x->shape, strides);
     int64_t ks[WN_MAX_RANK], kst[1][WN_MAX_RANK], rs[WN_MAX_RANK], rst[1][WN_MAX_RANK];
@@ -102,13 +111,14 @@ static int reduce_record(KernelCtx *kc, const Node *n, const KTensor *in, const 
     pc.krank = (uint32_t)kr, pc.rrank = (uint32_t)rr;
     for (int d = 0; d < kr; d++) pc.kshape[d] = (uint32_t)ks[d], pc.kst[d] = (uint32_t)kst[0][d];
     for (int d = 0; d < rr; d++) pc.rshape[d] = (uint32_t)rs[d], pc.rst[d] = (uint32_t)rst[0][d];
-    int sh = kc_find_shader(kc, n, "reduce", x->dtype, x->dtype);
+    int sh = kc_find_shader(kc, n, "reduce", x->dtype, out->dtype);
     if (sh < 0) return -1;
     /* the variant follows the reduced extent's upper bound, so that one recording serves every
      * size within the bounds (replay.h) */
     bool per_thread = reduced_bound(x, red, R) < 64;
     uint32_t wg = per_thread ? 64 : WG;
-    uint32_t spec[3] = {wg, (uint32_t)reduce_code(n->op), per_thread};
+    uint32_t spec[5] = {wg, (uint32_t)reduce_code(red_node->op), per_thread, e ? (uint32_t)e->binary_op : 0,
+                        e && e->const_first};
     /* Split over the outermost kept dim (its outputs are contiguous): x viewed as that dim, then
      * every other kept and reduced dim. */
     int64_t vshape[2 * WN_MAX_RANK], vst[2 * WN_MAX_RANK];
@@ -126,21 +136,49 @@ static int reduce_record(KernelCtx *kc, const Node *n, const KTensor *in, const 
         int64_t lo = c0 * s0, hi = (c1 - 1) * s0;
         for (int d = 1; d < vr; d++) hi += (vshape[d] - 1) * vst[d];
         if (!kr) hi = (int64_t)x->numel - 1;
-        KBind b[2];
-        uint32_t bi, bo;
+        KBind b[3];
+        uint32_t bi, bo, bc = 0;
         if (kc_bind_window(kc, n, x, lo, hi, false, &b[0], &bi) < 0 ||
             kc_bind_window(kc, n, out, c0 * per_row, c1 * per_row - 1, true, &b[1], &bo) < 0)
             return -1;
-        pc.base_in = (int32_t)bi, pc.base_out = (int32_t)bo;
+        b[2] = b[0]; /* no constant: never read */
+        if (c && kc_bind_window(kc, n, c, 0, 0, false, &b[2], &bc) < 0) return -1;
+        pc.base_in = (int32_t)bi, pc.base_out = (int32_t)bo, pc.base_c = (int32_t)bc;
         if (kr) pc.kshape[0] = (uint32_t)(c1 - c0);
         pc.n_out = (uint32_t)((c1 - c0) * per_row);
         uint64_t groups = per_thread ? (pc.n_out + wg - 1) / wg : pc.n_out;
-        if (kc_dispatch_1d(kc, n, sh, spec, 3, &pc, sizeof pc, b, 2, groups) < 0) return -1;
+        if (kc_dispatch_1d(kc, n, sh, spec, 5, &pc, sizeof pc, b, 3, groups) < 0) return -1;
     }
     return 0;
 }
 
+static int reduce_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
+    return record_reduction(kc, n, n, &in[0], NULL, NULL, &out[0]);
+}
+
 const KernelFamily kfam_reduce = {reduce_check, reduce_record, 0};
+
+/* ---- the reduction with an element-wise epilogue (plan_reduce.c) ------------------------------- */
+
+static int epilogue_check(KernelCtx *kc, const Node *n) {
+    const KReduceEpilogue *e = kc_node_params(kc, n);
+    if (!e || n->n_outputs != 1) {
+        diag_node_error(n, "internal: reduction epilogue without parameters");
+        return -1;
+    }
+    return check_reduction(kc, e->reduce, n->outputs[0]->dtype);
+}
+
+static int epilogue_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
+    const KReduceEpilogue *e = kc_node_params(kc, n);
+    if (!e) {
+        diag_node_error(n, "internal: reduction epilogue without parameters");
+        return -1;
+    }
+    return record_reduction(kc, n, e->reduce, &in[0], e->binary_op ? &in[1] : NULL, e, &out[0]);
+}
+
+const KernelFamily kfam_reduce_epilogue = {epilogue_check, epilogue_record, 0};
 
 static int argminmax_check(KernelCtx *kc, const Node *n) { return kx_axis_check(kc, n, "argminmax"); }
 

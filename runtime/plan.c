@@ -30,6 +30,28 @@ static uint64_t value_bytes(const Graph *g, const Value *v) {
     return dtype_storage_bytes(v->dtype, n);
 }
 
+/* Consumers per value among live nodes (graph outputs count as a consumer too). */
+int *plan_count_uses(const Graph *g) {
+    int *uses = calloc((size_t)g->n_values + 1, sizeof *uses);
+    if (!uses) return NULL;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const Node *n = g->nodes[i];
+        if (n->dead) continue;
+        for (int k = 0; k < n->n_inputs; k++)
+            if (n->inputs[k]) uses[n->inputs[k]->id]++;
+    }
+    for (int i = 0; i < g->n_outputs; i++) uses[g->outputs[i]->id]++;
+    return uses;
+}
+
+int plan_rewrite_arrays(WnrtModel *m) {
+    size_t nn = (size_t)m->g->n_nodes + 1, nv = (size_t)m->g->n_values + 1;
+    if (!m->rewrite) m->rewrite = calloc(nn, sizeof *m->rewrite);
+    if (!m->absorbed) m->absorbed = calloc(nn, sizeof *m->absorbed);
+    if (!m->const_data) m->const_data = calloc(nv, sizeof *m->const_data);
+    return m->rewrite && m->absorbed && m->const_data ? 0 : -1;
+}
+
 typedef struct {
     uint64_t size;
     int owner; /* root value id using it, -1 free */
@@ -89,8 +111,9 @@ int plan_model(WnrtModel *m) {
     if (!def || !last || !slot_of || !bytes || !used) { diag_error("out of memory"); goto done; }
     for (int i = 0; i < nv; i++) m->root[i] = i, def[i] = -2, last[i] = -2, slot_of[i] = -1;
 
-    /* Plan rewrites (fused dequantize + matmul, re-laid-out constant weights). */
-    if (plan_matvec_rewrite(m) < 0) goto done;
+    /* Plan rewrites (fused dequantize + matmul, re-laid-out constant weights; reductions with
+     * an element-wise epilogue). */
+    if (plan_matvec_rewrite(m) < 0 || plan_reduce_rewrite(m) < 0) goto done;
 
     /* Kernels, views, uses. */
     for (int i = 0; i < nn; i++) {

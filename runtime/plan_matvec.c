@@ -43,20 +43,6 @@ void plan_transpose_bits(const void *src, void *dst, int bits, int64_t rows, int
                     memcpy(o + (size_t)(c * rows + r) * es, s + (size_t)(r * cols + c) * es, es);
 }
 
-/* Consumers per value among live nodes (graph outputs count as a consumer too). */
-static int *count_uses(const Graph *g) {
-    int *uses = calloc((size_t)g->n_values + 1, sizeof *uses);
-    if (!uses) return NULL;
-    for (int i = 0; i < g->n_nodes; i++) {
-        const Node *n = g->nodes[i];
-        if (n->dead) continue;
-        for (int k = 0; k < n->n_inputs; k++)
-            if (n->inputs[k]) uses[n->inputs[k]->id]++;
-    }
-    for (int i = 0; i < g->n_outputs; i++) uses[g->outputs[i]->id]++;
-    return uses;
-}
-
 static bool static_2d(const Value *v) {
     return v->rank == 2 && dim_is_static(v->shape[0]) && dim_is_static(v->shape[1]) && v->shape[0].v > 0 && v->shape[1].v > 0;
 }
@@ -206,18 +192,14 @@ int plan_matvec_rewrite(WnrtModel *m) {
     for (int i = 0; i < g->n_nodes && !any; i++) any = !g->nodes[i]->dead && g->nodes[i]->op == OP_MATMUL;
     if (!any) return 0;
     size_t nn = (size_t)g->n_nodes + 1, nv = (size_t)g->n_values + 1;
-    int *uses = count_uses(g);
+    int *uses = plan_count_uses(g);
     m->fuse = calloc(1, sizeof *m->fuse);
     if (m->fuse) {
         m->fuse->rw = calloc(nn, sizeof *m->fuse->rw);
         m->fuse->params = calloc(nn, sizeof *m->fuse->params);
         m->fuse->owned = calloc(nv, sizeof *m->fuse->owned);
     }
-    m->rewrite = calloc(nn, sizeof *m->rewrite);
-    m->absorbed = calloc(nn, sizeof *m->absorbed);
-    m->const_data = calloc(nv, sizeof *m->const_data);
-    if (!uses || !m->fuse || !m->fuse->rw || !m->fuse->params || !m->fuse->owned || !m->rewrite || !m->absorbed ||
-        !m->const_data) {
+    if (!uses || !m->fuse || !m->fuse->rw || !m->fuse->params || !m->fuse->owned || plan_rewrite_arrays(m) < 0) {
         free(uses);
         diag_error("out of memory");
         return -1;

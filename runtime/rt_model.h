@@ -36,7 +36,7 @@ typedef struct {
     ReplaySlots params;  /* parameter + indirect-argument slots (kept when the slot is re-recorded) */
 } Recording;
 
-/* A plan-level rewrite (plan_matvec.c): node i runs `fam` on `inputs` (instead of
+/* A plan-level rewrite (plan_matvec.c, plan_reduce.c): node i runs `fam` on `inputs` (instead of
  * kernel_family(op) on its own operands) with family parameters `params` (kc_node_params). */
 typedef struct {
     const KernelFamily *fam;
@@ -73,11 +73,12 @@ struct WnrtModel {
     int64_t (*in_shape)[WN_MAX_RANK];
     int64_t *sym;                   /* per symbol */
 
-    /* plan rewrites (plan_matvec.c; all NULL when nothing was rewritten) */
+    /* plan rewrites (plan_matvec.c, plan_reduce.c; all NULL when nothing was rewritten) */
     PlanRewrite **rewrite;    /* per node index */
     bool *absorbed;           /* per node index: folded into a rewritten node; not run */
     const void **const_data;  /* per value id: re-laid-out constant bytes uploaded instead of data */
-    struct FusePlan *fuse;    /* storage of the above */
+    struct FusePlan *fuse;    /* storage of the above (plan_matvec.c) */
+    struct ReducePlan *reduce_plan; /* ... (plan_reduce.c) */
 
     /* GPU timestamps around the node dispatches of every run (timing.c, wnrt_set_timing) */
     VkQueryPool timestamps;
@@ -111,6 +112,14 @@ int plan_model(WnrtModel *m);
 /* plan_matvec.c: fills rewrite / absorbed / const_data before planning; frees them */
 int plan_matvec_rewrite(WnrtModel *m);
 void plan_matvec_free(WnrtModel *m);
+/* plan.c: allocates rewrite / absorbed / const_data where they are not yet (-1: out of memory) */
+int plan_rewrite_arrays(WnrtModel *m);
+/* plan.c: consumers per value id among live nodes, graph outputs counting as one (malloc'd; NULL:
+ * out of memory) */
+int *plan_count_uses(const Graph *g);
+/* plan_reduce.c: reductions with an element-wise epilogue (after plan_matvec_rewrite); frees its storage */
+int plan_reduce_rewrite(WnrtModel *m);
+void plan_reduce_free(WnrtModel *m);
 /* rt_kv.c: aliases each present onto its past where it is written in place (after the views are
  * known, before liveness); frees; whether copy_io skips v (a resident cache) */
 int wnrt_kv_plan(WnrtModel *m);

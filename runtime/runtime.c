@@ -87,6 +87,7 @@ void wnrt_free(WnrtModel *m) {
     wnrt_loop_free(m);
     wnrt_timing_free(m);
     wnrt_profile_free(m);
+    plan_reduce_free(m);
     plan_matvec_free(m);
     wnrt_kv_free(m);
     vk_mempool_destroy(m->pool);

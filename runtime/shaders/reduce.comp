@@ -3,7 +3,12 @@
 // kst); reduced elements r -> reduced coordinates (rshape, rst).  One workgroup per output
 // (tree reduction in shared memory) or, with PER_THREAD (spec constant 2), one thread per output
 // for short reductions.  Floats accumulate in f32; logSumExp subtracts the max first.
+// Epilogue (k_reduce.h, plan_reduce.c): the result, stored as A, then r OP c (EPI_OP, an
+// ew_codes.h add / sub / mul; EPI_CONST_FIRST: c OP r) with the one-element constant c, in A as
+// binary.comp computes it, then stored as B (A == B, or a cast integer -> integer (low bits of
+// the sign-extended value, as cast.comp) or float -> float).
 #include "common.glsl"
+#include "ew_codes.h"
 
 #define R_L1 1
 #define R_L2 2
@@ -18,16 +23,19 @@
 
 layout(constant_id = 1) const uint OP = R_SUM;
 layout(constant_id = 2) const uint PER_THREAD = 0;
+layout(constant_id = 3) const uint EPI_OP = 0;          // 0: no epilogue
+layout(constant_id = 4) const bool EPI_CONST_FIRST = false;
 PARAMS_BLOCK PC {
     uint n_out, R, krank, rrank;
     uint kshape[6];
     uint kst[6];
     uint rshape[6];
     uint rst[6];
-    int base_in, base_out;
+    int base_in, base_out, base_c;
 } pc;
 layout(std430, binding = 0) readonly buffer In { A_T x_in[]; };
-layout(std430, binding = 1) writeonly buffer Out { A_T y_out[]; };
+layout(std430, binding = 1) writeonly buffer Out { B_T y_out[]; };
+layout(std430, binding = 2) readonly buffer C { A_T c_in[]; };
 
 #if A_FLOAT
 #define ACC float
@@ -113,6 +121,29 @@ ACC finish(ACC s, ACC m) {
     return s;
 }
 
+// The reduction's result s as stored (A), through the epilogue, as stored in the output (B).
+B_T epilogue(ACC s) {
+#if A_FLOAT
+    float r = float(A_T(s));
+    if (EPI_OP != 0u) {
+        float c = float(c_in[pc.base_c]), a = EPI_CONST_FIRST ? c : r, b = EPI_CONST_FIRST ? r : c;
+        r = float(A_T(EPI_OP == EWB_ADD ? a + b : EPI_OP == EWB_SUB ? a - b : a * b));
+    }
+    return B_T(r);
+#else
+    A_C r = A_C(A_T(s));
+    if (EPI_OP != 0u) {
+        A_C c = A_C(c_in[pc.base_c]), a = EPI_CONST_FIRST ? c : r, b = EPI_CONST_FIRST ? r : c;
+        r = A_C(A_T(EPI_OP == EWB_ADD ? a + b : EPI_OP == EWB_SUB ? a - b : a * b));
+    }
+#if A_BITS == 64 || B_BITS == 64
+    return B_T(B_C(int64_t(r)));
+#else
+    return B_T(B_C(r));
+#endif
+#endif
+}
+
 void main() {
     ACC lowest = ACC(A_LOWEST);
     if (PER_THREAD != 0u) {
@@ -122,7 +153,7 @@ void main() {
         ACC m = lowest;
         if (OP == R_LOG_SUM_EXP) m = partial(R_MAX, base, 0u, 1u, lowest);
         ACC s = partial(OP, base, 0u, 1u, isinf(float(m)) ? ACC(0) : m);
-        y_out[pc.base_out + int(o)] = A_T(finish(s, m));
+        y_out[pc.base_out + int(o)] = epilogue(finish(s, m));
         return;
     }
     uint o = flat_group();
@@ -132,5 +163,5 @@ void main() {
     ACC m = lowest;
     if (OP == R_LOG_SUM_EXP) m = wg_reduce(R_MAX, partial(R_MAX, base, tid, wg, lowest));
     ACC s = wg_reduce(OP, partial(OP, base, tid, wg, isinf(float(m)) ? ACC(0) : m));
-    if (tid == 0u) y_out[pc.base_out + int(o)] = A_T(finish(s, m));
+    if (tid == 0u) y_out[pc.base_out + int(o)] = epilogue(finish(s, m));
 }

@@ -2,11 +2,13 @@
  * same-symbol mismatch and bound errors), command-buffer replay counters (one recording for every
  * size; WEBNNC_REPLAY=0: one per size), buffer reuse (peak below the sum of tensors; inputs bound
  * once survive later runs), wnrt_warm (no recording, inputs left as they were), reshape as a view
- * (no dispatch), missing-kernel error. */
+ * (no dispatch), reductions with an element-wise epilogue in one dispatch (plan_reduce.c),
+ * missing-kernel error. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "rt_test_util.h"
+#include "webnn.h"
 
 
 static int bind2(WnrtModel *m, int64_t sx, int64_t sy, const float *xv, const float *yv) {
@@ -183,6 +185,97 @@ START_TEST(reshape_is_a_view) {
 }
 END_TEST
 
+/* ---- reductions with an element-wise epilogue (runtime/plan_reduce.c) --------------------------- */
+
+typedef struct {
+    OpId reduce, binary; /* binary OP_ADD / OP_SUB / OP_MUL, or OP_COUNT: none */
+    bool const_first;
+    DType in, cast_to;   /* cast_to DT_INVALID: no cast */
+    const void *c;       /* the constant (dtype in) */
+    bool sum_is_output;  /* the reduction is a graph output too: nothing to fuse */
+} EpiCase;
+
+/* x [2, 5] -> reduce over axis 1 -> [binary with c] -> [cast]; runs it and returns the dispatch count
+ * (graph inputs / outputs apart); out: output 0. */
+static int run_epilogue(const EpiCase *t, const void *x, void *out, uint64_t out_bytes, bool no_fuse) {
+    Graph *g = graph_new("t");
+    Value *xv = tu_input(g, "x", t->in, 2, (int64_t[]){2, 5});
+    Node *r = tu_node(g, t->reduce, 1, xv);
+    node_set_ints(g, r, "axes", 1, (int64_t[]){1});
+    Value *y = graph_finish(g, r), *sum = y;
+    if (t->binary != OP_COUNT) {
+        Value *c = graph_add_const_copy(g, "c", t->in, 1, (int64_t[]){1}, t->c, dtype_storage_bytes(t->in, 1));
+        y = graph_finish(g, t->const_first ? tu_node(g, t->binary, 2, c, y) : tu_node(g, t->binary, 2, y, c));
+    }
+    if (t->cast_to != DT_INVALID) {
+        Node *n = tu_node(g, OP_CAST, 1, y);
+        node_set_dtype(g, n, "to", t->cast_to);
+        y = graph_finish(g, n);
+    }
+    graph_add_output(g, y);
+    if (t->sum_is_output) graph_add_output(g, sum);
+    if (no_fuse) setenv("WEBNNC_NO_FUSE", "1", 1);
+    WnrtModel *m = wnrt_load(rt_ctx, g);
+    unsetenv("WEBNNC_NO_FUSE");
+    ck_assert_msg(m != NULL, "%s", diag_message());
+    ck_assert_msg(wnrt_bind_input(m, "x", x, dtype_storage_bytes(t->in, 10), 2, (int64_t[]){2, 5}) == 0 && wnrt_run(m) == 0,
+                  "%s", diag_message());
+    ck_assert_int_eq(wnrt_read_output(m, 0, out, out_bytes), 0);
+    WnrtStats st;
+    wnrt_stats(m, &st);
+    wnrt_free(m);
+    graph_free(g);
+    return st.dispatches - st.io_dispatches;
+}
+
+/* The case fused and unfused: the same output bytes; one dispatch fused (unless the reduction is
+ * an output), one per node unfused. */
+static void check_epilogue(const EpiCase *t, const void *x, void *out, uint64_t out_bytes) {
+    uint8_t ref[64];
+    int nodes = 1 + (t->binary != OP_COUNT) + (t->cast_to != DT_INVALID), fused = t->sum_is_output ? nodes : 1;
+    ck_assert_int_eq(run_epilogue(t, x, ref, out_bytes, true), nodes);
+    ck_assert_int_eq(run_epilogue(t, x, out, out_bytes, false), fused);
+    ck_assert_msg(memcmp(ref, out, out_bytes) == 0, "fused and unfused outputs differ");
+}
+
+START_TEST(reduce_epilogue_one_dispatch) {
+    /* the ORT-GenAI mask chain: reduceSum(int64) - 1 -> int32, the sums past 2^31 (cast keeps the low bits) */
+    int64_t mask[10] = {1, 1, 1, 0, 0, 3000000000, 1000000000, 1, 1, 7}, one = 1;
+    int32_t seqlens[2];
+    EpiCase t = {OP_REDUCE_SUM, OP_SUB, false, DT_I64, DT_I32, &one, false};
+    int32_t xi[10] = {3, -4, 9, 0, 1, -7, -2, -9, -3, -8}, ten = 10, yi[2];
+    check_epilogue(&t, mask, seqlens, sizeof seqlens);
+    ck_assert_int_eq(seqlens[0], 2);
+    ck_assert_int_eq(seqlens[1], (int32_t)(uint32_t)(uint64_t)(4000000009 - 1));
+    /* the constant first, no cast: 10 - max */
+    t = (EpiCase){OP_REDUCE_MAX, OP_SUB, true, DT_I32, DT_INVALID, &ten, false};
+    check_epilogue(&t, xi, yi, sizeof yi);
+    ck_assert_int_eq(yi[0], 1);
+    ck_assert_int_eq(yi[1], 12);
+    /* add: min + 10 */
+    t = (EpiCase){OP_REDUCE_MIN, OP_ADD, false, DT_I32, DT_INVALID, &ten, false};
+    check_epilogue(&t, xi, yi, sizeof yi);
+    ck_assert_int_eq(yi[0], 6);
+    ck_assert_int_eq(yi[1], 1);
+    /* float: mean * 0.1 -> float16, each step rounded as the unfused nodes round it */
+    float xf[10] = {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 100, 200, 300, 400, 500.5f}, tenth = 0.1f;
+    uint16_t yh[2];
+    t = (EpiCase){OP_REDUCE_MEAN, OP_MUL, false, DT_F32, DT_F16, &tenth, false};
+    check_epilogue(&t, xf, yh, sizeof yh);
+    ck_assert_float_eq_tol(wn_f16_to_f32(yh[1]), 30.01f, 0.01f);
+    /* a cast alone; an int32 sum widened to int64 */
+    int64_t yl[2];
+    t = (EpiCase){OP_REDUCE_SUM, OP_COUNT, false, DT_I32, DT_I64, NULL, false};
+    check_epilogue(&t, xi, yl, sizeof yl);
+    ck_assert_int_eq(yl[0], 9);
+    ck_assert_int_eq(yl[1], -29);
+    /* the reduction is also a graph output: left alone, both outputs right */
+    t = (EpiCase){OP_REDUCE_SUM, OP_ADD, false, DT_I64, DT_I32, &one, true};
+    check_epilogue(&t, mask, seqlens, sizeof seqlens);
+    ck_assert_int_eq(seqlens[0], 4);
+}
+END_TEST
+
 START_TEST(missing_kernel_and_inputs) {
     Graph *g = graph_new("t");
     Value *x = tu_input(g, "x", DT_F32, 1, (int64_t[]){4});
@@ -223,6 +316,7 @@ int main(void) {
     tcase_add_test(tc, replay_off_records_per_size);
     tcase_add_test(tc, warm_leaves_inputs_alone);
     tcase_add_test(tc, reshape_is_a_view);
+    tcase_add_test(tc, reduce_epilogue_one_dispatch);
     tcase_add_test(tc, missing_kernel_and_inputs);
     suite_add_tcase(s, tc);
     return rt_main(s);

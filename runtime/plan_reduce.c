@@ -1,0 +1,124 @@
+/* plan_reduce.c - plan-level rewrite of a reduction followed by an element-wise epilogue into one
+ * dispatch of the reduction kernel (k_reduce.h, shaders/reduce.comp):
+ *
+ *   cast(binary(reduce*(x), c)),  binary(reduce*(x), c)  or  cast(reduce*(x))
+ *
+ * binary: add, sub or mul with a one-element constant c on either side, in the reduction's dtype;
+ * cast: integer -> integer or float -> float (the dtype pairs reduce.comp is built for).  The
+ * ORT-GenAI attention-mask chain, reduceSum(attention_mask) - 1 -> int32 (GroupQueryAttention's
+ * seqlensK), then runs as one dispatch instead of three, at every decode step.  As for the
+ * mat-vec rewrites (plan_matvec.h): the graph stays as loaded, every intermediate value has the
+ * next node as its only consumer and is no graph output, the absorbed nodes are not run and get
+ * no storage, and WEBNNC_NO_FUSE=1 disables the rewrite. */
+#include <stdlib.h>
+
+#include "ew_codes.h"
+#include "k_reduce.h"
+#include "rt_env.h"
+#include "rt_model.h"
+
+struct ReducePlan {
+    PlanRewrite *rw;           /* per node */
+    KReduceEpilogue *params;   /* per node */
+};
+
+static bool is_reduce(OpId op) {
+    switch (op) {
+    case OP_REDUCE_L1: case OP_REDUCE_L2: case OP_REDUCE_LOG_SUM: case OP_REDUCE_LOG_SUM_EXP: case OP_REDUCE_MAX:
+    case OP_REDUCE_MEAN: case OP_REDUCE_MIN: case OP_REDUCE_PRODUCT: case OP_REDUCE_SUM: case OP_REDUCE_SUM_SQUARE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static int binary_code(OpId op) {
+    return op == OP_ADD ? EWB_ADD : op == OP_SUB ? EWB_SUB : op == OP_MUL ? EWB_MUL : 0;
+}
+
+/* The producer of v when v is its only output, consumed once and no graph output. */
+static const Node *sole_producer(const Value *v, const int *uses) {
+    const Node *p = v->producer;
+    if (!p || p->dead || p->n_outputs != 1 || uses[v->id] != 1 || (v->flags & VF_OUTPUT)) return NULL;
+    return p;
+}
+
+static bool cast_supported(DType from, DType to) {
+    bool fi = from == DT_I32 || from == DT_I64, ti = to == DT_I32 || to == DT_I64;
+    bool ff = from == DT_F32 || from == DT_F16, tf = to == DT_F32 || to == DT_F16;
+    return (fi && ti) || (ff && tf);
+}
+
+/* Matches the chain ending at node n; fills e and the constant; false if it does not apply. */
+static bool match(const Node *n, const int *uses, KReduceEpilogue *e, const Value **c) {
+    const Node *cur = n;
+    const Value *out = n->n_outputs == 1 ? n->outputs[0] : NULL;
+    if (!out) return false;
+    if (n->op == OP_CAST) {
+        if (n->n_inputs != 1 || !n->inputs[0] || !cast_supported(n->inputs[0]->dtype, out->dtype)) return false;
+        cur = sole_producer(n->inputs[0], uses);
+        if (!cur) return false;
+    }
+    *c = NULL;
+    e->binary_op = binary_code(cur->op);
+    if (e->binary_op) {
+        if (cur->n_inputs != 2 || !cur->inputs[0] || !cur->inputs[1]) return false;
+        int ci = (cur->inputs[1]->flags & VF_CONST) ? 1 : (cur->inputs[0]->flags & VF_CONST) ? 0 : -1;
+        if (ci < 0) return false;
+        const Value *k = cur->inputs[ci], *r = cur->inputs[1 - ci];
+        if (!k->data || value_max_elements(k) != 1 || k->dtype != r->dtype ||
+            value_max_elements(r) != value_max_elements(cur->outputs[0]))
+            return false;
+        *c = k;
+        e->const_first = ci == 0;
+        cur = sole_producer(r, uses);
+        if (!cur) return false;
+    } else if (n->op != OP_CAST) {
+        return false; /* neither a binary op nor a cast: nothing to fuse */
+    }
+    if (!is_reduce(cur->op) || cur->n_inputs != 1 || !cur->inputs[0]) return false;
+    e->reduce = cur;
+    return true;
+}
+
+int plan_reduce_rewrite(WnrtModel *m) {
+    if (wnrt_env_flag("WEBNNC_NO_FUSE", false)) return 0;
+    Graph *g = m->g;
+    int *uses = plan_count_uses(g);
+    if (!uses) goto oom;
+    /* consumers first, so that a cast takes the whole chain before its binary op could take a part */
+    for (int i = g->n_nodes - 1; i >= 0; i--) {
+        const Node *n = g->nodes[i];
+        KReduceEpilogue e = {0};
+        const Value *c;
+        if (n->dead || (m->absorbed && m->absorbed[i]) || (m->rewrite && m->rewrite[i]) || !match(n, uses, &e, &c)) continue;
+        if (!m->reduce_plan) {
+            size_t nn = (size_t)g->n_nodes + 1;
+            m->reduce_plan = calloc(1, sizeof *m->reduce_plan);
+            if (!m->reduce_plan || !(m->reduce_plan->rw = calloc(nn, sizeof *m->reduce_plan->rw)) ||
+                !(m->reduce_plan->params = calloc(nn, sizeof *m->reduce_plan->params)) || plan_rewrite_arrays(m) < 0)
+                goto oom;
+        }
+        if (m->absorbed[e.reduce->index]) continue;
+        m->reduce_plan->params[i] = e;
+        m->reduce_plan->rw[i] = (PlanRewrite){.fam = &kfam_reduce_epilogue, .n_inputs = c ? 2 : 1,
+                                              .inputs = {e.reduce->inputs[0], c}, .params = &m->reduce_plan->params[i]};
+        m->rewrite[i] = &m->reduce_plan->rw[i];
+        m->absorbed[e.reduce->index] = true;
+        if (n->op == OP_CAST && e.binary_op) m->absorbed[n->inputs[0]->producer->index] = true;
+    }
+    free(uses);
+    return 0;
+oom:
+    free(uses);
+    diag_error("out of memory");
+    return -1;
+}
+
+void plan_reduce_free(WnrtModel *m) {
+    if (!m->reduce_plan) return;
+    free(m->reduce_plan->rw);
+    free(m->reduce_plan->params);
+    free(m->reduce_plan);
+    m->reduce_plan = NULL;
+}
