@@ -40,7 +40,8 @@ _Static_assert(sizeof(MatvecRowsPush) <= K_PUSH_MAX, "mat-vec push constants");
 #define MV_LONG_WG 64
 /* Row groups of TPR invocations (matvec_rows.glsl CLUSTER), several per workgroup, reduced with
  * subgroup shuffles instead of shared memory: on GPUs with subgroup shuffles, quantized weights
- *  - tall ones (over MV_MAX_GROUPS row groups): MV_TALL_TPR invocations per row, 1 row each;
+ *  - tall ones (over MV_MAX_GROUPS row groups): MV_TALL_TPR invocations per row group of
+ *    MV_TALL_ROWS rows;
  *  - rows of at most a subgroup's units: one subgroup per row.
  * MV_CLUSTER_WG invocations per workgroup.  Qwen2-0.5B int4 decode, H100, us per call before ->
  * after: vocabulary head (151936 x 896) 53.0 -> 41.7; o_proj (896 x 896) 6.82 -> 6.54; qkv
@@ -49,6 +50,11 @@ _Static_assert(sizeof(MatvecRowsPush) <= K_PUSH_MAX, "mat-vec push constants");
  * per row for down_proj (K 4864: 8.68 -> 9.08), which keeps the workgroup reduction. */
 #define MV_TALL_TPR 4
 #define MV_CLUSTER_WG 64
+/* Tall weights on row groups take MV_TALL_ROWS rows per group: one activation load serves two
+ * rows.  The vocabulary head (151936 x 896 int4), H200, us per call after 512 tokens (timestamped),
+ * rows x invocations per row: 1 x 4 42.6, 2 x 4 40.1-40.2, 3 x 4 41.2, 4 x 4 50.0, 2 x 2 44.3,
+ * 4 x 2 48.5, 1 x 8 58.2, 1 x 16 69.3. */
+#define MV_TALL_ROWS 2
 static void work_split(const WnrtDeviceInfo *d, int bits, uint64_t N, uint64_t units, uint32_t *wg, uint32_t *rows,
                        uint32_t *tpr) {
     bool cpu = d->type == WNRT_DEV_CPU, tall = N / 2 > MV_MAX_GROUPS;
@@ -60,7 +66,7 @@ static void work_split(const WnrtDeviceInfo *d, int bits, uint64_t N, uint64_t u
     if (*tpr && (!cluster_ok || (*tpr & (*tpr - 1)) || *tpr > sg)) *tpr = 0;
     *wg = cpu || bits > 8 ? 64 : 32;
     if (cpu || bits > 8) *rows = 4;
-    else if (tall) *rows = *tpr ? 1 : 4;
+    else if (tall) *rows = *tpr ? MV_TALL_ROWS : 4;
     else *rows = bits == 4 && N < MV_FEW_ROWS ? 1 : 2;
     uint32_t min_wg = sg > 32 ? sg : 32;
     while (*wg / 2 >= min_wg && *wg / 2 >= units) *wg /= 2;

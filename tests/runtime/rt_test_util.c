@@ -54,11 +54,16 @@ void rt_each_matvec_tpr(void (*cases)(void)) {
     const WnrtDeviceInfo *d = wnrt_context_device(rt_ctx);
     ck_assert_msg(d->subgroup_shuffle && d->subgroup_size >= 2,
                   "the device has no subgroup shuffles: the mat-vec row groups cannot be tested");
+    static const char *rows[] = {NULL, "1", "2"}; /* the device's choice (CPU: 4), and the GPU's 1 and 2 */
     for (uint32_t tpr = 2; tpr <= d->subgroup_size; tpr *= 2) {
         char v[16];
         snprintf(v, sizeof v, "%u", tpr);
         setenv("WEBNNC_MATVEC_TPR", v, 1);
-        cases();
+        for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+            if (rows[r]) setenv("WEBNNC_MATVEC_ROWS", rows[r], 1);
+            cases();
+            unsetenv("WEBNNC_MATVEC_ROWS");
+        }
     }
     unsetenv("WEBNNC_MATVEC_TPR");
 }

@@ -20,10 +20,11 @@ int rt_bind_inputs(WnrtModel *m, const Graph *g, const void *const *inputs);
 int rt_run(Graph *g, const void *const *inputs, void *out, uint64_t out_bytes);
 /* x, y [sequence_length <= 16, 4] -> add(x, y) -> relu x4 -> output: nodes 0 (add) .. 4 (relus). */
 Graph *rt_relu_chain(void);
-/* Runs cases() once for every row-group width of the row mat-vec kernel (shaders/matvec_rows.glsl
- * CLUSTER: WEBNNC_MATVEC_TPR = 2, 4, .. the device's subgroup size), then unsets it.  GPUs take
- * these for tall weights and short rows; CPU devices never do by default.  Fails the test on a
- * device without subgroup shuffles. */
+/* Runs cases() for every row-group width of the row mat-vec kernel (shaders/matvec_rows.glsl
+ * CLUSTER: WEBNNC_MATVEC_TPR = 2, 4, .. the device's subgroup size), each with the device's rows
+ * per group and with 1 and 2 (WEBNNC_MATVEC_ROWS), then unsets both.  GPUs take these for tall
+ * weights and short rows; CPU devices never do by default.  Fails the test on a device without
+ * subgroup shuffles. */
 void rt_each_matvec_tpr(void (*cases)(void));
 /* Runs a suite; returns the process exit status. */
 int rt_main(Suite *s);
