@@ -51,9 +51,11 @@ _Static_assert(sizeof(MatvecRowsPush) <= K_PUSH_MAX, "mat-vec push constants");
 #define MV_TALL_TPR 4
 #define MV_CLUSTER_WG 64
 /* Tall weights on row groups take MV_TALL_ROWS rows per group: one activation load serves two
- * rows.  The vocabulary head (151936 x 896 int4), H200, us per call after 512 tokens (timestamped),
- * rows x invocations per row: 1 x 4 42.6, 2 x 4 40.1-40.2, 3 x 4 41.2, 4 x 4 50.0, 2 x 2 44.3,
- * 4 x 2 48.5, 1 x 8 58.2, 1 x 16 69.3. */
+ * rows.  The vocabulary head (151936 x 896 int4), H200, us per call after 512 tokens (timestamped,
+ * the same binary with WEBNNC_MATVEC_ROWS=1 alternating, three runs each): 2 rows 42.1-42.3, 1 row
+ * 42.5-42.7.  (A sweep that set every mat-vec of the step at once had shown 40.1 for 2 x 4, 41.2
+ * for 3 x 4, 50.0 for 4 x 4, 44.3 for 2 x 2, 58.2 for 1 x 8 and 69.3 for 1 x 16 invocations per row;
+ * the other kernels' changes moved the head's own time, so only the A/B above counts.) */
 #define MV_TALL_ROWS 2
 static void work_split(const WnrtDeviceInfo *d, int bits, uint64_t N, uint64_t units, uint32_t *wg, uint32_t *rows,
                        uint32_t *tpr) {
