@@ -43,7 +43,7 @@ static int on_load(Decoder *d, WnrtContext *ctx) {
     snprintf(p->device, sizeof p->device, "%s", wnrt_context_device(ctx)->name);
     p->info.device = p->device;
     p->info.load_ms = (convert_now_s() - p->t0) * 1e3;
-    return wnrt_profile_enable(d->m, &p->info.no_gpu) < 0 ? -1 : 0;
+    return wnrt_profile_enable(d->m, &p->info.no_gpu) < 0 || prof_report_model(&p->rep, d->m) < 0 ? -1 : 0;
 }
 
 static int on_step(Decoder *d, long long k, double begin_s, double end_s) {

@@ -74,7 +74,7 @@ static int print_profile(const Graph *g, WnrtModel *m, const ProfInfo *info, dou
     ProfReport rep;
     double t_end = wnrt_profile_now_ns();
     int rc = wnrt_profile_take(m, &s) < 0 || prof_report_init(&rep, g, phase, 1, false) < 0 ||
-                     prof_report_step(&rep, 0, &s, t_begin, t_end) < 0
+                     prof_report_model(&rep, m) < 0 || prof_report_step(&rep, 0, &s, t_begin, t_end) < 0
                  ? -1
                  : 0;
     if (rc == 0) prof_report_print(&rep, info, stdout);

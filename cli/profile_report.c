@@ -21,7 +21,19 @@ int prof_report_init(ProfReport *r, const Graph *g, const char *const *phase_nam
     return 0;
 }
 
+int prof_report_model(ProfReport *r, const WnrtModel *m) {
+    free(r->absorbed_into);
+    r->absorbed_into = malloc(((size_t)r->g->n_nodes + 1) * sizeof *r->absorbed_into);
+    if (!r->absorbed_into) {
+        diag_error("out of memory");
+        return -1;
+    }
+    for (int i = 0; i < r->g->n_nodes; i++) r->absorbed_into[i] = wnrt_node_absorbed_into(m, i);
+    return 0;
+}
+
 void prof_report_free(ProfReport *r) {
+    free(r->absorbed_into);
     for (int i = 0; i < r->n_phase; i++) wnrt_prof_agg_free(&r->phase[i]);
     wn_tb_free(&r->steps);
     wn_tb_free(&r->events);
@@ -61,7 +73,15 @@ static const char *row_name(const ProfAgg *a, bool by_node, const ProfRow *row) 
     return by_node ? node_display_name(a->g->nodes[row->key]) : op_name((OpId)row->key);
 }
 
-static void print_rows(const ProfAgg *a, bool by_node, FILE *f) {
+/* The op column of node `node`: its op, then the ops of the nodes absorbed into it ("cast +reduceSum,sub"). */
+static void node_ops(const ProfReport *r, int node, char *buf, size_t cap) {
+    const Graph *g = r->g;
+    size_t len = (size_t)snprintf(buf, cap, "%s", op_name(g->nodes[node]->op));
+    for (int i = 0, k = 0; r->absorbed_into && i < g->n_nodes && len < cap; i++)
+        if (r->absorbed_into[i] == node) len += (size_t)snprintf(buf + len, cap - len, "%s%s", k++ ? "," : " +", op_name(g->nodes[i]->op));
+}
+
+static void print_rows(const ProfReport *r, const ProfAgg *a, bool by_node, FILE *f) {
     ProfRow *rows;
     int n = wnrt_prof_agg_rows(a, by_node, &rows);
     if (n < 0) return;
@@ -72,7 +92,11 @@ static void print_rows(const ProfAgg *a, bool by_node, FILE *f) {
     for (int i = 0; i < shown; i++) {
         const ProfRow *w = &rows[i];
         fprintf(f, "%-40.40s ", row_name(a, by_node, w));
-        if (by_node) fprintf(f, "%-22.22s ", op_name(a->g->nodes[w->key]->op));
+        if (by_node) {
+            char ops[64];
+            node_ops(r, w->key, ops, sizeof ops);
+            fprintf(f, "%-22.22s ", ops);
+        }
         fprintf(f, "%8d", w->calls);
         if (t)
             fprintf(f, " %12.1f %10.2f %10.1f %6.1f%%", w->total_ns * 1e-3, w->total_ns * 1e-3 / w->calls,
@@ -108,13 +132,13 @@ void prof_report_print(const ProfReport *r, const ProfInfo *info, FILE *f) {
                 a->recordings, a->runs);
         for (int p = 0; p < WNRT_PROF_NPHASES; p++) fprintf(f, " %s %.1f%s", wnrt_prof_phase_label[p], a->host_ns[p] * per, p + 1 < WNRT_PROF_NPHASES ? "," : "");
         fprintf(f, "; outside the runtime (argmax, callers) %.1f\n\n", (a->wall_ns - wnrt_prof_agg_host_ns(a)) * per);
-        print_rows(a, false, f);
+        print_rows(r, a, false, f);
         fprintf(f, "\n");
-        print_rows(a, true, f);
+        print_rows(r, a, true, f);
     }
 }
 
-static void json_rows(TextBuf *b, const ProfAgg *a, bool by_node) {
+static void json_rows(TextBuf *b, const ProfReport *r, const ProfAgg *a, bool by_node) {
     ProfRow *rows;
     int n = wnrt_prof_agg_rows(a, by_node, &rows);
     wn_tb_printf(b, "\"%s\": [", by_node ? "nodes" : "ops");
@@ -134,6 +158,15 @@ static void json_rows(TextBuf *b, const ProfAgg *a, bool by_node) {
         json_num(b, t ? w->total_ns * 1e-3 / w->calls : -1);
         wn_tb_puts(b, ", \"pct\": ");
         json_num(b, t && a->wall_ns > 0 ? 100 * w->total_ns / a->wall_ns : -1);
+        if (by_node) { /* the nodes whose work this node's dispatches do */
+            wn_tb_puts(b, ", \"absorbed\": [");
+            for (int j = 0, k = 0; r->absorbed_into && j < a->g->n_nodes; j++)
+                if (r->absorbed_into[j] == w->key) {
+                    if (k++) wn_tb_puts(b, ", ");
+                    wn_tb_json_string(b, node_display_name(a->g->nodes[j]));
+                }
+            wn_tb_puts(b, "]");
+        }
         wn_tb_puts(b, "}");
     }
     wn_tb_puts(b, "]");
@@ -165,9 +198,9 @@ void prof_report_json(const ProfReport *r, const ProfInfo *info, FILE *f) {
         json_host(&b, a->host_ns, 1e-3);
         wn_tb_printf(&b, ", \"dispatches\": %d, \"plan_dispatches\": %d, \"runs\": %d, \"recordings\": %d, ", a->dispatches,
                   a->plan_dispatches, a->runs, a->recordings);
-        json_rows(&b, a, false);
+        json_rows(&b, r, a, false);
         wn_tb_puts(&b, ", ");
-        json_rows(&b, a, true);
+        json_rows(&b, r, a, true);
         wn_tb_puts(&b, "}");
     }
     wn_tb_printf(&b, "], \"steps\": [%s]}\n", r->steps.data ? r->steps.data : "");

@@ -48,8 +48,31 @@ int plan_rewrite_arrays(WnrtModel *m) {
     size_t nn = (size_t)m->g->n_nodes + 1, nv = (size_t)m->g->n_values + 1;
     if (!m->rewrite) m->rewrite = calloc(nn, sizeof *m->rewrite);
     if (!m->absorbed) m->absorbed = calloc(nn, sizeof *m->absorbed);
+    if (!m->absorbed_into && (m->absorbed_into = malloc(nn * sizeof *m->absorbed_into)))
+        for (size_t i = 0; i < nn; i++) m->absorbed_into[i] = -1;
     if (!m->const_data) m->const_data = calloc(nv, sizeof *m->const_data);
-    return m->rewrite && m->absorbed && m->const_data ? 0 : -1;
+    return m->rewrite && m->absorbed && m->absorbed_into && m->const_data ? 0 : -1;
+}
+
+void plan_rewrite_arrays_free(WnrtModel *m) {
+    free(m->rewrite);
+    free(m->absorbed);
+    free(m->absorbed_into);
+    free(m->const_data);
+    m->rewrite = NULL;
+    m->absorbed = NULL;
+    m->absorbed_into = NULL;
+    m->const_data = NULL;
+}
+
+void plan_absorb(WnrtModel *m, const Node *n, const Node *into) {
+    m->absorbed[n->index] = true;
+    m->absorbed_into[n->index] = into->index;
+}
+
+int wnrt_node_absorbed_into(const WnrtModel *m, int node_index) {
+    if (!m->absorbed_into || node_index < 0 || node_index >= m->g->n_nodes) return -1;
+    return m->absorbed_into[node_index];
 }
 
 typedef struct {

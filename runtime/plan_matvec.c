@@ -180,8 +180,8 @@ static int try_matmul(WnrtModel *m, const Node *n, const int *uses) {
     rw.params = &m->fuse->params[i];
     m->fuse->rw[i] = rw;
     m->rewrite[i] = &m->fuse->rw[i];
-    for (int k = 0; k < c.n_nodes; k++) m->absorbed[c.nodes[k]->index] = true;
-    if (dq) m->absorbed[dq->index] = true;
+    for (int k = 0; k < c.n_nodes; k++) plan_absorb(m, c.nodes[k], n);
+    if (dq) plan_absorb(m, dq, n);
     return 1;
 }
 
@@ -222,11 +222,5 @@ void plan_matvec_free(WnrtModel *m) {
         free(m->fuse->params);
         free(m->fuse);
     }
-    free(m->rewrite);
-    free(m->absorbed);
-    free(m->const_data);
     m->fuse = NULL;
-    m->rewrite = NULL;
-    m->absorbed = NULL;
-    m->const_data = NULL;
 }

@@ -104,8 +104,8 @@ int plan_reduce_rewrite(WnrtModel *m) {
         m->reduce_plan->rw[i] = (PlanRewrite){.fam = &kfam_reduce_epilogue, .n_inputs = c ? 2 : 1,
                                               .inputs = {e.reduce->inputs[0], c}, .params = &m->reduce_plan->params[i]};
         m->rewrite[i] = &m->reduce_plan->rw[i];
-        m->absorbed[e.reduce->index] = true;
-        if (n->op == OP_CAST && e.binary_op) m->absorbed[n->inputs[0]->producer->index] = true;
+        plan_absorb(m, e.reduce, n);
+        if (n->op == OP_CAST && e.binary_op) plan_absorb(m, n->inputs[0]->producer, n);
     }
     free(uses);
     return 0;

@@ -76,6 +76,7 @@ struct WnrtModel {
     /* plan rewrites (plan_matvec.c, plan_reduce.c; all NULL when nothing was rewritten) */
     PlanRewrite **rewrite;    /* per node index */
     bool *absorbed;           /* per node index: folded into a rewritten node; not run */
+    int *absorbed_into;       /* per node index: that rewritten node's index (-1: none) */
     const void **const_data;  /* per value id: re-laid-out constant bytes uploaded instead of data */
     struct FusePlan *fuse;    /* storage of the above (plan_matvec.c) */
     struct ReducePlan *reduce_plan; /* ... (plan_reduce.c) */
@@ -109,11 +110,15 @@ struct WnrtModel {
 
 /* plan.c */
 int plan_model(WnrtModel *m);
-/* plan_matvec.c: fills rewrite / absorbed / const_data before planning; frees them */
+/* plan_matvec.c: fills rewrite / absorbed / const_data before planning; frees its own storage */
 int plan_matvec_rewrite(WnrtModel *m);
 void plan_matvec_free(WnrtModel *m);
-/* plan.c: allocates rewrite / absorbed / const_data where they are not yet (-1: out of memory) */
+/* plan.c: allocates rewrite / absorbed / absorbed_into / const_data where they are not yet (-1:
+ * out of memory) */
 int plan_rewrite_arrays(WnrtModel *m);
+void plan_rewrite_arrays_free(WnrtModel *m);
+/* plan.c: node n's work is done by the rewritten node `into` (absorbed, absorbed_into) */
+void plan_absorb(WnrtModel *m, const Node *n, const Node *into);
 /* plan.c: consumers per value id among live nodes, graph outputs counting as one (malloc'd; NULL:
  * out of memory) */
 int *plan_count_uses(const Graph *g);

@@ -89,6 +89,7 @@ void wnrt_free(WnrtModel *m) {
     wnrt_profile_free(m);
     plan_reduce_free(m);
     plan_matvec_free(m);
+    plan_rewrite_arrays_free(m);
     wnrt_kv_free(m);
     vk_mempool_destroy(m->pool);
     vk_mempool_destroy(m->const_pool);

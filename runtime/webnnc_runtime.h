@@ -92,6 +92,11 @@ typedef struct {
     uint64_t nbytes;
 } WnrtTensorInfo;
 
+/* The node whose dispatches also do node `node_index`'s work (a plan-level rewrite absorbed it:
+ * the dequantization and transposes before a mat-vec, a reduction under its element-wise
+ * epilogue; the absorbed node has no dispatch of its own), or -1. */
+int wnrt_node_absorbed_into(const WnrtModel *m, int node_index);
+
 int wnrt_output_count(const WnrtModel *m);
 int wnrt_output_info(const WnrtModel *m, int index, WnrtTensorInfo *out);
 int wnrt_read_output(WnrtModel *m, int index, void *dst, uint64_t capacity);

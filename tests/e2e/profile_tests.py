@@ -6,7 +6,8 @@
   asked for; per step dispatches == the dispatches of the plan the run recorded, one run each, host
   phases summing to no more than the step's wall time, GPU time no more than the wall time; per
   phase the op-type and node tables account for every dispatch, each node the same number of times
-  in every step; times non-negative), and the Chrome trace's: the GPU track holds every dispatch of
+  in every step; every node row with the nodes absorbed into it, the attention-mask chain as one
+  row; times non-negative), and the Chrome trace's: the GPU track holds every dispatch of
   every step exactly once (count per step = the JSON's, names = the JSON's nodes), events inside
   their step, host phase events nested in their step, non-negative times.
 - WEBNNC_NO_TIMESTAMPS=1: the profile says why it has host times only (timestamps false, null GPU
@@ -66,6 +67,11 @@ def check_json(j, label, timed):
               f"{what}: op-type and node tables hold all {p['dispatches']} dispatches")
         check(all(r["calls"] % p["steps"] == 0 for r in p["nodes"]), f"{what}: each node dispatched alike in every step")
         check(len({r["index"] for r in p["nodes"]}) == len(p["nodes"]), f"{what}: one row per node")
+        check(all(isinstance(r["absorbed"], list) and all(isinstance(n, str) for n in r["absorbed"]) for r in p["nodes"]),
+              f"{what}: every node row lists the nodes absorbed into it")
+        # the attention-mask chain reduceSum -> sub -> cast runs as one dispatch (runtime/plan_reduce.c)
+        mask = [r for r in p["nodes"] if r["op"] == "cast" and len(r["absorbed"]) == 2]
+        check(len(mask) == 1 and mask[0]["calls"] == p["steps"], f"{what}: the mask chain as one cast row with 2 absorbed nodes")
         rows = p["ops"] + p["nodes"]
         check(all(non_negative(r["total_us"]) and non_negative(r["mean_us"]) and non_negative(r["pct"]) for r in rows),
               f"{what}: times non-negative")

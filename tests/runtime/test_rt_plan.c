@@ -221,6 +221,13 @@ static int run_epilogue(const EpiCase *t, const void *x, void *out, uint64_t out
     ck_assert_msg(wnrt_bind_input(m, "x", x, dtype_storage_bytes(t->in, 10), 2, (int64_t[]){2, 5}) == 0 && wnrt_run(m) == 0,
                   "%s", diag_message());
     ck_assert_int_eq(wnrt_read_output(m, 0, out, out_bytes), 0);
+    /* the reduction (and the binary op) absorbed into the last node, when fused */
+    bool fused = !no_fuse && !t->sum_is_output;
+    const Node *last = y->producer;
+    ck_assert_int_eq(wnrt_node_absorbed_into(m, r->index), fused && last != r ? last->index : -1);
+    if (t->binary != OP_COUNT && t->cast_to != DT_INVALID)
+        ck_assert_int_eq(wnrt_node_absorbed_into(m, last->inputs[0]->producer->index), fused ? last->index : -1);
+    ck_assert_int_eq(wnrt_node_absorbed_into(m, last->index), -1);
     WnrtStats st;
     wnrt_stats(m, &st);
     wnrt_free(m);
