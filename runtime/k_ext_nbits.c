@@ -317,9 +317,43 @@ int ext_nbits_record_gated(KernelCtx *kc, const Node *n, const NBitsGeom *geo, c
     return nbits_dispatches(kc, n, sh, &r, spec, b, row_bytes, half, false, coop ? NB_TILE : 0, 1) < 0 ? -1 : 1;
 }
 
+bool ext_nbits_pick_row_ok(const Node *n, const Value *x) {
+    NBitsGeom geo;
+    KMatvecRows p;
+    const Value *zp = kx_opt(n, 3);
+    return (x->dtype == DT_F16 || x->dtype == DT_F32) && nbits_geometry(n, &geo) == 0 &&
+           dtype_storage_bytes(x->dtype, (uint64_t)geo.k) % 16 == 0 &&
+           ext_nbits_rows_layout(&geo, zp != NULL, zp ? zp->dtype : DT_U8, &p);
+}
+
+/* The product of the one activation row that pick selects from x (plan_pick_row.c). */
+static int record_picked_row(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KNbitsPickRow *pick,
+                             const KTensor *in, const KTensor *out) {
+    const KTensor *x = &in[0], *zp = kx_opt(n, 3) ? &in[3] : NULL, *bias = kx_opt(n, 4) ? &in[4] : NULL;
+    int64_t S = x->rank >= 2 ? x->shape[x->rank - 2] : 0, row = pick->index < 0 ? pick->index + S : pick->index;
+    if (row < 0 || row >= S) {
+        diag_node_error(n, "row %lld of %lld activation rows out of range", (long long)pick->index, (long long)S);
+        return -1;
+    }
+    KTensor one = *x; /* the picked row, for the size checks */
+    one.numel = (uint64_t)geo->k;
+    uint64_t M;
+    KMatvecRows rp;
+    if (nbits_sizes(n, geo, &one, &in[1], &in[2], zp, bias, &out[0], (uint64_t)geo->n, &M) < 0) return -1;
+    if (x->numel != (uint64_t)S * (uint64_t)geo->k || !rows_layout(geo, 1, x, &in[1], zp, &rp)) {
+        diag_node_error(n, "internal: the picked activation row cannot be read in place");
+        return -1;
+    }
+    rp.x_row0 = (uint64_t)row;
+    rp.x_rows = 1;
+    return kmatvec_rows_record(kc, n, &rp, x, &in[1], &in[2], zp, bias, &out[0]);
+}
+
 static int nbits_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
     NBitsGeom geo;
     if (nbits_geometry(n, &geo) < 0) return -1;
+    const KNbitsPickRow *pick = kc_node_params(kc, n);
+    if (pick) return record_picked_row(kc, n, &geo, pick, in, out);
     return ext_nbits_record(kc, n, &geo, &in[0], &in[1], &in[2], kx_opt(n, 3) ? &in[3] : NULL,
                             kx_opt(n, 4) ? &in[4] : NULL, &out[0], 0);
 }

@@ -36,4 +36,14 @@ uint64_t ext_nbits_scratch_need(const NBitsGeom *geo, uint64_t max_m);
  * Fills *p and returns true when it applies (WEBNNC_NBITS_GENERIC=1: never). */
 bool ext_nbits_rows_layout(const NBitsGeom *geo, bool has_zp, DType zp_dtype, KMatvecRows *p);
 
+/* The plan rewrite of plan_pick_row.c: matmulNBits node n reads its one activation row in place,
+ * row `index` (0, or -1: the last) along the second-to-last axis of the rewrite's input 0, x
+ * [1, .., 1, S, K] (the gather it absorbed), on the row mat-vec.  kc_node_params() of the node. */
+typedef struct {
+    int64_t index;
+} KNbitsPickRow;
+/* Whether node n (matmulNBits) can take that rewrite with x as its activations' source: the row
+ * mat-vec's layout and an activation row of whole 16-byte vectors. */
+bool ext_nbits_pick_row_ok(const Node *n, const Value *x);
+
 #endif

@@ -150,8 +150,8 @@ static int rows_setup(KernelCtx *kc, const Node *n, const KMatvecRows *p, const 
     const WnrtDeviceInfo *d = kc_device(kc);
     uint64_t K = (uint64_t)p->K, N = (uint64_t)p->N;
     bool quant = p->bits <= 8;
-    *M = x->numel / K;
-    if (x->numel % K || dtype_storage_bytes(w->dtype, w->numel) * 8 < N * K * (uint64_t)p->bits ||
+    *M = p->x_rows ? p->x_rows : x->numel / K;
+    if (x->numel % K || (p->x_row0 + *M) * K > x->numel || dtype_storage_bytes(w->dtype, w->numel) * 8 < N * K * (uint64_t)p->bits ||
         (quant && (!scale || (p->has_zp && !zp))) || (bias && bias->numel != N)) {
         diag_node_error(n, "internal: mat-vec operand sizes do not agree");
         return -1;
@@ -179,8 +179,9 @@ static int rows_setup(KernelCtx *kc, const Node *n, const KMatvecRows *p, const 
     for (uint32_t i = 0; i < 32; i++)
         if (pc->block_k == 1u << i) pc->kshift = i;
     uint32_t base;
+    /* x bound whole (the same binding for every row picked), the first row by its index */
     if (bind_bytes(kc, n, x, 0, dtype_storage_bytes(x->dtype, x->numel) - 1, false, &b[0], &base) < 0 ||
-        vec_index(n, base, 16, &pc->x_base) < 0)
+        vec_index(n, base + (uint32_t)dtype_storage_bytes(x->dtype, p->x_row0 * K), 16, &pc->x_base) < 0)
         return -1;
     pc->x_stride = (uint32_t)(K * (uint64_t)dtype_storage_bytes(x->dtype, 1) / 16);
     /* Absent scale / zero point / bias: bind the activations again (never read: spec constants). */

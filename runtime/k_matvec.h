@@ -27,12 +27,16 @@ typedef struct {
     int zp_absent;     /* unsigned quantized values without zero points: this one (0; matmulNBits 2^(bits-1)) */
     bool exact;        /* f32 dequantization unless WEBNNC_MATVEC_HALF=1 (the float16-pair kernel's error
                           exceeds matmulNBits' 1e-3 float16 tolerance at k = 1024) */
+    /* The activation rows taken from x (kmatvec_rows_record): x_rows rows from row x_row0 (x_rows 0:
+     * every row of x).  A gathered row read in place (k_ext_nbits.c, plan_pick_row.c). */
+    uint64_t x_row0, x_rows;
 } KMatvecRows;
 
 /* Load-time check: formats, sizes and the shader variant for activation dtype act. */
 int kmatvec_rows_check(KernelCtx *kc, const Node *n, DType act, const KMatvecRows *p);
-/* Records the product (+ bias[N]).  x: [..., K] contiguous, y: [..., N] (same leading dims); w holds
- * N*K weights in the layout of p (its KTensor shape is not used); scale / zp / bias NULL when absent. */
+/* Records the product (+ bias[N]).  x: [..., K] contiguous, y: [..., N] (same leading dims, or
+ * p->x_rows rows); w holds N*K weights in the layout of p (its KTensor shape is not used); scale / zp /
+ * bias NULL when absent. */
 int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, const KTensor *x, const KTensor *w,
                         const KTensor *scale, const KTensor *zp, const KTensor *bias, const KTensor *y);
 

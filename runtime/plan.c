@@ -33,7 +33,10 @@ static uint64_t value_bytes(const Graph *g, const Value *v) {
 /* Consumers per value among live nodes (graph outputs count as a consumer too). */
 int *plan_count_uses(const Graph *g) {
     int *uses = calloc((size_t)g->n_values + 1, sizeof *uses);
-    if (!uses) return NULL;
+    if (!uses) {
+        diag_error("out of memory");
+        return NULL;
+    }
     for (int i = 0; i < g->n_nodes; i++) {
         const Node *n = g->nodes[i];
         if (n->dead) continue;
@@ -63,6 +66,32 @@ void plan_rewrite_arrays_free(WnrtModel *m) {
     m->absorbed = NULL;
     m->absorbed_into = NULL;
     m->const_data = NULL;
+}
+
+int plan_rewrite_node(WnrtModel *m, PlanRewriteStore *s, int node, const PlanRewrite *rw, const void *params,
+                      size_t param_size) {
+    size_t nn = (size_t)m->g->n_nodes + 1;
+    if (!s->rw) {
+        s->rw = calloc(nn, sizeof *s->rw);
+        s->params = calloc(nn, param_size);
+        s->param_size = param_size;
+    }
+    if (!s->rw || !s->params || s->param_size != param_size || plan_rewrite_arrays(m) < 0) {
+        diag_error("out of memory");
+        return -1;
+    }
+    void *p = s->params + (size_t)node * param_size;
+    memcpy(p, params, param_size);
+    s->rw[node] = *rw;
+    s->rw[node].params = p;
+    m->rewrite[node] = &s->rw[node];
+    return 0;
+}
+
+void plan_rewrite_store_free(PlanRewriteStore *s) {
+    free(s->rw);
+    free(s->params);
+    memset(s, 0, sizeof *s);
 }
 
 void plan_absorb(WnrtModel *m, const Node *n, const Node *into) {
@@ -135,8 +164,8 @@ int plan_model(WnrtModel *m) {
     for (int i = 0; i < nv; i++) m->root[i] = i, def[i] = -2, last[i] = -2, slot_of[i] = -1;
 
     /* Plan rewrites (fused dequantize + matmul, re-laid-out constant weights; reductions with
-     * an element-wise epilogue). */
-    if (plan_matvec_rewrite(m) < 0 || plan_reduce_rewrite(m) < 0) goto done;
+     * an element-wise epilogue; one-row gathers read in place by matmulNBits). */
+    if (plan_matvec_rewrite(m) < 0 || plan_reduce_rewrite(m) < 0 || plan_pick_row_rewrite(m) < 0) goto done;
 
     /* Kernels, views, uses. */
     for (int i = 0; i < nn; i++) {

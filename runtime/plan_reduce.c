@@ -17,11 +17,6 @@
 #include "rt_env.h"
 #include "rt_model.h"
 
-struct ReducePlan {
-    PlanRewrite *rw;           /* per node */
-    KReduceEpilogue *params;   /* per node */
-};
-
 static bool is_reduce(OpId op) {
     switch (op) {
     case OP_REDUCE_L1: case OP_REDUCE_L2: case OP_REDUCE_LOG_SUM: case OP_REDUCE_LOG_SUM_EXP: case OP_REDUCE_MAX:
@@ -83,42 +78,19 @@ static bool match(const Node *n, const int *uses, KReduceEpilogue *e, const Valu
 
 int plan_reduce_rewrite(WnrtModel *m) {
     if (wnrt_env_flag("WEBNNC_NO_FUSE", false)) return 0;
-    Graph *g = m->g;
-    int *uses = plan_count_uses(g);
-    if (!uses) goto oom;
+    int *uses = plan_count_uses(m->g), rc = uses ? 0 : -1;
     /* consumers first, so that a cast takes the whole chain before its binary op could take a part */
-    for (int i = g->n_nodes - 1; i >= 0; i--) {
-        const Node *n = g->nodes[i];
+    for (int i = m->g->n_nodes - 1; i >= 0 && rc == 0; i--) {
+        const Node *n = m->g->nodes[i];
         KReduceEpilogue e = {0};
         const Value *c;
         if (n->dead || (m->absorbed && m->absorbed[i]) || (m->rewrite && m->rewrite[i]) || !match(n, uses, &e, &c)) continue;
-        if (!m->reduce_plan) {
-            size_t nn = (size_t)g->n_nodes + 1;
-            m->reduce_plan = calloc(1, sizeof *m->reduce_plan);
-            if (!m->reduce_plan || !(m->reduce_plan->rw = calloc(nn, sizeof *m->reduce_plan->rw)) ||
-                !(m->reduce_plan->params = calloc(nn, sizeof *m->reduce_plan->params)) || plan_rewrite_arrays(m) < 0)
-                goto oom;
-        }
-        if (m->absorbed[e.reduce->index]) continue;
-        m->reduce_plan->params[i] = e;
-        m->reduce_plan->rw[i] = (PlanRewrite){.fam = &kfam_reduce_epilogue, .n_inputs = c ? 2 : 1,
-                                              .inputs = {e.reduce->inputs[0], c}, .params = &m->reduce_plan->params[i]};
-        m->rewrite[i] = &m->reduce_plan->rw[i];
+        if (m->absorbed && m->absorbed[e.reduce->index]) continue;
+        PlanRewrite rw = {.fam = &kfam_reduce_epilogue, .n_inputs = c ? 2 : 1, .inputs = {e.reduce->inputs[0], c}};
+        if ((rc = plan_rewrite_node(m, &m->reduce_plan, i, &rw, &e, sizeof e)) < 0) break;
         plan_absorb(m, e.reduce, n);
         if (n->op == OP_CAST && e.binary_op) plan_absorb(m, n->inputs[0]->producer, n);
     }
     free(uses);
-    return 0;
-oom:
-    free(uses);
-    diag_error("out of memory");
-    return -1;
-}
-
-void plan_reduce_free(WnrtModel *m) {
-    if (!m->reduce_plan) return;
-    free(m->reduce_plan->rw);
-    free(m->reduce_plan->params);
-    free(m->reduce_plan);
-    m->reduce_plan = NULL;
+    return rc;
 }

@@ -36,7 +36,7 @@ typedef struct {
     ReplaySlots params;  /* parameter + indirect-argument slots (kept when the slot is re-recorded) */
 } Recording;
 
-/* A plan-level rewrite (plan_matvec.c, plan_reduce.c): node i runs `fam` on `inputs` (instead of
+/* A plan-level rewrite (plan_matvec.c, plan_reduce.c, plan_pick_row.c): node i runs `fam` on `inputs` (instead of
  * kernel_family(op) on its own operands) with family parameters `params` (kc_node_params). */
 typedef struct {
     const KernelFamily *fam;
@@ -44,6 +44,14 @@ typedef struct {
     const Value *inputs[WN_MAX_INPUT_SLOTS];
     const void *params;
 } PlanRewrite;
+
+/* Storage of one kind of plan rewrite (plan_reduce.c, plan_pick_row.c): per node a PlanRewrite
+ * and its parameters, param_size bytes each; allocated on first use (plan_rewrite_node). */
+typedef struct {
+    PlanRewrite *rw;
+    unsigned char *params;
+    size_t param_size;
+} PlanRewriteStore;
 
 /* A KV-cache binding of the loaded graph (rt_kv.c). */
 typedef struct {
@@ -73,13 +81,14 @@ struct WnrtModel {
     int64_t (*in_shape)[WN_MAX_RANK];
     int64_t *sym;                   /* per symbol */
 
-    /* plan rewrites (plan_matvec.c, plan_reduce.c; all NULL when nothing was rewritten) */
+    /* plan rewrites (plan_matvec.c, plan_reduce.c, plan_pick_row.c; all NULL when nothing was rewritten) */
     PlanRewrite **rewrite;    /* per node index */
     bool *absorbed;           /* per node index: folded into a rewritten node; not run */
     int *absorbed_into;       /* per node index: that rewritten node's index (-1: none) */
     const void **const_data;  /* per value id: re-laid-out constant bytes uploaded instead of data */
     struct FusePlan *fuse;    /* storage of the above (plan_matvec.c) */
-    struct ReducePlan *reduce_plan; /* ... (plan_reduce.c) */
+    PlanRewriteStore reduce_plan; /* ... (plan_reduce.c) */
+    PlanRewriteStore pick_plan;   /* ... (plan_pick_row.c) */
 
     /* GPU timestamps around the node dispatches of every run (timing.c, wnrt_set_timing) */
     VkQueryPool timestamps;
@@ -119,12 +128,18 @@ int plan_rewrite_arrays(WnrtModel *m);
 void plan_rewrite_arrays_free(WnrtModel *m);
 /* plan.c: node n's work is done by the rewritten node `into` (absorbed, absorbed_into) */
 void plan_absorb(WnrtModel *m, const Node *n, const Node *into);
+/* plan.c: node `node` runs rw with a copy of params (param_size bytes; rw->params set to the copy),
+ * its storage in s.  0, or -1 out of memory (diagnostic). */
+int plan_rewrite_node(WnrtModel *m, PlanRewriteStore *s, int node, const PlanRewrite *rw, const void *params,
+                      size_t param_size);
+void plan_rewrite_store_free(PlanRewriteStore *s);
 /* plan.c: consumers per value id among live nodes, graph outputs counting as one (malloc'd; NULL:
- * out of memory) */
+ * out of memory, with a diagnostic) */
 int *plan_count_uses(const Graph *g);
-/* plan_reduce.c: reductions with an element-wise epilogue (after plan_matvec_rewrite); frees its storage */
+/* plan_reduce.c: reductions with an element-wise epilogue (after plan_matvec_rewrite) */
 int plan_reduce_rewrite(WnrtModel *m);
-void plan_reduce_free(WnrtModel *m);
+/* plan_pick_row.c: one-row gathers read in place by matmulNBits */
+int plan_pick_row_rewrite(WnrtModel *m);
 /* rt_kv.c: aliases each present onto its past where it is written in place (after the views are
  * known, before liveness); frees; whether copy_io skips v (a resident cache) */
 int wnrt_kv_plan(WnrtModel *m);

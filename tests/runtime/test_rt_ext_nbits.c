@@ -1,9 +1,11 @@
 /* test_rt_ext_nbits.c - the matmulNBits kernel (mat-vec for few activation rows, tiled GEMM for
  * many) on the Vulkan runtime against the CPU reference (lib/eval/eval_ext.c, ORT semantics):
  * bits 2/4/8, k not a multiple of the block (padded last block), zero points absent / uint8 packed
- * (odd rows of blocks too) / float, bias, float32 and float16, random operands; split-K GEMMs. */
+ * (odd rows of blocks too) / float, bias, float32 and float16, random operands; split-K GEMMs; the
+ * row a one-row gather picks read in place (runtime/plan_pick_row.c) at every size of one recording. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "test_rt_ext.h"
 
@@ -105,6 +107,71 @@ START_TEST(gemm_split_k) {
 }
 END_TEST
 
+/* ---- a one-row gather read in place (runtime/plan_pick_row.c) ----------------------------------- */
+
+/* x [1, S <= 6, K] input -> gather(index, axis 1) -> matmulNBits (4 bits, uint8 zero points, bias):
+ * runs S = 3, 6, 1, 5 on one model; out[run]: the N outputs of each run.  Returns the dispatches
+ * of the last run (graph inputs / outputs apart). */
+static int run_pick(DType dt, int32_t index, bool no_fuse, uint8_t out[4][512]) {
+    const int64_t K = 256, N = 37, kb = K / 32;
+    unsigned s = 77;
+    Graph *g = graph_new("t");
+    Value *x = graph_add_input(g, "x", dt, 3, (Dim[]){dim_static(1), dim_symbol(g, "sequence_length", 6), dim_static(K)});
+    Value *idx = ext_ints(g, "index", DT_I32, 1, (int64_t[]){1}, (int64_t[]){index});
+    Node *gather = tu_node(g, OP_GATHER, 2, x, idx);
+    node_set_uint(g, gather, "axis", 1);
+    Value *row = graph_finish(g, gather);
+    Value *b = ext_rand(g, "b", DT_U8, 3, (int64_t[]){N, kb, 16}, &s, 0, 0);
+    Value *sc = ext_rand(g, "scales", dt, 1, (int64_t[]){N * kb}, &s, 0.005, 0.05);
+    Value *zp = ext_rand(g, "zp", DT_U8, 1, (int64_t[]){N * kb / 2}, &s, 0, 0);
+    Value *bias = ext_rand(g, "bias", dt, 1, (int64_t[]){N}, &s, -1, 1);
+    Node *h = tu_node(g, OP_MATMUL_NBITS, 5, row, b, sc, zp, bias);
+    node_set_uint(g, h, "k", K);
+    node_set_uint(g, h, "n", N);
+    node_set_uint(g, h, "bits", 4);
+    node_set_uint(g, h, "blockSize", 32);
+    graph_add_output(g, graph_finish(g, h));
+    if (no_fuse) setenv("WEBNNC_NO_FUSE", "1", 1);
+    WnrtModel *m = wnrt_load(rt_ctx, g);
+    unsetenv("WEBNNC_NO_FUSE");
+    ck_assert_msg(m != NULL, "%s", diag_message());
+    ck_assert_int_eq(wnrt_node_absorbed_into(m, gather->index), no_fuse ? -1 : h->index);
+    static const int64_t sizes[4] = {3, 6, 1, 5};
+    size_t es = dtype_storage_bytes(dt, 1);
+    WnrtStats st;
+    for (int r = 0; r < 4; r++) {
+        uint8_t xv[6 * 256 * 4];
+        for (size_t i = 0; i < sizeof xv; i += es) { /* finite values of either dtype, different per run */
+            float f = (float)((int)((i / es * 7 + (size_t)r * 13) % 17) - 8) * 0.125f;
+            if (dt == DT_F32) memcpy(xv + i, &f, 4);
+            else xv[i] = 0, xv[i + 1] = (uint8_t)(0x30 + (i / es + (size_t)r) % 15); /* float16 in [0.125, 0.9) */
+        }
+        ck_assert_msg(wnrt_bind_input(m, "x", xv, (uint64_t)(sizes[r] * K) * es, 3, (int64_t[]){1, sizes[r], K}) == 0 &&
+                          wnrt_run(m) == 0,
+                      "%s", diag_message());
+        ck_assert_int_eq(wnrt_read_output(m, 0, out[r], (uint64_t)N * es), 0);
+        wnrt_stats(m, &st);
+    }
+    ck_assert_int_eq(st.recordings, 1);
+    wnrt_free(m);
+    graph_free(g);
+    return st.dispatches - st.io_dispatches;
+}
+
+START_TEST(pick_row_in_place) {
+    static const DType dts[2] = {DT_F32, DT_F16};
+    for (int d = 0; d < 2; d++)
+        for (int32_t index = -1; index <= 0; index++) {
+            uint8_t fused[4][512], ref[4][512];
+            ck_assert_int_eq(run_pick(dts[d], index, true, ref), 2); /* gather + matmulNBits */
+            ck_assert_int_eq(run_pick(dts[d], index, false, fused), 1);
+            for (int r = 0; r < 4; r++)
+                ck_assert_msg(memcmp(fused[r], ref[r], 37 * dtype_storage_bytes(dts[d], 1)) == 0,
+                              "%s index %d run %d: the row read in place differs from the gathered one", dtype_name(dts[d]), index, r);
+        }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("runtime-ext-nbits");
     TCase *tc = tcase_create("nbits");
@@ -116,6 +183,7 @@ int main(void) {
     tcase_add_test(tc, row_matvec_groups);
     tcase_add_test(tc, gemm);
     tcase_add_test(tc, gemm_split_k);
+    tcase_add_test(tc, pick_row_in_place);
     suite_add_tcase(s, tc);
     return rt_main(s);
 }
