@@ -29,7 +29,7 @@ static const uint8_t binary_codes[OP_COUNT] = {
 #undef EWB
 
 static int unary_code(OpId op) { return (unsigned)op < OP_COUNT ? unary_codes[op] : 0; }
-static int binary_code(OpId op) { return (unsigned)op < OP_COUNT ? binary_codes[op] : 0; }
+int kernel_binary_code(OpId op) { return (unsigned)op < OP_COUNT ? binary_codes[op] : 0; }
 
 static bool float_only_unary(int code) {
     return code != EWU_ABS && code != EWU_NEG && code != EWU_SIGN && code != EWU_RELU && code != EWU_CLAMP &&
@@ -113,7 +113,7 @@ const KernelFamily kfam_unary = {unary_check, unary_record, 0};
 static int binary_check(KernelCtx *kc, const Node *n) {
     if (operands_ok(n, 2) < 0) return -1;
     DType a = n->inputs[0]->dtype, b = n->outputs[0]->dtype;
-    int code = binary_code(n->op);
+    int code = kernel_binary_code(n->op);
     if (!code || n->inputs[1]->dtype != a || (code >= EWB_LOGICAL_AND && a != DT_U8)) {
         diag_error("no kernel for op %s (dtype %s) at node %s", op_name(n->op), dtype_name(a), node_display_name(n));
         return -1;
@@ -129,7 +129,7 @@ static int binary_record(KernelCtx *kc, const Node *n, const KTensor *in, const 
     kstrided_operand(&op, 0, &in[0]);
     kstrided_operand(&op, 1, &in[1]);
     kstrided_operand_dense(&op, 2, &out[0]);
-    uint32_t spec[2] = {WG, (uint32_t)binary_code(n->op)};
+    uint32_t spec[2] = {WG, (uint32_t)kernel_binary_code(n->op)};
     return kstrided_run(kc, n, sh, spec, 2, &op);
 }
 
@@ -185,5 +185,5 @@ OpSupport kernel_eltwise_code_support(OpId op, const char **reason) {
         if (reason) *reason = "not run by the element-wise shaders";
         return OPSUP_NOT_APPLICABLE;
     }
-    return (f == &kfam_unary ? unary_code(op) : binary_code(op)) ? OPSUP_HANDLED : OPSUP_MISSING;
+    return (f == &kfam_unary ? unary_code(op) : kernel_binary_code(op)) ? OPSUP_HANDLED : OPSUP_MISSING;
 }

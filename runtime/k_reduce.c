@@ -24,6 +24,8 @@ static int reduce_code(OpId op) {
     }
 }
 
+bool kernel_is_reduction(OpId op) { return reduce_code(op) != 0; }
+
 /* Which input axes are reduced (axes option; default all). */
 static int reduced_axes(const Node *n, int rank, bool *red) {
     const int64_t *axes;

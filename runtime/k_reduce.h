@@ -17,5 +17,7 @@ typedef struct {
 } KReduceEpilogue;
 
 extern const KernelFamily kfam_reduce_epilogue;
+/* Whether op is one of the reduce* ops reduce.comp runs. */
+bool kernel_is_reduction(OpId op);
 
 #endif

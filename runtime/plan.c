@@ -94,6 +94,10 @@ void plan_rewrite_store_free(PlanRewriteStore *s) {
     memset(s, 0, sizeof *s);
 }
 
+bool plan_node_open(const WnrtModel *m, const Node *n) {
+    return !n->dead && !(m->absorbed && m->absorbed[n->index]) && !(m->rewrite && m->rewrite[n->index]);
+}
+
 void plan_absorb(WnrtModel *m, const Node *n, const Node *into) {
     m->absorbed[n->index] = true;
     m->absorbed_into[n->index] = into->index;

@@ -11,9 +11,7 @@
 #define CHAIN_MAX 8 /* transpose / reshape / identity nodes walked between the constant and matmul */
 
 struct FusePlan {
-    PlanRewrite *rw;     /* per node */
-    KMatvecRows *params; /* per node */
-    void **owned;        /* per value: re-laid-out bytes */
+    void **owned; /* per value: re-laid-out bytes */
 };
 
 static int get_bits(const void *p, int bits, uint64_t i) {
@@ -175,11 +173,7 @@ static int try_matmul(WnrtModel *m, const Node *n, const int *uses) {
         }
     }
     rw.inputs[1] = w;
-    int i = n->index;
-    m->fuse->params[i] = p;
-    rw.params = &m->fuse->params[i];
-    m->fuse->rw[i] = rw;
-    m->rewrite[i] = &m->fuse->rw[i];
+    if (plan_rewrite_node(m, &m->matvec_plan, n->index, &rw, &p, sizeof p) < 0) return -1;
     for (int k = 0; k < c.n_nodes; k++) plan_absorb(m, c.nodes[k], n);
     if (dq) plan_absorb(m, dq, n);
     return 1;
@@ -191,15 +185,10 @@ int plan_matvec_rewrite(WnrtModel *m) {
     bool any = false;
     for (int i = 0; i < g->n_nodes && !any; i++) any = !g->nodes[i]->dead && g->nodes[i]->op == OP_MATMUL;
     if (!any) return 0;
-    size_t nn = (size_t)g->n_nodes + 1, nv = (size_t)g->n_values + 1;
     int *uses = plan_count_uses(g);
     m->fuse = calloc(1, sizeof *m->fuse);
-    if (m->fuse) {
-        m->fuse->rw = calloc(nn, sizeof *m->fuse->rw);
-        m->fuse->params = calloc(nn, sizeof *m->fuse->params);
-        m->fuse->owned = calloc(nv, sizeof *m->fuse->owned);
-    }
-    if (!uses || !m->fuse || !m->fuse->rw || !m->fuse->params || !m->fuse->owned || plan_rewrite_arrays(m) < 0) {
+    if (m->fuse) m->fuse->owned = calloc((size_t)g->n_values + 1, sizeof *m->fuse->owned);
+    if (!uses || !m->fuse || !m->fuse->owned || plan_rewrite_arrays(m) < 0) {
         free(uses);
         diag_error("out of memory");
         return -1;
@@ -207,7 +196,7 @@ int plan_matvec_rewrite(WnrtModel *m) {
     int rc = 0;
     for (int i = 0; i < g->n_nodes && rc >= 0; i++) {
         const Node *n = g->nodes[i];
-        if (!n->dead && n->op == OP_MATMUL && !m->absorbed[i]) rc = try_matmul(m, n, uses);
+        if (n->op == OP_MATMUL && plan_node_open(m, n)) rc = try_matmul(m, n, uses);
     }
     free(uses);
     return rc < 0 ? -1 : 0;
@@ -218,8 +207,6 @@ void plan_matvec_free(WnrtModel *m) {
         if (m->fuse->owned)
             for (int i = 0; i <= m->g->n_values; i++) free(m->fuse->owned[i]);
         free(m->fuse->owned);
-        free(m->fuse->rw);
-        free(m->fuse->params);
         free(m->fuse);
     }
     m->fuse = NULL;

@@ -48,9 +48,7 @@ int plan_pick_row_rewrite(WnrtModel *m) {
     for (int i = 0; i < m->g->n_nodes && rc == 0; i++) {
         const Node *h = m->g->nodes[i], *gather;
         int64_t index;
-        if (h->dead || h->op != OP_MATMUL_NBITS || (m->absorbed && m->absorbed[i]) || (m->rewrite && m->rewrite[i]) ||
-            !match(h, uses, &gather, &index))
-            continue;
+        if (h->op != OP_MATMUL_NBITS || !plan_node_open(m, h) || !match(h, uses, &gather, &index)) continue;
         KNbitsPickRow pick = {.index = index};
         PlanRewrite rw = {.fam = &kfam_ext_nbits, .n_inputs = h->n_inputs};
         for (int k = 0; k < h->n_inputs; k++) rw.inputs[k] = h->inputs[k];

@@ -17,18 +17,10 @@
 #include "rt_env.h"
 #include "rt_model.h"
 
-static bool is_reduce(OpId op) {
-    switch (op) {
-    case OP_REDUCE_L1: case OP_REDUCE_L2: case OP_REDUCE_LOG_SUM: case OP_REDUCE_LOG_SUM_EXP: case OP_REDUCE_MAX:
-    case OP_REDUCE_MEAN: case OP_REDUCE_MIN: case OP_REDUCE_PRODUCT: case OP_REDUCE_SUM: case OP_REDUCE_SUM_SQUARE:
-        return true;
-    default:
-        return false;
-    }
-}
-
-static int binary_code(OpId op) {
-    return op == OP_ADD ? EWB_ADD : op == OP_SUB ? EWB_SUB : op == OP_MUL ? EWB_MUL : 0;
+/* The epilogue's op code of a binary op (add / sub / mul), or 0. */
+static int epilogue_code(OpId op) {
+    int code = kernel_binary_code(op);
+    return code == EWB_ADD || code == EWB_SUB || code == EWB_MUL ? code : 0;
 }
 
 /* The producer of v when v is its only output, consumed once and no graph output. */
@@ -55,7 +47,7 @@ static bool match(const Node *n, const int *uses, KReduceEpilogue *e, const Valu
         if (!cur) return false;
     }
     *c = NULL;
-    e->binary_op = binary_code(cur->op);
+    e->binary_op = epilogue_code(cur->op);
     if (e->binary_op) {
         if (cur->n_inputs != 2 || !cur->inputs[0] || !cur->inputs[1]) return false;
         int ci = (cur->inputs[1]->flags & VF_CONST) ? 1 : (cur->inputs[0]->flags & VF_CONST) ? 0 : -1;
@@ -71,7 +63,7 @@ static bool match(const Node *n, const int *uses, KReduceEpilogue *e, const Valu
     } else if (n->op != OP_CAST) {
         return false; /* neither a binary op nor a cast: nothing to fuse */
     }
-    if (!is_reduce(cur->op) || cur->n_inputs != 1 || !cur->inputs[0]) return false;
+    if (!kernel_is_reduction(cur->op) || cur->n_inputs != 1 || !cur->inputs[0]) return false;
     e->reduce = cur;
     return true;
 }
@@ -84,8 +76,7 @@ int plan_reduce_rewrite(WnrtModel *m) {
         const Node *n = m->g->nodes[i];
         KReduceEpilogue e = {0};
         const Value *c;
-        if (n->dead || (m->absorbed && m->absorbed[i]) || (m->rewrite && m->rewrite[i]) || !match(n, uses, &e, &c)) continue;
-        if (m->absorbed && m->absorbed[e.reduce->index]) continue;
+        if (!plan_node_open(m, n) || !match(n, uses, &e, &c) || !plan_node_open(m, e.reduce)) continue;
         PlanRewrite rw = {.fam = &kfam_reduce_epilogue, .n_inputs = c ? 2 : 1, .inputs = {e.reduce->inputs[0], c}};
         if ((rc = plan_rewrite_node(m, &m->reduce_plan, i, &rw, &e, sizeof e)) < 0) break;
         plan_absorb(m, e.reduce, n);

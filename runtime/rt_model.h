@@ -45,7 +45,7 @@ typedef struct {
     const void *params;
 } PlanRewrite;
 
-/* Storage of one kind of plan rewrite (plan_reduce.c, plan_pick_row.c): per node a PlanRewrite
+/* Storage of one kind of plan rewrite (plan_matvec.c, plan_reduce.c, plan_pick_row.c): per node a PlanRewrite
  * and its parameters, param_size bytes each; allocated on first use (plan_rewrite_node). */
 typedef struct {
     PlanRewrite *rw;
@@ -86,7 +86,8 @@ struct WnrtModel {
     bool *absorbed;           /* per node index: folded into a rewritten node; not run */
     int *absorbed_into;       /* per node index: that rewritten node's index (-1: none) */
     const void **const_data;  /* per value id: re-laid-out constant bytes uploaded instead of data */
-    struct FusePlan *fuse;    /* storage of the above (plan_matvec.c) */
+    struct FusePlan *fuse;    /* re-laid-out constants (plan_matvec.c) */
+    PlanRewriteStore matvec_plan; /* the rewrites of plan_matvec.c */
     PlanRewriteStore reduce_plan; /* ... (plan_reduce.c) */
     PlanRewriteStore pick_plan;   /* ... (plan_pick_row.c) */
 
@@ -126,6 +127,8 @@ void plan_matvec_free(WnrtModel *m);
  * out of memory) */
 int plan_rewrite_arrays(WnrtModel *m);
 void plan_rewrite_arrays_free(WnrtModel *m);
+/* plan.c: whether node n is live and neither rewritten nor absorbed yet (a rewrite may take it) */
+bool plan_node_open(const WnrtModel *m, const Node *n);
 /* plan.c: node n's work is done by the rewritten node `into` (absorbed, absorbed_into) */
 void plan_absorb(WnrtModel *m, const Node *n, const Node *into);
 /* plan.c: node `node` runs rw with a copy of params (param_size bytes; rw->params set to the copy),
@@ -169,6 +172,8 @@ OpSupport kernel_support(OpId op, const char **reason);
 /* k_eltwise.c: whether an op of the unary/binary kernel families has its shader op code
  * (OPSUP_NOT_APPLICABLE for ops of other families). */
 OpSupport kernel_eltwise_code_support(OpId op, const char **reason);
+/* k_eltwise.c: the binary shader's op code of op (ew_codes.h EWB_*), or 0 */
+int kernel_binary_code(OpId op);
 /* record.c: records r's command buffers (its pieces; each but the last is submitted once recorded,
  * *submitted of them on return, also on failure: wait for the queue before freeing them). */
 int wnrt_record_commands(WnrtModel *m, Recording *r, int *submitted);

@@ -87,6 +87,7 @@ void wnrt_free(WnrtModel *m) {
     wnrt_loop_free(m);
     wnrt_timing_free(m);
     wnrt_profile_free(m);
+    plan_rewrite_store_free(&m->matvec_plan);
     plan_rewrite_store_free(&m->reduce_plan);
     plan_rewrite_store_free(&m->pick_plan);
     plan_matvec_free(m);

@@ -122,25 +122,23 @@ ACC finish(ACC s, ACC m) {
 }
 
 // The reduction's result s as stored (A), through the epilogue, as stored in the output (B).
-B_T epilogue(ACC s) {
 #if A_FLOAT
-    float r = float(A_T(s));
-    if (EPI_OP != 0u) {
-        float c = float(c_in[pc.base_c]), a = EPI_CONST_FIRST ? c : r, b = EPI_CONST_FIRST ? r : c;
-        r = float(A_T(EPI_OP == EWB_ADD ? a + b : EPI_OP == EWB_SUB ? a - b : a * b));
-    }
-    return B_T(r);
+#define EPI_T float
 #else
-    A_C r = A_C(A_T(s));
+#define EPI_T A_C
+#endif
+B_T epilogue(ACC s) {
+    EPI_T r = EPI_T(A_T(s));
     if (EPI_OP != 0u) {
-        A_C c = A_C(c_in[pc.base_c]), a = EPI_CONST_FIRST ? c : r, b = EPI_CONST_FIRST ? r : c;
-        r = A_C(A_T(EPI_OP == EWB_ADD ? a + b : EPI_OP == EWB_SUB ? a - b : a * b));
+        EPI_T c = EPI_T(c_in[pc.base_c]), a = EPI_CONST_FIRST ? c : r, b = EPI_CONST_FIRST ? r : c;
+        r = EPI_T(A_T(EPI_OP == EWB_ADD ? a + b : EPI_OP == EWB_SUB ? a - b : a * b));
     }
-#if A_BITS == 64 || B_BITS == 64
+#if A_FLOAT
+    return B_T(r);
+#elif A_BITS == 64 || B_BITS == 64
     return B_T(B_C(int64_t(r)));
 #else
     return B_T(B_C(r));
-#endif
 #endif
 }
 
