@@ -73,12 +73,19 @@ static const char *row_name(const ProfAgg *a, bool by_node, const ProfRow *row) 
     return by_node ? node_display_name(a->g->nodes[row->key]) : op_name((OpId)row->key);
 }
 
+/* The first node after `from` whose work node `node`'s dispatches do (absorbed into it), or -1. */
+static int next_absorbed(const ProfReport *r, int node, int from) {
+    for (int i = from + 1; r->absorbed_into && i < r->g->n_nodes; i++)
+        if (r->absorbed_into[i] == node) return i;
+    return -1;
+}
+
 /* The op column of node `node`: its op, then the ops of the nodes absorbed into it ("cast +reduceSum,sub"). */
 static void node_ops(const ProfReport *r, int node, char *buf, size_t cap) {
     const Graph *g = r->g;
     size_t len = (size_t)snprintf(buf, cap, "%s", op_name(g->nodes[node]->op));
-    for (int i = 0, k = 0; r->absorbed_into && i < g->n_nodes && len < cap; i++)
-        if (r->absorbed_into[i] == node) len += (size_t)snprintf(buf + len, cap - len, "%s%s", k++ ? "," : " +", op_name(g->nodes[i]->op));
+    for (int i = next_absorbed(r, node, -1), k = 0; i >= 0 && len < cap; i = next_absorbed(r, node, i))
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", k++ ? "," : " +", op_name(g->nodes[i]->op));
 }
 
 static void print_rows(const ProfReport *r, const ProfAgg *a, bool by_node, FILE *f) {
@@ -160,11 +167,10 @@ static void json_rows(TextBuf *b, const ProfReport *r, const ProfAgg *a, bool by
         json_num(b, t && a->wall_ns > 0 ? 100 * w->total_ns / a->wall_ns : -1);
         if (by_node) { /* the nodes whose work this node's dispatches do */
             wn_tb_puts(b, ", \"absorbed\": [");
-            for (int j = 0, k = 0; r->absorbed_into && j < a->g->n_nodes; j++)
-                if (r->absorbed_into[j] == w->key) {
-                    if (k++) wn_tb_puts(b, ", ");
-                    wn_tb_json_string(b, node_display_name(a->g->nodes[j]));
-                }
+            for (int j = next_absorbed(r, w->key, -1), k = 0; j >= 0; j = next_absorbed(r, w->key, j)) {
+                if (k++) wn_tb_puts(b, ", ");
+                wn_tb_json_string(b, node_display_name(a->g->nodes[j]));
+            }
             wn_tb_puts(b, "]");
         }
         wn_tb_puts(b, "}");
