@@ -50,6 +50,14 @@ int rt_run(Graph *g, const void *const *inputs, void *out, uint64_t out_bytes) {
     return rc;
 }
 
+WnrtModel *rt_load_with_env(Graph *g, const char *name, const char *value) {
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+    WnrtModel *m = wnrt_load(rt_ctx, g);
+    unsetenv(name);
+    return m;
+}
+
 void rt_each_matvec_tpr(void (*cases)(void)) {
     const WnrtDeviceInfo *d = wnrt_context_device(rt_ctx);
     ck_assert_msg(d->subgroup_shuffle && d->subgroup_size >= 2,

@@ -15,6 +15,9 @@ void rt_teardown(void);
 
 /* Binds inputs[i] to graph input i of m (static shapes).  Returns 0 or -1 (diag message). */
 int rt_bind_inputs(WnrtModel *m, const Graph *g, const void *const *inputs);
+/* wnrt_load(rt_ctx, g) with environment variable `name` set to `value` during the load (NULL:
+ * unset), unset afterwards: load-time switches such as WEBNNC_NO_FUSE and WEBNNC_REPLAY. */
+WnrtModel *rt_load_with_env(Graph *g, const char *name, const char *value);
 /* Loads g, binds inputs[i] (graph input order, static shapes), runs, reads output 0 into out.
  * Returns 0 or -1 (diag message available). */
 int rt_run(Graph *g, const void *const *inputs, void *out, uint64_t out_bytes);

@@ -131,9 +131,7 @@ static int run_pick(DType dt, int32_t index, bool no_fuse, uint8_t out[4][512]) 
     node_set_uint(g, h, "bits", 4);
     node_set_uint(g, h, "blockSize", 32);
     graph_add_output(g, graph_finish(g, h));
-    if (no_fuse) setenv("WEBNNC_NO_FUSE", "1", 1);
-    WnrtModel *m = wnrt_load(rt_ctx, g);
-    unsetenv("WEBNNC_NO_FUSE");
+    WnrtModel *m = rt_load_with_env(g, "WEBNNC_NO_FUSE", no_fuse ? "1" : NULL);
     ck_assert_msg(m != NULL, "%s", diag_message());
     ck_assert_int_eq(wnrt_node_absorbed_into(m, gather->index), no_fuse ? -1 : h->index);
     static const int64_t sizes[4] = {3, 6, 1, 5};

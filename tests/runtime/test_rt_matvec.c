@@ -41,10 +41,7 @@ static float h2f(uint16_t h) {
 /* Loads and runs g (inputs[i] in graph input order), reads output 0; *dispatches: the nodes'
  * dispatches from the stats (not the graph input / output copies a discrete GPU adds). */
 static int run(Graph *g, bool fuse, const void *const *inputs, void *out, uint64_t out_bytes, int *dispatches) {
-    if (fuse) unsetenv("WEBNNC_NO_FUSE");
-    else setenv("WEBNNC_NO_FUSE", "1", 1);
-    WnrtModel *m = wnrt_load(rt_ctx, g);
-    unsetenv("WEBNNC_NO_FUSE");
+    WnrtModel *m = rt_load_with_env(g, "WEBNNC_NO_FUSE", fuse ? NULL : "1");
     if (!m) return -1;
     int rc = rt_bind_inputs(m, g, inputs);
     if (rc == 0) rc = wnrt_run(m);

@@ -49,10 +49,8 @@ static void run_sizes(WnrtModel *m, bool replay, WnrtStats *st_out) {
 }
 
 START_TEST(replay_off_records_per_size) {
-    setenv("WEBNNC_REPLAY", "0", 1);
     Graph *g = rt_relu_chain();
-    WnrtModel *m = wnrt_load(rt_ctx, g);
-    unsetenv("WEBNNC_REPLAY");
+    WnrtModel *m = rt_load_with_env(g, "WEBNNC_REPLAY", "0");
     ck_assert_msg(m != NULL, "%s", diag_message());
     WnrtStats st;
     run_sizes(m, false, &st);
@@ -214,9 +212,7 @@ static int run_epilogue(const EpiCase *t, const void *x, void *out, uint64_t out
     }
     graph_add_output(g, y);
     if (t->sum_is_output) graph_add_output(g, sum);
-    if (no_fuse) setenv("WEBNNC_NO_FUSE", "1", 1);
-    WnrtModel *m = wnrt_load(rt_ctx, g);
-    unsetenv("WEBNNC_NO_FUSE");
+    WnrtModel *m = rt_load_with_env(g, "WEBNNC_NO_FUSE", no_fuse ? "1" : NULL);
     ck_assert_msg(m != NULL, "%s", diag_message());
     ck_assert_msg(wnrt_bind_input(m, "x", x, dtype_storage_bytes(t->in, 10), 2, (int64_t[]){2, 5}) == 0 && wnrt_run(m) == 0,
                   "%s", diag_message());
