@@ -272,7 +272,7 @@ int ext_nbits_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const K
     if (nbits_sizes(n, geo, a, b, scales, zp, bias, y, N, &M) < 0) return -1;
     if (M == 0) return 0;
     KMatvecRows rp;
-    if (rows_layout(geo, M, a, b, zp, &rp)) return kmatvec_rows_record(kc, n, &rp, a, b, scales, zp, bias, y);
+    if (rows_layout(geo, M, a, b, zp, &rp)) return kmatvec_rows_record(kc, n, &rp, a, b, scales, zp, bias, NULL, y);
     bool matvec = M <= NB_MATVEC_MAX_M, coop = !matvec && ext_coop(kc, a->dtype);
     int sh = kc_find_shader(kc, n, matvec ? "ext_matmul_nbits" : coop ? "ext_matmul_nbits_coop" : "ext_matmul_nbits_tiled",
                             a->dtype, a->dtype);
@@ -346,7 +346,7 @@ static int record_picked_row(KernelCtx *kc, const Node *n, const NBitsGeom *geo,
     }
     rp.x_row0 = (uint64_t)row;
     rp.x_rows = 1;
-    return kmatvec_rows_record(kc, n, &rp, x, &in[1], &in[2], zp, bias, &out[0]);
+    return kmatvec_rows_record(kc, n, &rp, x, &in[1], &in[2], zp, bias, NULL, &out[0]);
 }
 
 static int nbits_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
@@ -359,3 +359,32 @@ static int nbits_record(KernelCtx *kc, const Node *n, const KTensor *in, const K
 }
 
 const KernelFamily kfam_ext_nbits = {nbits_check, nbits_record, 0};
+
+/* ---- the residual epilogue (plan_residual.c) ------------------------------------------------ */
+
+_Static_assert(EXT_RESIDUAL_MAX_M <= NB_ROWS_MAX_M && EXT_RESIDUAL_MAX_M <= KMV_NORM_MAX_M,
+               "the residual folds only where both nodes run on the row mat-vec");
+
+bool ext_nbits_residual_ok(const Node *n) {
+    NBitsGeom geo;
+    KMatvecRows p;
+    const Value *zp = kx_opt(n, 3);
+    return nbits_geometry(n, &geo) == 0 && ext_nbits_rows_layout(&geo, zp != NULL, zp ? zp->dtype : DT_U8, &p);
+}
+
+static int residual_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
+    NBitsGeom geo;
+    if (nbits_geometry(n, &geo) < 0) return -1;
+    const KTensor *zp = kx_opt(n, 3) ? &in[3] : NULL, *bias = kx_opt(n, 4) ? &in[4] : NULL;
+    uint64_t M = in[0].numel / (uint64_t)geo.k;
+    if (!ext_residual_folds(M)) return ext_nbits_record(kc, n, &geo, &in[0], &in[1], &in[2], zp, bias, &out[0], 0);
+    KMatvecRows rp;
+    if (!rows_layout(&geo, M, &in[0], &in[1], zp, &rp)) {
+        diag_node_error(n, "internal: the skip sum of the projection after it cannot be added on the row mat-vec");
+        return -1;
+    }
+    KMatvecResidual res = {&in[5], in[6].value ? &in[6] : NULL};
+    return kmatvec_rows_record(kc, n, &rp, &in[0], &in[1], &in[2], zp, bias, &res, &out[0]);
+}
+
+const KernelFamily kfam_ext_nbits_residual = {nbits_check, residual_record, 0};

@@ -46,4 +46,18 @@ typedef struct {
  * mat-vec's layout and an activation row of whole 16-byte vectors. */
 bool ext_nbits_pick_row_ok(const Node *n, const Value *x);
 
+/* The plan rewrite of plan_residual.c: a matmulNBits node whose output is the input of a quantized
+ * qkvProjection / gatedMlp with a skip adds that skip (+ skipBias) in its epilogue, and the
+ * projection reads the sum as its input (kfam_fused_folded), wherever ext_residual_folds(M) holds for
+ * the M activation rows of the recording: both then run on the row mat-vec (matmulNBits' ones,
+ * the normalized projection's KMV_NORM_MAX_M).  Elsewhere both run as they are. */
+#define EXT_RESIDUAL_MAX_M 4
+static inline bool ext_residual_folds(uint64_t M) { return M >= 1 && M <= EXT_RESIDUAL_MAX_M; }
+/* Whether matmulNBits node n can take it: the row mat-vec's layout. */
+bool ext_nbits_residual_ok(const Node *n);
+/* Its family: inputs 0-4 the node's, 5 the skip (the output's shape), 6 the skip bias ([N]) or absent. */
+extern const KernelFamily kfam_ext_nbits_residual;
+/* The projection's family: the node's operands, the skip not read where the residual folds (k_fused.c). */
+extern const KernelFamily kfam_fused_folded;
+
 #endif

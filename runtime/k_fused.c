@@ -141,16 +141,17 @@ static int fused_splits(const Node *n, int64_t n_total, int64_t *splits) {
 }
 
 /* Decode: the row mat-vec with the norm prologue and the split / gated epilogue (k_matvec.h,
- * shaders/matvec_rows_norm.comp), one dispatch, where it takes the operands.  1: recorded, 0: it
- * does not apply, -1: error. */
+ * shaders/matvec_rows_norm.comp), one dispatch, where it takes the operands.  `folded`: the input
+ * already holds x + skip (+ skipBias) (plan_residual.c), so the skip operands are not read.  1:
+ * recorded, 0: it does not apply, -1: error. */
 static int rows_record(KernelCtx *kc, const Node *n, const NBitsGeom *geo, const KTensor *in, const KTensor *out,
-                       const int64_t *splits, int n_splits) {
+                       const int64_t *splits, int n_splits, bool folded) {
     const Value *zp = kx_opt(n, FP_ZERO_POINTS);
     bool gated = n->op == OP_GATED_MLP, sum = node_bool(n, "outputSum", false);
     KMatvecRows p;
     if (!ext_nbits_rows_layout(geo, zp != NULL, zp ? zp->dtype : DT_U8, &p)) return 0;
-    KMatvecNorm q = {.skip = kx_opt(n, FP_SKIP) ? &in[FP_SKIP] : NULL,
-                     .skip_bias = kx_opt(n, FP_SKIP_BIAS) ? &in[FP_SKIP_BIAS] : NULL,
+    KMatvecNorm q = {.skip = !folded && kx_opt(n, FP_SKIP) ? &in[FP_SKIP] : NULL,
+                     .skip_bias = !folded && kx_opt(n, FP_SKIP_BIAS) ? &in[FP_SKIP_BIAS] : NULL,
                      .sum = sum ? &out[gated ? 1 : n_splits] : NULL,
                      .norm_scale = &in[FP_NORM_SCALE],
                      .eps = (float)fused_epsilon(n),
@@ -192,13 +193,14 @@ static int tiled_record(KernelCtx *kc, const Node *n, FusedRun *r, DType dt, con
     return dispatch_tiled(kc, n, sh, coop, r);
 }
 
-static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
+/* The quantized projection; `folded` as for rows_record (the sum output is then the input). */
+static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out, bool folded) {
     NBitsGeom geo;
     if (nbits_geometry(n, &geo) < 0) return -1;
     const KTensor *x = &in[FP_INPUT];
     int sh = kc_find_shader(kc, n, "ext_norm_proj", x->dtype, x->dtype);
     if (sh < 0) return -1;
-    bool gated = n->op == OP_GATED_MLP, skip = kx_opt(n, FP_SKIP), sum = node_bool(n, "outputSum", false);
+    bool gated = n->op == OP_GATED_MLP, skip = !folded && kx_opt(n, FP_SKIP), sum = node_bool(n, "outputSum", false);
     const Value *zp = kx_opt(n, FP_ZERO_POINTS);
     bool bias = kx_opt(n, FP_BIAS), zp_u8 = zp && zp->dtype == DT_U8;
     int64_t splits[FP_MAX_SPLITS];
@@ -216,8 +218,9 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
         return -1;
     }
     if (M == 0) return 0;
-    int rows_done = rows_record(kc, n, &geo, in, out, splits, n_splits);
-    if (rows_done == 0 && M >= (uint64_t)tile_min_m()) rows_done = ext_fused_prefill_record(kc, n, &geo, in, out, splits, n_splits);
+    int rows_done = rows_record(kc, n, &geo, in, out, splits, n_splits, folded);
+    if (rows_done == 0 && !folded && M >= (uint64_t)tile_min_m())
+        rows_done = ext_fused_prefill_record(kc, n, &geo, in, out, splits, n_splits);
     if (rows_done != 0) return rows_done < 0 ? -1 : 0;
     FusedRun r;
     memset(&r, 0, sizeof r);
@@ -242,7 +245,7 @@ static int nbits_fused_record(KernelCtx *kc, const Node *n, const KTensor *in, c
     } else if (zp && ext_bind(kc, n, &in[FP_ZERO_POINTS], false, &b[6], &pc->base_z) < 0) {
         return -1;
     }
-    if (skip) {
+    if (skip) { /* without one, the sum pre-pass below copies x */
         r.flags = F_SKIP;
         if (ext_bind(kc, n, &in[FP_SKIP], false, &b[1], &pc->base_skip) < 0) return -1;
         if (kx_opt(n, FP_SKIP_BIAS)) {
@@ -416,7 +419,18 @@ static int fused_check(KernelCtx *kc, const Node *n) {
 }
 
 static int fused_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
-    return node_int(n, "bits", 0) == 0 ? float_record(kc, n, in, out) : nbits_fused_record(kc, n, in, out);
+    return node_int(n, "bits", 0) == 0 ? float_record(kc, n, in, out) : nbits_fused_record(kc, n, in, out, false);
 }
 
 const KernelFamily kfam_fused = {fused_check, fused_record, 0};
+
+/* plan_residual.c's rewrite of a quantized projection whose producer adds the skip (+ skipBias)
+ * to the input where the residual folds (ext_residual_folds: the decode rows); elsewhere the node
+ * as it is. */
+static int folded_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
+    NBitsGeom geo;
+    if (nbits_geometry(n, &geo) < 0) return -1;
+    return nbits_fused_record(kc, n, in, out, ext_residual_folds(in[FP_INPUT].numel / (uint64_t)geo.k));
+}
+
+const KernelFamily kfam_fused_folded = {nbits_fused_check, folded_record, 0};

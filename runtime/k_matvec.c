@@ -13,12 +13,13 @@ typedef struct {
     uint32_t block_n, block_k, s_n, s_k;
     uint32_t kshift; /* log2(block_k) for a power of two, else 32 */
     uint32_t b_base;
+    uint32_t r_base, rb_base; /* the residual epilogue (KMatvecResidual) */
     /* the normalized projection (matvec_rows_norm.comp) only */
     float eps;
     uint32_t g_base, skip_base, sb_base, sum_base, half_n, split1, split2, y1_base, y2_base;
 } MatvecRowsPush;
 _Static_assert(sizeof(MatvecRowsPush) <= K_PUSH_MAX, "mat-vec push constants");
-#define KMV_SPEC 13 /* specialization constants of matvec_rows.glsl (0 .. TPR) */
+#define KMV_SPEC 14 /* specialization constants of matvec_rows.glsl (0 .. RESIDUAL) */
 
 /* Workgroup size and rows per workgroup (bench/matvec_sweep.sh, 4096x4096, driver 580): float16
  * 64 x 4 rows (H200: 8.65 us), int4 32 x 2 rows (H100: float16-pair 4.09 us, 64 registers, 78.3%
@@ -166,7 +167,7 @@ static int rows_setup(KernelCtx *kc, const Node *n, const KMatvecRows *p, const 
     /* QLAYOUT: bit 0 = 8-byte units, bit 1 = a block boundary may fall inside a unit */
     uint32_t qlayout = (half_units(p) ? 1u : 0u) | (quant && (uint64_t)p->block_k % ku ? 2u : 0u);
     uint32_t sp[KMV_SPEC] = {wg, *rows, (uint32_t)p->bits, p->is_signed, p->has_zp, d->subgroup_arithmetic, tpr ? 1 : wg,
-                             qlayout, (uint32_t)p->zp_absent, bias != NULL, 0, 1, tpr};
+                             qlayout, (uint32_t)p->zp_absent, bias != NULL, 0, 1, tpr, 0};
     memcpy(spec, sp, sizeof sp);
     memset(pc, 0, sizeof *pc);
     pc->units = (uint32_t)(K / ku);
@@ -220,9 +221,10 @@ static int rows_dispatch(KernelCtx *kc, const Node *n, int sh, const uint32_t *s
 }
 
 int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, const KTensor *x, const KTensor *w,
-                        const KTensor *scale, const KTensor *zp, const KTensor *bias, const KTensor *y) {
+                        const KTensor *scale, const KTensor *zp, const KTensor *bias, const KMatvecResidual *res,
+                        const KTensor *y) {
     MatvecRowsPush pc;
-    KBind b[6];
+    KBind b[8];
     uint32_t spec[KMV_SPEC], rows, base;
     uint64_t M, N = (uint64_t)p->N;
     if (rows_setup(kc, n, p, x, w, scale, zp, bias, &pc, b, spec, &rows, &M) < 0) return -1;
@@ -233,6 +235,18 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
     if (M == 0) return 0;
     int sh = kc_find_shader(kc, n, half_dot(kc_device(kc), p, x->dtype) ? "matvec_rows_half" : "matvec_rows", x->dtype, x->dtype);
     if (sh < 0 || kc_bind_window(kc, n, y, 0, (int64_t)y->numel - 1, true, &b[4], &pc.y_base) < 0) return -1;
+    b[6] = b[7] = b[0]; /* no residual: never read (spec constant) */
+    if (res) {
+        const KTensor *rb = res->res_bias;
+        if (res->res->numel != y->numel || (rb && rb->numel != N)) {
+            diag_node_error(n, "internal: mat-vec residual sizes do not agree");
+            return -1;
+        }
+        if (kc_bind_window(kc, n, res->res, 0, (int64_t)y->numel - 1, false, &b[6], &pc.r_base) < 0 ||
+            (rb && kc_bind_window(kc, n, rb, 0, (int64_t)N - 1, false, &b[7], &pc.rb_base) < 0))
+            return -1;
+        spec[13] = rb ? 2 : 1;
+    }
 
     /* Rows per dispatch: the weight window must fit one binding. */
     uint64_t row_bytes, max_rows = window_rows(kc, p, &row_bytes), vec = weight_vec_bytes(p);
@@ -247,7 +261,7 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
             return -1;
         pc.rows = (uint32_t)(r1 - r0);
         pc.row0 = (uint32_t)r0;
-        if (rows_dispatch(kc, n, sh, spec, KMV_SPEC, &pc, b, 6, rows, M) < 0) return -1;
+        if (rows_dispatch(kc, n, sh, spec, KMV_SPEC, &pc, b, 8, rows, M) < 0) return -1;
     }
     return 0;
 }
@@ -343,7 +357,7 @@ static int rows_record(KernelCtx *kc, const Node *n, const KTensor *in, const KT
         return -1;
     }
     bool quant = p->bits <= 8;
-    return kmatvec_rows_record(kc, n, p, &in[0], &in[1], quant ? &in[2] : NULL, quant && p->has_zp ? &in[3] : NULL, NULL,
+    return kmatvec_rows_record(kc, n, p, &in[0], &in[1], quant ? &in[2] : NULL, quant && p->has_zp ? &in[3] : NULL, NULL, NULL,
                                &out[0]);
 }
 

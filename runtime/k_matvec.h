@@ -32,13 +32,20 @@ typedef struct {
     uint64_t x_row0, x_rows;
 } KMatvecRows;
 
+/* The residual epilogue: y = (y rounded to its dtype) + res (+ res_bias[n]), in f32 in that order
+ * (res: y's shape; res_bias: N elements or NULL). */
+typedef struct {
+    const KTensor *res, *res_bias;
+} KMatvecResidual;
+
 /* Load-time check: formats, sizes and the shader variant for activation dtype act. */
 int kmatvec_rows_check(KernelCtx *kc, const Node *n, DType act, const KMatvecRows *p);
-/* Records the product (+ bias[N]).  x: [..., K] contiguous, y: [..., N] (same leading dims, or
- * p->x_rows rows); w holds N*K weights in the layout of p (its KTensor shape is not used); scale / zp /
- * bias NULL when absent. */
+/* Records the product (+ bias[N]) (+ the residual epilogue).  x: [..., K] contiguous, y: [..., N]
+ * (same leading dims, or p->x_rows rows); w holds N*K weights in the layout of p (its KTensor shape
+ * is not used); scale / zp / bias / res NULL when absent. */
 int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, const KTensor *x, const KTensor *w,
-                        const KTensor *scale, const KTensor *zp, const KTensor *bias, const KTensor *y);
+                        const KTensor *scale, const KTensor *zp, const KTensor *bias, const KMatvecResidual *res,
+                        const KTensor *y);
 
 /* The normalized projection (shaders/matvec_rows_norm.comp): qkvProjection / gatedMlp at decode.
  * y = (v * normScale) . W^T * inv_rms(v) (+ bias), v = x (+ skip (+ skipBias)), in one dispatch

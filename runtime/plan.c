@@ -108,6 +108,11 @@ int wnrt_node_absorbed_into(const WnrtModel *m, int node_index) {
     return m->absorbed_into[node_index];
 }
 
+const char *wnrt_node_rewrite_label(const WnrtModel *m, int node_index) {
+    if (!m->rewrite || node_index < 0 || node_index >= m->g->n_nodes || !m->rewrite[node_index]) return NULL;
+    return m->rewrite[node_index]->label;
+}
+
 typedef struct {
     uint64_t size;
     int owner; /* root value id using it, -1 free */
@@ -168,8 +173,11 @@ int plan_model(WnrtModel *m) {
     for (int i = 0; i < nv; i++) m->root[i] = i, def[i] = -2, last[i] = -2, slot_of[i] = -1;
 
     /* Plan rewrites (fused dequantize + matmul, re-laid-out constant weights; reductions with
-     * an element-wise epilogue; one-row gathers read in place by matmulNBits). */
-    if (plan_matvec_rewrite(m) < 0 || plan_reduce_rewrite(m) < 0 || plan_pick_row_rewrite(m) < 0) goto done;
+     * an element-wise epilogue; one-row gathers read in place by matmulNBits; skip sums added by
+     * the matmulNBits before a normalized projection). */
+    if (plan_matvec_rewrite(m) < 0 || plan_reduce_rewrite(m) < 0 || plan_pick_row_rewrite(m) < 0 ||
+        plan_residual_rewrite(m) < 0)
+        goto done;
 
     /* Kernels, views, uses. */
     for (int i = 0; i < nn; i++) {

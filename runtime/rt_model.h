@@ -43,6 +43,7 @@ typedef struct {
     int n_inputs;
     const Value *inputs[WN_MAX_INPUT_SLOTS];
     const void *params;
+    const char *label; /* wnrt_node_rewrite_label (NULL: none) */
 } PlanRewrite;
 
 /* Storage of one kind of plan rewrite (plan_matvec.c, plan_reduce.c, plan_pick_row.c): per node a PlanRewrite
@@ -90,6 +91,7 @@ struct WnrtModel {
     PlanRewriteStore matvec_plan; /* the rewrites of plan_matvec.c */
     PlanRewriteStore reduce_plan; /* ... (plan_reduce.c) */
     PlanRewriteStore pick_plan;   /* ... (plan_pick_row.c) */
+    PlanRewriteStore residual_plan; /* ... (plan_residual.c) */
 
     /* GPU timestamps around the node dispatches of every run (timing.c, wnrt_set_timing) */
     VkQueryPool timestamps;
@@ -143,6 +145,8 @@ int *plan_count_uses(const Graph *g);
 int plan_reduce_rewrite(WnrtModel *m);
 /* plan_pick_row.c: one-row gathers read in place by matmulNBits */
 int plan_pick_row_rewrite(WnrtModel *m);
+/* plan_residual.c: skip sums of normalized projections added by the matmulNBits before them */
+int plan_residual_rewrite(WnrtModel *m);
 /* rt_kv.c: aliases each present onto its past where it is written in place (after the views are
  * known, before liveness); frees; whether copy_io skips v (a resident cache) */
 int wnrt_kv_plan(WnrtModel *m);

@@ -96,6 +96,10 @@ typedef struct {
  * the dequantization and transposes before a mat-vec, a reduction under its element-wise
  * epilogue; the absorbed node has no dispatch of its own), or -1. */
 int wnrt_node_absorbed_into(const WnrtModel *m, int node_index);
+/* A short note on how a plan-level rewrite changed node `node_index`'s work beyond absorbing nodes,
+ * or NULL: "+add" (a matmulNBits that also adds the skip sum of the normalized projection after
+ * it), "-add" (that projection, which reads the sum instead of adding it; runtime/plan_residual.c). */
+const char *wnrt_node_rewrite_label(const WnrtModel *m, int node_index);
 
 int wnrt_output_count(const WnrtModel *m);
 int wnrt_output_info(const WnrtModel *m, int index, WnrtTensorInfo *out);

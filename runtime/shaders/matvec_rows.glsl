@@ -8,6 +8,9 @@
 //            first (the ONNX / llama.cpp / MatMulNBits layout).  An absent zero point is 0
 //            (2^(bits-1) for signed values, ZP_ABSENT for matmulNBits' unsigned ones).
 // Optional bias (HAS_BIAS): y[m, n] += bias[n].
+// Optional residual (RESIDUAL, not NORM_PROJ): y[m, n] = y[m, n] rounded to A_T + res[m, n] (+ res_bias[n]
+// when RESIDUAL 2), summed in f32 in that order: the skip sum of a normalized projection that reads y
+// (runtime/plan_residual.c), done here once per element instead of by each of its row groups.
 // Work: an invocation takes one "unit" of consecutive k for ROWS rows at once (one activation load
 // serves ROWS rows; rows past the end are clamped, not branched, so loads stay in one block):
 //   float weights  16 k per unit (f16: 2 uvec4, f32: 4 uvec4);
@@ -66,6 +69,7 @@ layout(constant_id = 10) const uint NP_FLAGS = 0u;   // NORM_PROJ: 1 skip, 2 ski
 layout(constant_id = 11) const uint NP_SPLITS = 1u;  // NORM_PROJ: outputs (qkvProjection splits, 1..3)
 layout(constant_id = 12) const uint TPR = 0u;        // invocations per row group (a power of two dividing the
                                                      // subgroup size; needs subgroupShuffleXor); 0: the workgroup
+layout(constant_id = 13) const uint RESIDUAL = 0u; // not NORM_PROJ: 1 y += res (binding 6), 2 also += res_bias (binding 7)
 const bool CLUSTER = TPR != 0u;
 
 PARAMS_BLOCK PC {
@@ -82,6 +86,7 @@ PARAMS_BLOCK PC {
     uint block_n, block_k, s_n, s_k; // blocks and element strides of scale / zero point
     uint kshift;    // log2(block_k) when block_k is a power of two, else 32
     uint b_base;    // bias element index of bias[0] (HAS_BIAS)
+    uint r_base, rb_base; // RESIDUAL: element index of res[0, 0] and res_bias[0]
     // NORM_PROJ only
     float eps;
     uint g_base, skip_base, sb_base, sum_base; // uvec4 index of normScale[0], skip[0, 0], skipBias[0], sum[0, 0]
@@ -110,6 +115,8 @@ const uint NP_GATE_ACT = (NP_FLAGS >> 4) & 3u;
 #include "activation_math.glsl"
 #else
 const bool NP_SKIP = false, NP_SKIP_BIAS = false, NP_SUM = false, NP_GATED = false;
+layout(std430, binding = 6) readonly buffer R { A_T res_in[]; };
+layout(std430, binding = 7) readonly buffer Rb { A_T res_bias_in[]; };
 #endif
 
 shared float red[(NORM_PROJ != 0 ? 9 : 8) * SLOTS]; // NORM_PROJ: slot row 8 reduces sum v^2
@@ -386,9 +393,24 @@ void store(uint m, uint n, float v) {
 }
 #endif
 
-// Output column n of activation row m from its reduced sums: s (gated: the gate row's), up (gated:
-// the up row's), ss (NORM_PROJ: sum of v^2 over k).
-void finish(uint m, uint n, float s, float up, float ss) {
+// RESIDUAL: the residual (and its bias) of the output columns this invocation writes, by row of
+// its row group (CLUSTER) or in slot 0, loaded ahead of the sums (prefetch_residual).
+float res_pre[8], rb_pre[8];
+
+void prefetch_residual(uint m, uint first, uint nrows, uint lane, uint outs) {
+#if !NORM_PROJ
+    for (uint r = 0u; r < outs; r++)
+        if ((CLUSTER ? r % TPR == lane : r == lane) && r < nrows) {
+            uint n = pc.row0 + first + r, slot = CLUSTER ? r : 0u;
+            res_pre[slot] = float(res_in[pc.r_base + m * pc.y_stride + n]);
+            if (RESIDUAL > 1u) rb_pre[slot] = float(res_bias_in[pc.rb_base + n]);
+        }
+#endif
+}
+
+// Output column n (row r of the row group) of activation row m from its reduced sums: s (gated:
+// the gate row's), up (gated: the up row's), ss (NORM_PROJ: sum of v^2 over k).
+void finish(uint m, uint r, uint n, float s, float up, float ss) {
 #if NORM_PROJ
     float inv = 1.0 / sqrt(ss / float(pc.units * KPU) + pc.eps);
     s *= inv;
@@ -401,6 +423,11 @@ void finish(uint m, uint n, float s, float up, float ss) {
     store(m, n, s);
 #else
     if (HAS_BIAS) s += float(bias_in[pc.b_base + n]);
+    if (RESIDUAL != 0u) {
+        uint slot = CLUSTER ? r : 0u;
+        s = float(A_T(s)) + res_pre[slot];
+        if (RESIDUAL > 1u) s += rb_pre[slot];
+    }
     y_out[pc.y_base + m * pc.y_stride + n] = A_T(s);
 #endif
 }
@@ -430,6 +457,7 @@ void main() {
         wrow[r] = min(first + r % OUTS, pc.rows - 1u) + (r >= OUTS ? pc.half_n : 0u);
         rbase[r] = QUANT ? ((pc.row0 + wrow[r]) / pc.block_n) * pc.s_n : 0u;
     }
+    if (RESIDUAL != 0u) prefetch_residual(m, first, nrows, lane, OUTS);
     run_units(m, lane, wrow, rbase, HALF, acc);
     if (HALF) {
         // a float16 partial overflowed (or x holds Inf / NaN): this invocation's units again, exactly
@@ -445,7 +473,7 @@ void main() {
         for (uint r = 0u; r < ROWS; r++) acc[r] = cluster_add(acc[r]);
         if (NORM_PROJ != 0) ssq = cluster_add(ssq);
         for (uint r = 0u; r < OUTS; r++)
-            if (r % TPR == lane && r < nrows) finish(m, pc.row0 + first + r, acc[r], NP_GATED ? acc[r + OUTS] : 0.0, ssq);
+            if (r % TPR == lane && r < nrows) finish(m, r, pc.row0 + first + r, acc[r], NP_GATED ? acc[r + OUTS] : 0.0, ssq);
         return;
     }
     uint slot;
@@ -471,6 +499,6 @@ void main() {
             for (uint i = 0u; i < used; i++) up += red[(tid + OUTS) * SLOTS + i];
         if (NORM_PROJ != 0)
             for (uint i = 0u; i < used; i++) ss += red[8u * SLOTS + i];
-        finish(m, pc.row0 + first + tid, s, up, ss);
+        finish(m, tid, pc.row0 + first + tid, s, up, ss);
     }
 }

@@ -44,15 +44,17 @@ typedef struct {
     const char *activation; /* gatedMlp: NULL = silu (option omitted) */
 } FusedCase;
 
-/* The one-node graph of case c (*node) and its label. */
-static Graph *fused_graph(FusedCase c, Node **node, char *label, size_t label_size) {
-    Graph *g = graph_new("t");
+/* Case c's node in g (*node) and its label; `given` (NULL, or per operand slot) replaces the
+ * random constant of a slot. */
+static void fused_node(Graph *g, FusedCase c, Value *const *given, Node **node, char *label, size_t label_size) {
     unsigned s = 41 + (unsigned)c.K;
     int64_t kb = c.block ? (c.K + c.block - 1) / c.block : 0, blob = c.block * c.bits / 8, zrow = (kb * c.bits + 7) / 8;
     Value *in[FP_SLOTS] = {0};
     int64_t xs[3] = {1, c.M, c.K};
     in[FP_INPUT] = ext_rand(g, "x", c.dt, 3, xs, &s, -2, 2);
     if (c.skip) in[FP_SKIP] = ext_rand(g, "skip", c.dt, 3, xs, &s, -2, 2);
+    for (int i = 0; given && i < FP_SLOTS; i++)
+        if (given[i]) in[i] = given[i];
     if (c.skip_bias) in[FP_SKIP_BIAS] = ext_rand(g, "skip_bias", c.dt, 1, &c.K, &s, -0.5, 0.5);
     in[FP_NORM_SCALE] = ext_rand(g, "gamma", c.dt, 1, &c.K, &s, 0.5, 1.5);
     if (c.bits == 0) { /* float weights [k, n], std about 1 / sqrt(k) */
@@ -84,6 +86,12 @@ static Graph *fused_graph(FusedCase c, Node **node, char *label, size_t label_si
              op_name(c.op), dtype_name(c.dt), (long long)c.M, (long long)c.K, (long long)c.N, c.bits, c.zp, c.skip,
              c.skip_bias, c.sum, c.bias, c.activation ? c.activation : "silu");
     *node = n;
+}
+
+/* The one-node graph of case c (*node) and its label. */
+static Graph *fused_graph(FusedCase c, Node **node, char *label, size_t label_size) {
+    Graph *g = graph_new("t");
+    fused_node(g, c, NULL, node, label, label_size);
     return g;
 }
 
@@ -210,6 +218,95 @@ END_TEST
 START_TEST(norm_proj_row_groups) { rt_each_matvec_tpr(norm_proj_row_cases); }
 END_TEST
 
+/* A matmulNBits whose product is one of the two summed operands of a quantized normalized projection
+ * adds the other one in its epilogue (runtime/plan_residual.c) where the residual folds (up to
+ * EXT_RESIDUAL_MAX_M = 4 activation rows), and the projection reads the sum.  Against
+ * WEBNNC_NO_FUSE=1: the same dispatch count; the sum output the same bytes (the same f32 sum,
+ * rounded once); float32 every output the same bytes (both read the same f32 sum); float16 the
+ * projection within a few ulps (it normalizes the sum rounded to float16).  With 6 rows nothing
+ * folds: every output the same bytes.  `slot`: the operand the product is (FP_SKIP: the ORT-GenAI
+ * builder's order, the residual first). */
+typedef struct {
+    FusedCase c;
+    int slot;
+} ResidualCase;
+
+/* Runs the case (fused or not) into outs[k] (malloc'd, bytes[k]); returns the dispatches of a run. */
+static int run_residual(const ResidualCase *t, bool no_fuse, void **outs, uint64_t *bytes, int *n_out) {
+    Graph *g = graph_new("t");
+    unsigned s = 7;
+    const FusedCase *c = &t->c;
+    int64_t k_in = 96, kb = k_in / 32;
+    Value *a = ext_rand(g, "a", c->dt, 3, (int64_t[]){1, c->M, k_in}, &s, -2, 2);
+    Value *b = ext_rand(g, "b", DT_U8, 3, (int64_t[]){c->K, kb, 16}, &s, 0, 0);
+    Value *sc = ext_rand(g, "sc", c->dt, 1, (int64_t[]){c->K * kb}, &s, 0.005, 0.05);
+    Node *p = tu_node(g, OP_MATMUL_NBITS, 3, a, b, sc);
+    node_set_uint(g, p, "k", k_in);
+    node_set_uint(g, p, "n", c->K);
+    node_set_uint(g, p, "bits", 4);
+    node_set_uint(g, p, "blockSize", 32);
+    Value *given[FP_SLOTS] = {0};
+    given[t->slot] = graph_finish(g, p);
+    Node *n;
+    char label[192];
+    fused_node(g, *c, given, &n, label, sizeof label);
+    for (int k = 0; k < n->n_outputs; k++) graph_add_output(g, n->outputs[k]);
+    WnrtModel *m = rt_load_with_env(g, "WEBNNC_NO_FUSE", no_fuse ? "1" : NULL);
+    ck_assert_msg(m != NULL && wnrt_run(m) == 0, "%s: %s", label, diag_message());
+    const char *lp = wnrt_node_rewrite_label(m, p->index), *ln = wnrt_node_rewrite_label(m, n->index);
+    ck_assert_msg(no_fuse ? !lp && !ln : lp && ln && !strcmp(lp, "+add") && !strcmp(ln, "-add"), "%s: rewrite labels %s / %s",
+                  label, lp ? lp : "(none)", ln ? ln : "(none)");
+    *n_out = n->n_outputs;
+    for (int k = 0; k < n->n_outputs; k++) {
+        bytes[k] = dtype_storage_bytes(n->outputs[k]->dtype, value_max_elements(n->outputs[k]));
+        outs[k] = malloc(bytes[k]);
+        ck_assert(outs[k] != NULL);
+        ck_assert_msg(wnrt_read_output(m, k, outs[k], bytes[k]) == 0, "%s: %s", label, diag_message());
+    }
+    WnrtStats st;
+    wnrt_stats(m, &st);
+    wnrt_free(m);
+    graph_free(g);
+    return st.dispatches - st.io_dispatches;
+}
+
+static void check_residual(ResidualCase t) {
+    void *ref[4], *got[4];
+    uint64_t bytes[4];
+    int n_ref, n_got;
+    const FusedCase *c = &t.c;
+    int d_ref = run_residual(&t, true, ref, bytes, &n_ref), d_got = run_residual(&t, false, got, bytes, &n_got);
+    ck_assert_int_eq(n_ref, n_got);
+    ck_assert_int_eq(d_got, d_ref);
+    int sum_out = c->sum ? (c->op == OP_GATED_MLP ? 1 : c->n_splits) : -1;
+    for (int k = 0; k < n_got; k++) {
+        bool exact = c->M > 4 || c->dt == DT_F32 || k == sum_out;
+        for (uint64_t i = 0; i < bytes[k] / dtype_storage_bytes(c->dt, 1); i++) {
+            double r = c->dt == DT_F32 ? ((float *)ref[k])[i] : ten_f16_to_f64(((uint16_t *)ref[k])[i]);
+            double v = c->dt == DT_F32 ? ((float *)got[k])[i] : ten_f16_to_f64(((uint16_t *)got[k])[i]);
+            ck_assert_msg(exact ? memcmp((char *)ref[k] + i * dtype_storage_bytes(c->dt, 1),
+                                         (char *)got[k] + i * dtype_storage_bytes(c->dt, 1), dtype_storage_bytes(c->dt, 1)) == 0
+                                : fabs(v - r) <= 2e-3 + 4e-3 * fabs(r),
+                          "%s M %lld slot %d: output %d element %llu: %.9g folded, %.9g unfused", op_name(c->op), (long long)c->M,
+                          t.slot, k, (unsigned long long)i, v, r);
+        }
+        free(ref[k]);
+        free(got[k]);
+    }
+}
+
+START_TEST(residual_fold) {
+    const OpId q = OP_QKV_PROJECTION, gm = OP_GATED_MLP;
+    check_residual((ResidualCase){{gm, DT_F16, 4, 32, 1, 128, 96, 0, true, false, true, false, 0, {0}}, FP_SKIP});
+    check_residual((ResidualCase){{q, DT_F16, 4, 32, 2, 96, 64, 1, true, true, true, true, 3, {32, 16, 16}}, FP_INPUT});
+    check_residual((ResidualCase){{q, DT_F32, 4, 32, 3, 64, 40, 0, true, false, false, true, 2, {24, 16}}, FP_SKIP});
+    check_residual((ResidualCase){{gm, DT_F32, 4, 32, 4, 128, 80, 0, true, true, true, false, 0, {0}}, FP_INPUT});
+    /* 6 rows: nothing folds (both nodes run as they are, the operands swapped where slot is FP_SKIP) */
+    check_residual((ResidualCase){{gm, DT_F16, 4, 32, 6, 128, 96, 0, true, true, true, false, 0, {0}}, FP_SKIP});
+    check_residual((ResidualCase){{q, DT_F32, 4, 32, 6, 96, 64, 1, true, false, true, true, 3, {32, 16, 16}}, FP_SKIP});
+}
+END_TEST
+
 /* Float weights (bits 0).  The mat-vec takes up to 16 rows (4 per workgroup), 64 columns per
  * workgroup, 4-wide weight loads when every split is a multiple of 4, k staged 512 at a time; the
  * tiled path takes more rows in 64 x 64 tiles. */
@@ -334,6 +431,7 @@ int main(void) {
     tcase_add_test(tc, gated_mlp);
     tcase_add_test(tc, norm_proj_rows);
     tcase_add_test(tc, norm_proj_row_groups);
+    tcase_add_test(tc, residual_fold);
     tcase_add_test(tc, prefill_tile_kernel);
     tcase_add_test(tc, qkv_projection_float);
     tcase_add_test(tc, gated_mlp_float);
