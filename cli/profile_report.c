@@ -23,17 +23,23 @@ int prof_report_init(ProfReport *r, const Graph *g, const char *const *phase_nam
 
 int prof_report_model(ProfReport *r, const WnrtModel *m) {
     free(r->absorbed_into);
+    free(r->rewrite_label);
     r->absorbed_into = malloc(((size_t)r->g->n_nodes + 1) * sizeof *r->absorbed_into);
-    if (!r->absorbed_into) {
+    r->rewrite_label = malloc(((size_t)r->g->n_nodes + 1) * sizeof *r->rewrite_label);
+    if (!r->absorbed_into || !r->rewrite_label) {
         diag_error("out of memory");
         return -1;
     }
-    for (int i = 0; i < r->g->n_nodes; i++) r->absorbed_into[i] = wnrt_node_absorbed_into(m, i);
+    for (int i = 0; i < r->g->n_nodes; i++) {
+        r->absorbed_into[i] = wnrt_node_absorbed_into(m, i);
+        r->rewrite_label[i] = wnrt_node_rewrite_label(m, i);
+    }
     return 0;
 }
 
 void prof_report_free(ProfReport *r) {
     free(r->absorbed_into);
+    free(r->rewrite_label);
     for (int i = 0; i < r->n_phase; i++) wnrt_prof_agg_free(&r->phase[i]);
     wn_tb_free(&r->steps);
     wn_tb_free(&r->events);
@@ -80,12 +86,16 @@ static int next_absorbed(const ProfReport *r, int node, int from) {
     return -1;
 }
 
-/* The op column of node `node`: its op, then the ops of the nodes absorbed into it ("cast +reduceSum,sub"). */
+static const char *rewrite_label(const ProfReport *r, int node) { return r->rewrite_label ? r->rewrite_label[node] : NULL; }
+
+/* The op column of node `node`: its op, then the ops of the nodes absorbed into it ("cast
+ * +reduceSum,sub"), then its rewrite label ("matmulNBits +add"). */
 static void node_ops(const ProfReport *r, int node, char *buf, size_t cap) {
     const Graph *g = r->g;
     size_t len = (size_t)snprintf(buf, cap, "%s", op_name(g->nodes[node]->op));
     for (int i = next_absorbed(r, node, -1), k = 0; i >= 0 && len < cap; i = next_absorbed(r, node, i))
         len += (size_t)snprintf(buf + len, cap - len, "%s%s", k++ ? "," : " +", op_name(g->nodes[i]->op));
+    if (rewrite_label(r, node) && len < cap) snprintf(buf + len, cap - len, " %s", rewrite_label(r, node));
 }
 
 static void print_rows(const ProfReport *r, const ProfAgg *a, bool by_node, FILE *f) {
@@ -171,7 +181,9 @@ static void json_rows(TextBuf *b, const ProfReport *r, const ProfAgg *a, bool by
                 if (k++) wn_tb_puts(b, ", ");
                 wn_tb_json_string(b, node_display_name(a->g->nodes[j]));
             }
-            wn_tb_puts(b, "]");
+            wn_tb_puts(b, "], \"rewrite\": ");
+            if (rewrite_label(r, w->key)) wn_tb_json_string(b, rewrite_label(r, w->key));
+            else wn_tb_puts(b, "null");
         }
         wn_tb_puts(b, "}");
     }

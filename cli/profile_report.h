@@ -32,6 +32,7 @@ typedef struct {
     TextBuf events;  /* trace events, comma-separated */
     double origin_ns; /* trace time 0: the first step's begin */
     int *absorbed_into; /* per node index: the node whose dispatches do its work (-1: none; NULL: not known) */
+    const char **rewrite_label; /* per node index: wnrt_node_rewrite_label (NULL: none or not known) */
 } ProfReport;
 
 /* 0, or -1 with a diagnostic. */

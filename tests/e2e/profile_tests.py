@@ -7,7 +7,8 @@
   phases summing to no more than the step's wall time, GPU time no more than the wall time; per
   phase the op-type and node tables account for every dispatch, each node the same number of times
   in every step; every node row with the nodes absorbed into it, the attention-mask chain as one
-  row; times non-negative), and the Chrome trace's: the GPU track holds every dispatch of
+  row; fused, as many matmulNBits rows with the rewrite "+add" as normalized projections with
+  "-add" (runtime/plan_residual.c), none unfused; times non-negative), and the Chrome trace's: the GPU track holds every dispatch of
   every step exactly once (count per step = the JSON's, names = the JSON's nodes), events inside
   their step, host phase events nested in their step, non-negative times.
 - WEBNNC_NO_TIMESTAMPS=1: the profile says why it has host times only (timestamps false, null GPU
@@ -42,7 +43,7 @@ def non_negative(x):
     return x is None or x >= 0
 
 
-def check_json(j, label, timed):
+def check_json(j, label, timed, fused):
     check(j["timestamps"] is timed, f"{label}: timestamps {timed}")
     check([p["name"] for p in j["phases"]] == ["prefill", "decode"], f"{label}: phases prefill, decode")
     check([p["steps"] for p in j["phases"]] == [1, NEW], f"{label}: 1 prefill step, {NEW} decode steps")
@@ -72,6 +73,13 @@ def check_json(j, label, timed):
         # the attention-mask chain reduceSum -> sub -> cast runs as one dispatch (runtime/plan_reduce.c)
         mask = [r for r in p["nodes"] if r["op"] == "cast" and len(r["absorbed"]) == 2]
         check(len(mask) == 1 and mask[0]["calls"] == p["steps"], f"{what}: the mask chain as one cast row with 2 absorbed nodes")
+        # the skip sums of the normalized projections added by the matmulNBits before them
+        adds = collections.Counter((r["op"], r["rewrite"]) for r in p["nodes"] if r["rewrite"] is not None)
+        projections = adds[("qkvProjection", "-add")] + adds[("gatedMlp", "-add")]
+        check(all("rewrite" in r for r in p["nodes"]) and
+              (projections >= 1 and adds[("matmulNBits", "+add")] == projections and sum(adds.values()) == 2 * projections
+               if fused else not adds),
+              f"{what}: skip sums folded into the matmulNBits before {projections} projections ({dict(adds)})")
         rows = p["ops"] + p["nodes"]
         check(all(non_negative(r["total_us"]) and non_negative(r["mean_us"]) and non_negative(r["pct"]) for r in rows),
               f"{what}: times non-negative")
@@ -132,11 +140,12 @@ def profile(model, tmp, fuse, timed):
     if not check(r.returncode == 0, f"{label}: exit 0 ({r.describe()})"):
         return
     j = json.loads(r.stdout)
-    check_json(j, label, timed)
+    check_json(j, label, timed, fuse == "all")
     check_trace(trace, j, label, timed)
     check(not [f for f in os.listdir(tmp) if ".tmp-" in f], f"{label}: no temporary file left")
     check(txt.returncode == 0 and all(s in txt.stdout for s in ("== prefill: 1 step", "== decode: 1 step", "op type", "node ")),
           f"{label}: text tables ({txt.describe()})")
+    check(("matmulNBits +add" in txt.stdout) == (fuse == "all"), f"{label}: the op column shows 'matmulNBits +add' when fused")
     if not timed:
         check("no GPU timestamps (WEBNNC_NO_TIMESTAMPS" in txt.stdout and "WEBNNC_NO_TIMESTAMPS" in j["timestamp_note"],
               f"{label}: says why there are host times only")
