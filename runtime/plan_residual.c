@@ -9,7 +9,8 @@
  * mat-vec's residual epilogue, k_matvec.h) and the projection normalizes its input as it is, its
  * sum output a copy of it.  Each of the projection's row groups used to load and add the skip for
  * its own rows (H200, Qwen2-0.5B decode: gatedMlp 11.8 -> 11.0 us, qkvProjection 7.5 -> 7.3).
- * Other recordings (prefill) run both nodes as they are.  The sum is rounded to the activation
+ * Only where the projection re-reads enough skip bytes to pay for the epilogue (worth_it).  Other
+ * recordings (prefill) run both nodes as they are.  The sum is rounded to the activation
  * dtype before it is normalized, as the unfused add -> rmsNorm rounds it.  Conditions, as for the
  * other rewrites (plan_matvec.h): y has the projection as its only consumer and is no graph output;
  * both nodes are open; matmulNBits takes the row mat-vec (ext_nbits_residual_ok); skip has y's
@@ -44,9 +45,24 @@ static const Node *producer_of(const WnrtModel *m, const Node *n, const int *use
     return p;
 }
 
+/* Where it pays: the skip the projection's row groups re-read, its output columns x K elements,
+ * against the matmulNBits epilogue's cost (H200, timestamped per call).  Qwen2-0.5B: gatedMlp (4864
+ * x 896 f16, 8.7 MB) 11.79 -> 11.07 us for o_proj 6.41 -> 6.55; qkvProjection (1152 x 896, 2.1
+ * MB) 7.51 -> 7.34 for down_proj 8.44 -> 8.61; SmolLM-135M (gatedMlp 1.8 MB, qkv 1.1 MB) gained
+ * 0.07 us on each and lost 0.14-0.22 on the matmulNBits, 1.7% of its decode rate.
+ * WEBNNC_RESIDUAL_MIN_KIB overrides it (0: wherever it applies). */
+#define RESIDUAL_MIN_KIB 4096
+
+static bool worth_it(const Node *n, DType dt) {
+    uint64_t cols = (uint64_t)node_int(n, "n", 0) / (n->op == OP_GATED_MLP ? 2 : 1), k = (uint64_t)node_int(n, "k", 0);
+    uint64_t min_kib = (uint64_t)wnrt_env_long("WEBNNC_RESIDUAL_MIN_KIB", 0, 1 << 30, RESIDUAL_MIN_KIB);
+    return cols * k * dtype_storage_bytes(dt, 1) >= min_kib * 1024;
+}
+
 /* The matmulNBits that can add projection n's skip sum and which operand it produces (*slot); NULL if none. */
 static const Node *match(const WnrtModel *m, const Node *n, const int *uses, int *slot) {
-    if ((n->op != OP_QKV_PROJECTION && n->op != OP_GATED_MLP) || node_int(n, "bits", 0) == 0 || n->n_inputs <= FP_SKIP)
+    if ((n->op != OP_QKV_PROJECTION && n->op != OP_GATED_MLP) || node_int(n, "bits", 0) == 0 || n->n_inputs <= FP_SKIP ||
+        !n->inputs[FP_INPUT] || !worth_it(n, n->inputs[FP_INPUT]->dtype))
         return NULL;
     const Node *p = producer_of(m, n, uses, *slot = FP_INPUT);
     return p ? p : producer_of(m, n, uses, *slot = FP_SKIP);

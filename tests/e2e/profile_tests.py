@@ -8,7 +8,8 @@
   phase the op-type and node tables account for every dispatch, each node the same number of times
   in every step; every node row with the nodes absorbed into it, the attention-mask chain as one
   row; fused, as many matmulNBits rows with the rewrite "+add" as normalized projections with
-  "-add" (runtime/plan_residual.c), none unfused; times non-negative), and the Chrome trace's: the GPU track holds every dispatch of
+  "-add" (runtime/plan_residual.c, forced on for this small model with WEBNNC_RESIDUAL_MIN_KIB=0),
+  none unfused; times non-negative), and the Chrome trace's: the GPU track holds every dispatch of
   every step exactly once (count per step = the JSON's, names = the JSON's nodes), events inside
   their step, host phase events nested in their step, non-negative times.
 - WEBNNC_NO_TIMESTAMPS=1: the profile says why it has host times only (timestamps false, null GPU
@@ -181,6 +182,7 @@ def main():
     if e2e.use_working_vulkan_device() is None:
         return 1
     model = os.path.join(shared, "models", MODEL)
+    os.environ["WEBNNC_RESIDUAL_MIN_KIB"] = "0"  # the skip-sum rewrite on this model's small projections too
     with tempfile.TemporaryDirectory() as tmp:
         for fuse, timed in (("all", True), ("none", True), ("all", False)):
             profile(model, tmp, fuse, timed)
