@@ -185,10 +185,11 @@ int plan_matvec_rewrite(WnrtModel *m) {
     bool any = false;
     for (int i = 0; i < g->n_nodes && !any; i++) any = !g->nodes[i]->dead && g->nodes[i]->op == OP_MATMUL;
     if (!any) return 0;
-    int *uses = plan_count_uses(g);
+    int *uses = plan_count_uses(g); /* NULL: it said so */
+    if (!uses) return -1;
     m->fuse = calloc(1, sizeof *m->fuse);
     if (m->fuse) m->fuse->owned = calloc((size_t)g->n_values + 1, sizeof *m->fuse->owned);
-    if (!uses || !m->fuse || !m->fuse->owned || plan_rewrite_arrays(m) < 0) {
+    if (!m->fuse || !m->fuse->owned || plan_rewrite_arrays(m) < 0) {
         free(uses);
         diag_error("out of memory");
         return -1;
