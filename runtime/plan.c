@@ -94,6 +94,17 @@ void plan_rewrite_store_free(PlanRewriteStore *s) {
     memset(s, 0, sizeof *s);
 }
 
+int plan_visit_open_nodes(WnrtModel *m, bool reverse, int (*visit)(WnrtModel *m, const Node *n, const int *uses)) {
+    if (wnrt_env_flag("WEBNNC_NO_FUSE", false)) return 0;
+    int *uses = plan_count_uses(m->g), rc = uses ? 0 : -1, nn = m->g->n_nodes;
+    for (int k = 0; k < nn && rc >= 0; k++) {
+        const Node *n = m->g->nodes[reverse ? nn - 1 - k : k];
+        if (plan_node_open(m, n)) rc = visit(m, n, uses);
+    }
+    free(uses);
+    return rc < 0 ? -1 : 0;
+}
+
 bool plan_node_open(const WnrtModel *m, const Node *n) {
     return !n->dead && !(m->absorbed && m->absorbed[n->index]) && !(m->rewrite && m->rewrite[n->index]);
 }

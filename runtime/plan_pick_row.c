@@ -8,11 +8,9 @@
  * (plan_matvec.h): the gathered value has the head as its only consumer and is no graph output;
  * the head takes the row mat-vec (ext_nbits_pick_row_ok); indices 0 and -1 only, which every S >= 1
  * holds, so no index is ever out of range.  WEBNNC_NO_FUSE=1 disables it. */
-#include <stdlib.h>
 
 #include "k_ext_nbits.h"
 #include "kfamilies.h"
-#include "rt_env.h"
 #include "rt_model.h"
 
 /* The one index of constant c (int32 / int64), or false. */
@@ -42,20 +40,17 @@ static bool match(const Node *h, const int *uses, const Node **g, int64_t *index
     return true;
 }
 
-int plan_pick_row_rewrite(WnrtModel *m) {
-    if (wnrt_env_flag("WEBNNC_NO_FUSE", false)) return 0;
-    int *uses = plan_count_uses(m->g), rc = uses ? 0 : -1;
-    for (int i = 0; i < m->g->n_nodes && rc == 0; i++) {
-        const Node *h = m->g->nodes[i], *gather;
-        int64_t index;
-        if (h->op != OP_MATMUL_NBITS || !plan_node_open(m, h) || !match(h, uses, &gather, &index)) continue;
-        KNbitsPickRow pick = {.index = index};
-        PlanRewrite rw = {.fam = &kfam_ext_nbits, .n_inputs = h->n_inputs};
-        for (int k = 0; k < h->n_inputs; k++) rw.inputs[k] = h->inputs[k];
-        rw.inputs[0] = gather->inputs[0];
-        if ((rc = plan_rewrite_node(m, &m->pick_plan, i, &rw, &pick, sizeof pick)) < 0) break;
-        plan_absorb(m, gather, h);
-    }
-    free(uses);
-    return rc;
+static int visit(WnrtModel *m, const Node *h, const int *uses) {
+    const Node *gather;
+    int64_t index;
+    if (h->op != OP_MATMUL_NBITS || !match(h, uses, &gather, &index)) return 0;
+    KNbitsPickRow pick = {.index = index};
+    PlanRewrite rw = {.fam = &kfam_ext_nbits, .n_inputs = h->n_inputs};
+    for (int k = 0; k < h->n_inputs; k++) rw.inputs[k] = h->inputs[k];
+    rw.inputs[0] = gather->inputs[0];
+    if (plan_rewrite_node(m, &m->pick_plan, h->index, &rw, &pick, sizeof pick) < 0) return -1;
+    plan_absorb(m, gather, h);
+    return 0;
 }
+
+int plan_pick_row_rewrite(WnrtModel *m) { return plan_visit_open_nodes(m, false, visit); }

@@ -10,11 +10,9 @@
  * mat-vec rewrites (plan_matvec.h): the graph stays as loaded, every intermediate value has the
  * next node as its only consumer and is no graph output, the absorbed nodes are not run and get
  * no storage, and WEBNNC_NO_FUSE=1 disables the rewrite. */
-#include <stdlib.h>
 
 #include "ew_codes.h"
 #include "k_reduce.h"
-#include "rt_env.h"
 #include "rt_model.h"
 
 /* The epilogue's op code of a binary op (add / sub / mul), or 0. */
@@ -68,20 +66,16 @@ static bool match(const Node *n, const int *uses, KReduceEpilogue *e, const Valu
     return true;
 }
 
-int plan_reduce_rewrite(WnrtModel *m) {
-    if (wnrt_env_flag("WEBNNC_NO_FUSE", false)) return 0;
-    int *uses = plan_count_uses(m->g), rc = uses ? 0 : -1;
-    /* consumers first, so that a cast takes the whole chain before its binary op could take a part */
-    for (int i = m->g->n_nodes - 1; i >= 0 && rc == 0; i--) {
-        const Node *n = m->g->nodes[i];
-        KReduceEpilogue e = {0};
-        const Value *c;
-        if (!plan_node_open(m, n) || !match(n, uses, &e, &c) || !plan_node_open(m, e.reduce)) continue;
-        PlanRewrite rw = {.fam = &kfam_reduce_epilogue, .n_inputs = c ? 2 : 1, .inputs = {e.reduce->inputs[0], c}};
-        if ((rc = plan_rewrite_node(m, &m->reduce_plan, i, &rw, &e, sizeof e)) < 0) break;
-        plan_absorb(m, e.reduce, n);
-        if (n->op == OP_CAST && e.binary_op) plan_absorb(m, n->inputs[0]->producer, n);
-    }
-    free(uses);
-    return rc;
+static int visit(WnrtModel *m, const Node *n, const int *uses) {
+    KReduceEpilogue e = {0};
+    const Value *c;
+    if (!match(n, uses, &e, &c) || !plan_node_open(m, e.reduce)) return 0;
+    PlanRewrite rw = {.fam = &kfam_reduce_epilogue, .n_inputs = c ? 2 : 1, .inputs = {e.reduce->inputs[0], c}};
+    if (plan_rewrite_node(m, &m->reduce_plan, n->index, &rw, &e, sizeof e) < 0) return -1;
+    plan_absorb(m, e.reduce, n);
+    if (n->op == OP_CAST && e.binary_op) plan_absorb(m, n->inputs[0]->producer, n);
+    return 0;
 }
+
+/* consumers first, so that a cast takes the whole chain before its binary op could take a part */
+int plan_reduce_rewrite(WnrtModel *m) { return plan_visit_open_nodes(m, true, visit); }

@@ -16,7 +16,6 @@
  * both nodes are open; matmulNBits takes the row mat-vec (ext_nbits_residual_ok); skip has y's
  * shape and dtype.  Neither node is absorbed: the dispatch count stays.  WEBNNC_NO_FUSE=1 disables
  * it. */
-#include <stdlib.h>
 
 #include "core.h"
 #include "k_ext_nbits.h"
@@ -68,30 +67,27 @@ static const Node *match(const WnrtModel *m, const Node *n, const int *uses, int
     return p ? p : producer_of(m, n, uses, *slot = FP_SKIP);
 }
 
-int plan_residual_rewrite(WnrtModel *m) {
-    if (wnrt_env_flag("WEBNNC_NO_FUSE", false)) return 0;
-    int *uses = plan_count_uses(m->g), rc = uses ? 0 : -1;
-    for (int i = 0; i < m->g->n_nodes && rc == 0; i++) {
-        const Node *n = m->g->nodes[i], *p;
-        int slot;
-        if (!plan_node_open(m, n) || !(p = match(m, n, uses, &slot))) continue;
-        /* the projection's input is the product (+ the other operand) and its skip the other
-         * operand: swapped where the product was the skip (the sum x + skip is symmetric, so
-         * recordings that do not fold compute the same) */
-        const Value *other = n->inputs[slot == FP_INPUT ? FP_SKIP : FP_INPUT];
-        PlanRewrite prod = {.fam = &kfam_ext_nbits_residual, .n_inputs = 7, .label = "+add"};
-        for (int k = 0; k < p->n_inputs && k < 5; k++) prod.inputs[k] = p->inputs[k];
-        prod.inputs[5] = other;
-        prod.inputs[6] = n->n_inputs > FP_SKIP_BIAS ? n->inputs[FP_SKIP_BIAS] : NULL;
-        PlanRewrite proj = {.fam = &kfam_fused_folded, .n_inputs = n->n_inputs, .label = "-add"};
-        for (int k = 0; k < n->n_inputs; k++) proj.inputs[k] = n->inputs[k];
-        proj.inputs[FP_INPUT] = n->inputs[slot];
-        proj.inputs[FP_SKIP] = other;
-        char none = 0;
-        if ((rc = plan_rewrite_node(m, &m->residual_plan, p->index, &prod, &none, sizeof none)) < 0 ||
-            (rc = plan_rewrite_node(m, &m->residual_plan, i, &proj, &none, sizeof none)) < 0)
-            break;
-    }
-    free(uses);
-    return rc;
+static int visit(WnrtModel *m, const Node *n, const int *uses) {
+    int slot;
+    const Node *p = match(m, n, uses, &slot);
+    if (!p) return 0;
+    /* the projection's input is the product (+ the other operand) and its skip the other
+     * operand: swapped where the product was the skip (the sum x + skip is symmetric, so
+     * recordings that do not fold compute the same) */
+    const Value *other = n->inputs[slot == FP_INPUT ? FP_SKIP : FP_INPUT];
+    PlanRewrite prod = {.fam = &kfam_ext_nbits_residual, .n_inputs = 7, .label = "+add"};
+    for (int k = 0; k < p->n_inputs && k < 5; k++) prod.inputs[k] = p->inputs[k];
+    prod.inputs[5] = other;
+    prod.inputs[6] = n->n_inputs > FP_SKIP_BIAS ? n->inputs[FP_SKIP_BIAS] : NULL;
+    PlanRewrite proj = {.fam = &kfam_fused_folded, .n_inputs = n->n_inputs, .label = "-add"};
+    for (int k = 0; k < n->n_inputs; k++) proj.inputs[k] = n->inputs[k];
+    proj.inputs[FP_INPUT] = n->inputs[slot];
+    proj.inputs[FP_SKIP] = other;
+    char none = 0;
+    return plan_rewrite_node(m, &m->residual_plan, p->index, &prod, &none, sizeof none) < 0 ||
+                   plan_rewrite_node(m, &m->residual_plan, n->index, &proj, &none, sizeof none) < 0
+               ? -1
+               : 0;
 }
+
+int plan_residual_rewrite(WnrtModel *m) { return plan_visit_open_nodes(m, false, visit); }

@@ -145,6 +145,10 @@ int *plan_count_uses(const Graph *g);
 int plan_reduce_rewrite(WnrtModel *m);
 /* plan_pick_row.c: one-row gathers read in place by matmulNBits */
 int plan_pick_row_rewrite(WnrtModel *m);
+/* plan.c: the skeleton of those rewrites: visit(m, n, uses) for every node n still open
+ * (plan_node_open, checked before each visit), last to first when `reverse`, with plan_count_uses'
+ * counts; stops at the first negative return (-1 then).  WEBNNC_NO_FUSE=1: no visit. */
+int plan_visit_open_nodes(WnrtModel *m, bool reverse, int (*visit)(WnrtModel *m, const Node *n, const int *uses));
 /* plan_residual.c: skip sums of normalized projections added by the matmulNBits before them */
 int plan_residual_rewrite(WnrtModel *m);
 /* rt_kv.c: aliases each present onto its past where it is written in place (after the views are
