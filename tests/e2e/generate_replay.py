@@ -18,7 +18,9 @@ equal greedy, two seeds differ, and sampling without the device loop is refused 
 logits are all NaN stops generate with an error (exit 2, like any model that cannot run), on the device
 loop and on the host argmax; a 40-token prompt gives the same ids unfused and fully fused (composed
 prefill of qkvProjection / gatedMlp, with gatedMlp's act(gate) * up in its GEMM or as a separate
-dispatch, and the tile kernel) on three int4 models.
+dispatch, and the tile kernel) on three int4 models; and fully fused, the same ids with the skip sums of
+qkvProjection / gatedMlp folded into the matmulNBits before them (runtime/plan_residual.c, forced on
+these small models with WEBNNC_RESIDUAL_MIN_KIB=0) as without, on float32 and float16 int4 models.
 The pipelines warmed at load cover the whole generation: `generate -v` reports none created during
 the runs (and some with WEBNNC_WARM=0).
 Exit 1 on any difference.  Without ../shared: skip (77), or fail under CI=true.
@@ -151,6 +153,27 @@ def fused_prefill_checks(models_dir):
     return problems
 
 
+def residual_fold_checks(models_dir):
+    """Fully fused, the skip sums folded into the matmulNBits before the projections (WEBNNC_RESIDUAL_MIN_KIB=0:
+    every one; by default these models' projections are too small) give the same ids as not folded
+    (float32: the same bytes; float16: the projections normalize the rounded sum)."""
+    problems = []
+    for name in ("qwen2-int4-cpu", "phi3-int4-cpu", "qwen2-int4-webgpu", "llama-int4-dml"):
+        model = os.path.join(models_dir, name)
+        got = {}
+        for label, env in (("default", {}), ("folded", {"WEBNNC_RESIDUAL_MIN_KIB": "0"})):
+            run_env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS + ("WEBNNC_RESIDUAL_MIN_KIB",)}
+            run_env.update(env)
+            cmd = [e2e.webnnc(), "generate", model, "--prompt-ids", PROMPT, "--max-new", str(MAX_NEW), "--fuse", "all"]
+            p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=600, env=run_env)
+            got[label] = p.stdout.strip().splitlines()[-1] if p.returncode == 0 and p.stdout.strip() else f"exit {p.returncode}"
+        if len(set(got.values())) != 1 or got["default"].startswith("exit"):
+            problems.append(f"{name}, skip sums folded: " + "; ".join(f"{k}: {v}" for k, v in got.items()))
+        else:
+            print(f"{name}: the same ids with the skip sums folded ({got['default']})", flush=True)
+    return problems
+
+
 def nan_checks(models_dir):
     """A model whose logits are all NaN (qwen2-int4-webgpu with its final norm weight NaN) stops generate
     with an error naming the logits (exit 2), on the device loop and on the host argmax alike: NaN logits must
@@ -232,6 +255,7 @@ def main():
     failures += warm_checks(model)
     failures += nan_checks(models_dir)
     failures += fused_prefill_checks(models_dir)
+    failures += residual_fold_checks(models_dir)
     if failures:
         print(f"FAIL: {len(failures)} problem(s):\n  " + "\n  ".join(failures))
         return 1
