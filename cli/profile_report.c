@@ -106,6 +106,7 @@ static void print_rows(const ProfReport *r, const ProfAgg *a, bool by_node, FILE
     fprintf(f, "%-40s %s%8s %12s %10s %10s %7s\n", by_node ? "node" : "op type", by_node ? "op type               " : "", "calls",
             t ? "total us" : "", t ? "mean us" : "", t ? "us/step" : "", t ? "% step" : "");
     int shown = by_node && n > TOP_NODES ? TOP_NODES : n;
+    bool absorbed = false, moved = false; /* a row shows absorbed ops / a rewrite label: the legend below */
     for (int i = 0; i < shown; i++) {
         const ProfRow *w = &rows[i];
         fprintf(f, "%-40.40s ", row_name(a, by_node, w));
@@ -113,6 +114,8 @@ static void print_rows(const ProfReport *r, const ProfAgg *a, bool by_node, FILE
             char ops[64];
             node_ops(r, w->key, ops, sizeof ops);
             fprintf(f, "%-22.22s ", ops);
+            absorbed = absorbed || next_absorbed(r, w->key, -1) >= 0;
+            moved = moved || rewrite_label(r, w->key);
         }
         fprintf(f, "%8d", w->calls);
         if (t)
@@ -127,6 +130,11 @@ static void print_rows(const ProfReport *r, const ProfAgg *a, bool by_node, FILE
         fprintf(f, "... %d more nodes: %d calls%s", n - shown, calls, t ? "" : "\n");
         if (t) fprintf(f, ", %.1f us (%.1f%%)\n", rest * 1e-3, a->wall_ns > 0 ? 100 * rest / a->wall_ns : 0);
     }
+    /* what the runtime's plan rewrites did to the op column (WEBNNC_NO_FUSE=1 turns them off) */
+    if (absorbed) fprintf(f, "op +op2,op3: the node's dispatches also do the work of nodes of those ops (absorbed by the runtime's plan)\n");
+    if (moved)
+        fprintf(f, "+add / -add: a matmulNBits that also adds the skip sum of the projection reading its product / that "
+                   "projection (runtime/plan_residual.c)\n");
     free(rows);
 }
 
