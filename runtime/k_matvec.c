@@ -142,9 +142,9 @@ static int vec_index(const Node *n, uint32_t base_bytes, uint64_t unit, uint32_t
 }
 
 /* What both forms share: operand sizes of x / scale / zp / bias, the shader's work split, the spec
- * constants (KMV_SPEC; 10 and 11 are the normalized projection's), push constants and bindings 0 x,
- * 2 scale, 3 zero points, 5 bias (absent ones: x again, never read).  Weights (1) and outputs are
- * the caller's.  *M = activation rows. */
+ * constants (KMV_SPEC; 10 and 11 are the normalized projection's, 13 the residual epilogue's: 0
+ * here), push constants and bindings 0 x, 2 scale, 3 zero points, 5 bias (absent ones: x again,
+ * never read).  Weights (1) and outputs are the caller's.  *M = activation rows. */
 static int rows_setup(KernelCtx *kc, const Node *n, const KMatvecRows *p, const KTensor *x, const KTensor *w,
                       const KTensor *scale, const KTensor *zp, const KTensor *bias, MatvecRowsPush *pc, KBind *b,
                       uint32_t *spec, uint32_t *rows, uint64_t *M) {
