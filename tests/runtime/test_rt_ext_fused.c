@@ -313,6 +313,10 @@ START_TEST(residual_fold) {
     check_residual((ResidualCase){{q, DT_F16, 4, 32, 2, 96, 64, 1, true, true, true, true, 3, {32, 16, 16}}, FP_INPUT});
     check_residual((ResidualCase){{q, DT_F32, 4, 32, 3, 64, 40, 0, true, false, false, true, 2, {24, 16}}, FP_SKIP});
     check_residual((ResidualCase){{gm, DT_F32, 4, 32, 4, 128, 80, 0, true, true, true, false, 0, {0}}, FP_INPUT});
+    /* off the row mat-vec (the general kernel without the skip; so is the second case above: 3 blocks of
+     * packed zero points): float zero points */
+    check_residual((ResidualCase){{q, DT_F32, 4, 32, 2, 64, 24, 2, true, false, true, true, 3, {8, 8, 8}}, FP_SKIP});
+    check_residual((ResidualCase){{gm, DT_F16, 4, 32, 1, 96, 40, 2, true, true, true, false, 0, {0}}, FP_SKIP});
     /* 6 rows: nothing folds (both nodes run as they are, the operands swapped where slot is FP_SKIP) */
     check_residual((ResidualCase){{gm, DT_F16, 4, 32, 6, 128, 96, 0, true, true, true, false, 0, {0}}, FP_SKIP});
     check_residual((ResidualCase){{q, DT_F32, 4, 32, 6, 96, 64, 1, true, false, true, true, 3, {32, 16, 16}}, FP_SKIP});
