@@ -131,7 +131,9 @@ static void print_rows(const ProfReport *r, const ProfAgg *a, bool by_node, FILE
         if (t) fprintf(f, ", %.1f us (%.1f%%)\n", rest * 1e-3, a->wall_ns > 0 ? 100 * rest / a->wall_ns : 0);
     }
     /* what the runtime's plan rewrites did to the op column (WEBNNC_NO_FUSE=1 turns them off) */
-    if (absorbed) fprintf(f, "op +op2,op3: the node's dispatches also do the work of nodes of those ops (absorbed by the runtime's plan)\n");
+    if (absorbed)
+        fprintf(f, "op +op2,op3: the node's dispatches also do the work of nodes of those ops (absorbed by the "
+                   "runtime's plan)\n");
     if (moved)
         fprintf(f, "+add / -add: a matmulNBits that also adds the skip sum of the projection reading its product / that "
                    "projection (runtime/plan_residual.c)\n");

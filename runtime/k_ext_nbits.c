@@ -317,13 +317,18 @@ int ext_nbits_record_gated(KernelCtx *kc, const Node *n, const NBitsGeom *geo, c
     return nbits_dispatches(kc, n, sh, &r, spec, b, row_bytes, half, false, coop ? NB_TILE : 0, 1) < 0 ? -1 : 1;
 }
 
-bool ext_nbits_pick_row_ok(const Node *n, const Value *x) {
-    NBitsGeom geo;
+/* Whether matmulNBits node n's weights have the row mat-vec's layout (*geo filled), whatever its
+ * activations: what the pick-row and residual rewrites ask before they take the node. */
+static bool node_rows_layout(const Node *n, NBitsGeom *geo) {
     KMatvecRows p;
     const Value *zp = kx_opt(n, 3);
-    return (x->dtype == DT_F16 || x->dtype == DT_F32) && nbits_geometry(n, &geo) == 0 &&
-           dtype_storage_bytes(x->dtype, (uint64_t)geo.k) % 16 == 0 &&
-           ext_nbits_rows_layout(&geo, zp != NULL, zp ? zp->dtype : DT_U8, &p);
+    return nbits_geometry(n, geo) == 0 && ext_nbits_rows_layout(geo, zp != NULL, zp ? zp->dtype : DT_U8, &p);
+}
+
+bool ext_nbits_pick_row_ok(const Node *n, const Value *x) {
+    NBitsGeom geo;
+    return (x->dtype == DT_F16 || x->dtype == DT_F32) && node_rows_layout(n, &geo) &&
+           dtype_storage_bytes(x->dtype, (uint64_t)geo.k) % 16 == 0;
 }
 
 /* The product of the one activation row that pick selects from x (plan_pick_row.c). */
@@ -367,9 +372,7 @@ _Static_assert(EXT_RESIDUAL_MAX_M <= NB_ROWS_MAX_M && EXT_RESIDUAL_MAX_M <= KMV_
 
 bool ext_nbits_residual_ok(const Node *n) {
     NBitsGeom geo;
-    KMatvecRows p;
-    const Value *zp = kx_opt(n, 3);
-    return nbits_geometry(n, &geo) == 0 && ext_nbits_rows_layout(&geo, zp != NULL, zp ? zp->dtype : DT_U8, &p);
+    return node_rows_layout(n, &geo);
 }
 
 static int residual_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {

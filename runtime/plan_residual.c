@@ -36,7 +36,7 @@ static const Node *producer_of(const WnrtModel *m, const Node *n, const int *use
     const Value *sb = n->n_inputs > FP_SKIP_BIAS ? n->inputs[FP_SKIP_BIAS] : NULL;
     const Node *p = y ? y->producer : NULL;
     if (!r || !p || p->op != OP_MATMUL_NBITS || p->n_outputs != 1 || uses[y->id] != 1 || (y->flags & VF_OUTPUT) ||
-        (y->flags & VF_CONST) || !plan_node_open(m, p) || !ext_nbits_residual_ok(p))
+        !plan_node_open(m, p) || !ext_nbits_residual_ok(p))
         return NULL;
     if ((y->dtype != DT_F16 && y->dtype != DT_F32) || !same_shape(r, y) ||
         (sb && (sb->dtype != y->dtype || y->rank < 1 || value_max_elements(sb) != (uint64_t)y->shape[y->rank - 1].v)))

@@ -36,8 +36,9 @@ typedef struct {
     ReplaySlots params;  /* parameter + indirect-argument slots (kept when the slot is re-recorded) */
 } Recording;
 
-/* A plan-level rewrite (plan_matvec.c, plan_reduce.c, plan_pick_row.c): node i runs `fam` on `inputs` (instead of
- * kernel_family(op) on its own operands) with family parameters `params` (kc_node_params). */
+/* A plan-level rewrite (plan_matvec.c, plan_reduce.c, plan_pick_row.c, plan_residual.c): node i runs
+ * `fam` on `inputs` (instead of kernel_family(op) on its own operands) with family parameters
+ * `params` (kc_node_params). */
 typedef struct {
     const KernelFamily *fam;
     int n_inputs;
@@ -46,8 +47,9 @@ typedef struct {
     const char *label; /* wnrt_node_rewrite_label (NULL: none) */
 } PlanRewrite;
 
-/* Storage of one kind of plan rewrite (plan_matvec.c, plan_reduce.c, plan_pick_row.c): per node a PlanRewrite
- * and its parameters, param_size bytes each; allocated on first use (plan_rewrite_node). */
+/* Storage of one kind of plan rewrite (plan_matvec.c, plan_reduce.c, plan_pick_row.c,
+ * plan_residual.c): per node a PlanRewrite and its parameters, param_size bytes each; allocated on
+ * first use (plan_rewrite_node). */
 typedef struct {
     PlanRewrite *rw;
     unsigned char *params;
@@ -82,7 +84,8 @@ struct WnrtModel {
     int64_t (*in_shape)[WN_MAX_RANK];
     int64_t *sym;                   /* per symbol */
 
-    /* plan rewrites (plan_matvec.c, plan_reduce.c, plan_pick_row.c; all NULL when nothing was rewritten) */
+    /* plan rewrites (plan_matvec.c, plan_reduce.c, plan_pick_row.c, plan_residual.c; all NULL when
+     * nothing was rewritten) */
     PlanRewrite **rewrite;    /* per node index */
     bool *absorbed;           /* per node index: folded into a rewritten node; not run */
     int *absorbed_into;       /* per node index: that rewritten node's index (-1: none) */

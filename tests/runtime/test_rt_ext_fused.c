@@ -286,13 +286,13 @@ static void compare_residual(ResidualCase t, const char *min_kib, bool folds) {
     ck_assert_int_eq(n_ref, n_got);
     ck_assert_int_eq(d_got, d_ref);
     int sum_out = c->sum ? (c->op == OP_GATED_MLP ? 1 : c->n_splits) : -1;
+    size_t es = dtype_storage_bytes(c->dt, 1);
     for (int k = 0; k < n_got; k++) {
         bool exact = !folds || c->M > 4 || c->dt == DT_F32 || k == sum_out;
-        for (uint64_t i = 0; i < bytes[k] / dtype_storage_bytes(c->dt, 1); i++) {
+        for (uint64_t i = 0; i < bytes[k] / es; i++) {
             double r = c->dt == DT_F32 ? ((float *)ref[k])[i] : ten_f16_to_f64(((uint16_t *)ref[k])[i]);
             double v = c->dt == DT_F32 ? ((float *)got[k])[i] : ten_f16_to_f64(((uint16_t *)got[k])[i]);
-            ck_assert_msg(exact ? memcmp((char *)ref[k] + i * dtype_storage_bytes(c->dt, 1),
-                                         (char *)got[k] + i * dtype_storage_bytes(c->dt, 1), dtype_storage_bytes(c->dt, 1)) == 0
+            ck_assert_msg(exact ? memcmp((char *)ref[k] + i * es, (char *)got[k] + i * es, es) == 0
                                 : fabs(v - r) <= 2e-3 + 4e-3 * fabs(r),
                           "%s M %lld slot %d: output %d element %llu: %.9g folded, %.9g unfused", op_name(c->op), (long long)c->M,
                           t.slot, k, (unsigned long long)i, v, r);
