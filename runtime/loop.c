@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "bind.h"
+#include "rt_env.h"
 #include "rt_model.h"
 #include "vk_pipeline.h"
 
@@ -178,7 +179,7 @@ int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c) {
     }
     m->loop = L;
     L->cfg = *c;
-    if (!L->cfg.steps) L->cfg.steps = WNRT_LOOP_STEPS;
+    if (!L->cfg.steps) L->cfg.steps = (int)wnrt_env_long("WEBNNC_LOOP_STEPS", 1, 256, WNRT_LOOP_STEPS);
     L->ids = input_index(m, c->input_ids, true);
     L->pos = input_index(m, c->position_ids, false);
     L->mask = input_index(m, c->attention_mask, true);

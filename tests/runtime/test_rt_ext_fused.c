@@ -211,6 +211,8 @@ static void norm_proj_row_cases(void) {
     check_fused((FusedCase){gm, DT_F16, 4, 64, 4, 192, 42, 0, true, false, true, false, 0, {0}});
     check_fused((FusedCase){gm, DT_F32, 8, 16, 1, 32, 10, 0, false, false, false, false, 0, {0}});
     check_fused((FusedCase){gm, DT_F16, 4, 32, 2, 200, 30, 1, true, false, true, false, 0, {0}}); /* padded k */
+    /* wide (8194 gate + up rows): on row groups 4 rows each (k_matvec.c gated_rows), the last one partial */
+    check_fused((FusedCase){gm, DT_F16, 4, 32, 1, 64, 8194, 1, true, false, true, false, 0, {0}});
 }
 START_TEST(norm_proj_rows) { norm_proj_row_cases(); }
 END_TEST
