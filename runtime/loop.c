@@ -9,7 +9,8 @@
  * device storage on unified memory).  Every dispatch has its own parameter slot (replay.h), so the
  * host writes each step's sizes before the submit; steps past the wanted count keep zero grids.
  * The recording is made again only when the dispatch plan changes.  While a batch runs, the host
- * captures the dispatches of the batch it expects to be asked for next (wnrt_loop_next). */
+ * captures the dispatches of the batch it expects to be asked for next and finds the slots whose
+ * parameters that batch changes; after the wait it writes only those (wnrt_loop_next). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -46,6 +47,8 @@ struct TokenLoop {
     bool ahead;           /* `now` holds the walk of the batch of ahead_steps steps from ahead_pos ... */
     int ahead_steps;      /* ... made while the batch before it ran (wnrt_loop_next) */
     int64_t ahead_pos;
+    bool ahead_diffed;    /* ... and dirty lists the slots it changes against `rec`, the same plan */
+    ReplayDirty dirty;
     ReplaySlots params;
     MemPool *ring_pool;
     MemAlloc ring; /* steps + 1 picked ids */
@@ -156,6 +159,7 @@ void wnrt_loop_free(WnrtModel *m) {
     if (L->cb) vkFreeCommandBuffers(m->dev->device, m->dev->cmd_pool, 1, &L->cb);
     wnrt_replay_trace_free(&L->rec);
     wnrt_replay_trace_free(&L->now);
+    free(L->dirty.index);
     vk_mempool_destroy(L->ring_pool);
     free(L);
     m->loop = NULL;
@@ -238,6 +242,7 @@ int wnrt_loop_prepare(WnrtModel *m, int64_t pos, int steps) {
         if (loop_inputs[k] >= 0) m->bound[loop_inputs[k]] = true;
     if (walk(m, L, VK_NULL_HANDLE, &L->now, steps, pos, NULL) == 0 && record(m, L, steps, pos) == 0) {
         L->ahead = true; /* `now` is this batch's walk: the first wnrt_loop_next writes nothing more */
+        L->ahead_diffed = false;
         L->ahead_steps = steps;
         L->ahead_pos = pos;
     } else {
@@ -263,12 +268,16 @@ int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
     int steps = n - picks < L->cfg.steps ? n - picks : L->cfg.steps;
     if (steps == 0) return picks;
     uint64_t t0 = now_ns();
-    if (L->ahead && L->ahead_steps == steps && L->ahead_pos == L->next_pos)
+    bool ahead = L->ahead && L->ahead_steps == steps && L->ahead_pos == L->next_pos;
+    if (ahead)
         m->stats.loop_ahead++;
     else if (walk(m, L, VK_NULL_HANDLE, &L->now, steps, L->next_pos, NULL) < 0)
         return -1;
     L->ahead = false;
-    if (!L->recorded || !wnrt_replay_same_plan(&L->rec, &L->now)) {
+    if (ahead && L->ahead_diffed && L->recorded) { /* compared while the batch before ran */
+        m->stats.params_written = wnrt_replay_write_dirty(m, &L->params, &L->rec, &L->now, &L->dirty);
+        m->stats.replays += steps;
+    } else if (!L->recorded || !wnrt_replay_same_plan(&L->rec, &L->now)) {
         if (record(m, L, steps, L->next_pos) < 0) return -1;
     } else {
         m->stats.params_written = wnrt_replay_write(m, &L->params, &L->rec, &L->now);
@@ -287,6 +296,9 @@ int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
         L->ahead_pos = L->next_pos + steps;
         L->ahead = walk(m, L, VK_NULL_HANDLE, &L->now, L->ahead_steps, L->ahead_pos, NULL) == 0;
         if (!L->ahead) diag_clear(); /* it is made again, reporting its error, when asked for */
+        /* and the comparison with the slots as this batch has them: after the wait, only the writes */
+        L->ahead_diffed = L->ahead && L->recorded && wnrt_replay_same_plan(&L->rec, &L->now) &&
+                          wnrt_replay_diff(&L->rec, &L->now, &L->dirty) == 0;
     }
     if (vkdev_wait(m->dev, m->fence) < 0) return -1;
     for (int k = 0; k < steps; k++) ids[picks + k] = ring[1 + k];

@@ -94,20 +94,48 @@ int wnrt_replay_reserve(WnrtModel *m, ReplaySlots *s, int n) {
     return 0;
 }
 
+/* Slot i of s from now's arguments (and into last, unless NULL). */
+static void write_slot(const WnrtModel *m, const ReplaySlots *s, ReplayTrace *last, const ReplayTrace *now, int i) {
+    const ReplayArgs *a = &now->args[i];
+    uint8_t *slot = (s->host.buffer ? s->host.map : s->gpu.map) + wnrt_replay_slot_stride(m) * (uint64_t)i;
+    memcpy(slot, a->params, sizeof a->params);
+    memcpy(slot + K_PUSH_MAX, a->grid, sizeof a->grid);
+    if (last) last->args[i] = *a;
+}
+
 int wnrt_replay_write(const WnrtModel *m, const ReplaySlots *s, ReplayTrace *last, const ReplayTrace *now) {
-    uint64_t stride = wnrt_replay_slot_stride(m);
-    uint8_t *map = s->host.buffer ? s->host.map : s->gpu.map;
     int written = 0;
     for (int i = 0; i < now->n; i++) {
-        const ReplayArgs *a = &now->args[i];
-        if (last && memcmp(&last->args[i], a, sizeof *a) == 0) continue;
-        uint8_t *slot = map + stride * (uint64_t)i;
-        memcpy(slot, a->params, sizeof a->params);
-        memcpy(slot + K_PUSH_MAX, a->grid, sizeof a->grid);
-        if (last) last->args[i] = *a;
+        if (last && memcmp(&last->args[i], &now->args[i], sizeof now->args[i]) == 0) continue;
+        write_slot(m, s, last, now, i);
         written++;
     }
     return written;
+}
+
+int wnrt_replay_diff(const ReplayTrace *last, const ReplayTrace *now, ReplayDirty *d) {
+    d->n = 0;
+    for (int i = 0; i < now->n && i < last->n; i++) {
+        if (memcmp(&last->args[i], &now->args[i], sizeof now->args[i]) == 0) continue;
+        if (d->n == d->cap) {
+            int nc = d->cap ? 2 * d->cap : 256;
+            int *ni = realloc(d->index, sizeof *ni * (size_t)nc);
+            if (!ni) {
+                diag_error("out of memory");
+                return -1;
+            }
+            d->index = ni;
+            d->cap = nc;
+        }
+        d->index[d->n++] = i;
+    }
+    return 0;
+}
+
+int wnrt_replay_write_dirty(const WnrtModel *m, const ReplaySlots *s, ReplayTrace *last, const ReplayTrace *now,
+                            const ReplayDirty *d) {
+    for (int k = 0; k < d->n; k++) write_slot(m, s, last, now, d->index[k]);
+    return d->n;
 }
 
 void wnrt_replay_upload(const WnrtModel *m, VkCommandBuffer cb, const ReplaySlots *s) {

@@ -64,6 +64,17 @@ int wnrt_replay_reserve(WnrtModel *m, ReplaySlots *s, int n);
 /* Writes the slots of `now` that differ from `last` into s and copies them into `last`
  * (last = NULL: writes all of now).  Returns the number of slots written. */
 int wnrt_replay_write(const WnrtModel *m, const ReplaySlots *s, ReplayTrace *last, const ReplayTrace *now);
+/* The slots of a trace whose arguments differ from another's (wnrt_replay_diff). */
+typedef struct {
+    int *index;
+    int n, cap;
+} ReplayDirty;
+/* The slots of `now` whose arguments differ from `last`'s (the same plan) into d: the comparison
+ * of wnrt_replay_write made ahead, while the slots are still in use.  0 or -1 (out of memory). */
+int wnrt_replay_diff(const ReplayTrace *last, const ReplayTrace *now, ReplayDirty *d);
+/* Writes the slots d lists from `now` into s and last.  Returns their number. */
+int wnrt_replay_write_dirty(const WnrtModel *m, const ReplaySlots *s, ReplayTrace *last, const ReplayTrace *now,
+                            const ReplayDirty *d);
 /* Records, first in a command buffer that reads s, the copy of the host mirror into the slots and
  * the barrier that makes them visible to shaders and indirect dispatches (nothing without a mirror). */
 void wnrt_replay_upload(const WnrtModel *m, VkCommandBuffer cb, const ReplaySlots *s);
