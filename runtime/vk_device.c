@@ -3,6 +3,7 @@
  * overrides) and logical-device creation with one compute queue. */
 #include "vk_device.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -367,6 +368,13 @@ int vkdev_submit_n(VkDev *d, const VkCommandBuffer *cbs, int n, VkFence fence) {
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = (uint32_t)n, .pCommandBuffers = cbs};
     VkResult r = vkQueueSubmit(d->queue, 1, &si, fence);
     return r == VK_SUCCESS ? 0 : vkdev_fail("vkQueueSubmit", r);
+}
+
+int vkdev_wait_poll(VkDev *d, VkFence fence) {
+    VkResult r;
+    while ((r = vkGetFenceStatus(d->device, fence)) == VK_NOT_READY) sched_yield();
+    if (r == VK_SUCCESS) r = vkResetFences(d->device, 1, &fence);
+    return r == VK_SUCCESS ? 0 : vkdev_fail("vkGetFenceStatus", r);
 }
 
 int vkdev_wait(VkDev *d, VkFence fence) {
