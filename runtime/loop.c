@@ -253,13 +253,6 @@ int wnrt_loop_prepare(WnrtModel *m, int64_t pos, int steps) {
     return 0;
 }
 
-/* The host waits for a batch by polling its fence on GPUs (WEBNNC_LOOP_POLL=0: blocking in the
- * driver), keeping a core busy meanwhile.  The driver's blocking wait woke the host about 130 us
- * after the batch ended, with the GPU idle until the next submit: H200, Qwen2-0.5B, 127 tokens
- * after 512 / 128, batches of 16 steps, 1087 / 1185 -> 1097 / 1198 tok/s.  CPU devices block: their
- * work runs on the host's cores. */
-static bool poll_wait(const WnrtModel *m) { return wnrt_env_flag("WEBNNC_LOOP_POLL", m->dev->info.type != WNRT_DEV_CPU); }
-
 int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
     struct TokenLoop *L = m->loop;
     if (!L || n < 1 || (!L->pick_pending && !L->recorded && m->cur < 0)) {
@@ -307,7 +300,7 @@ int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
         L->ahead_diffed = L->ahead && L->recorded && wnrt_replay_same_plan(&L->rec, &L->now) &&
                           wnrt_replay_diff(&L->rec, &L->now, &L->dirty) == 0;
     }
-    if ((poll_wait(m) ? vkdev_wait_poll(m->dev, m->fence) : vkdev_wait(m->dev, m->fence)) < 0) return -1;
+    if (vkdev_wait(m->dev, m->fence) < 0) return -1; /* polled on GPUs (vk_device.c) */
     for (int k = 0; k < steps; k++) ids[picks + k] = ring[1 + k];
     for (int k = 0; k < picks + steps; k++)
         if ((uint64_t)ids[k] & LOOP_PICK_NAN) {

@@ -48,8 +48,6 @@ int vkdev_submit(VkDev *d, VkCommandBuffer cb, VkFence fence);
 /* n command buffers in order, in one submission (the fence signals after the last). */
 int vkdev_submit_n(VkDev *d, const VkCommandBuffer *cbs, int n, VkFence fence);
 int vkdev_wait(VkDev *d, VkFence fence);
-/* vkdev_wait by polling the fence's status (no sleep in the driver: a shorter wake-up). */
-int vkdev_wait_poll(VkDev *d, VkFence fence);
 int vkdev_end_once(VkDev *d, VkCommandBuffer cb);
 /* Diagnostic for a failed Vulkan call; returns -1. */
 int vkdev_fail(const char *what, VkResult r);

@@ -13,7 +13,7 @@ ONNX folder) gives the same token ids on every runtime path:
   (WEBNNC_FORCE_STAGING=1: the io_copy dispatches a discrete GPU uses; lavapipe maps its memory);
 - `replay-batches-of-3`: the device loop in batches of 3 steps (WEBNNC_LOOP_STEPS=3), so that batches
   after the second write only the parameter slots found changed while the one before ran, the host
-  polling each batch's fence (WEBNNC_LOOP_POLL=1, the GPU default).
+  polling each batch's fence (WEBNNC_WAIT_POLL=1, the GPU default).
 Also: a 64-token generation (qwen2-int4-webgpu) whose runtime statistics (`generate -v`) show at most
 2 recordings and 63 decode steps in the device loop, against 64 recordings without replay; sampling
 on the device (--temperature/--top-k/--top-p/--seed) is deterministic per seed, --top-k 1 and --top-p 1e-6
@@ -44,11 +44,11 @@ MODES = {
     "replay": {},
     "replay-host-loop": {"WEBNNC_DEVICE_LOOP": "0"},
     "replay-staging": {"WEBNNC_FORCE_STAGING": "1"},
-    "replay-batches-of-3": {"WEBNNC_LOOP_STEPS": "3", "WEBNNC_LOOP_POLL": "1"},
+    "replay-batches-of-3": {"WEBNNC_LOOP_STEPS": "3", "WEBNNC_WAIT_POLL": "1"},
 }
 STATS = re.compile(r"runtime: (\d+) recordings, (\d+) replays")
 LOOP = re.compile(r"device token loop: (\d+) decode steps in (\d+) submissions, (\d+) of them prepared ahead")
-ENV_KEYS = ("WEBNNC_REPLAY", "WEBNNC_FORCE_STAGING", "WEBNNC_DEVICE_LOOP", "WEBNNC_ALL_LOGITS", "WEBNNC_LOOP_STEPS", "WEBNNC_LOOP_POLL")
+ENV_KEYS = ("WEBNNC_REPLAY", "WEBNNC_FORCE_STAGING", "WEBNNC_DEVICE_LOOP", "WEBNNC_ALL_LOGITS", "WEBNNC_LOOP_STEPS", "WEBNNC_WAIT_POLL")
 
 
 def generate(model, env_extra, max_new, extra=()):
