@@ -297,8 +297,11 @@ int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
         L->ahead = walk(m, L, VK_NULL_HANDLE, &L->now, L->ahead_steps, L->ahead_pos, NULL) == 0;
         if (!L->ahead) diag_clear(); /* it is made again, reporting its error, when asked for */
         /* and the comparison with the slots as this batch has them: after the wait, only the writes */
-        L->ahead_diffed = L->ahead && L->recorded && wnrt_replay_same_plan(&L->rec, &L->now) &&
-                          wnrt_replay_diff(&L->rec, &L->now, &L->dirty) == 0;
+        L->ahead_diffed = L->ahead && L->recorded && wnrt_replay_same_plan(&L->rec, &L->now);
+        if (L->ahead_diffed && wnrt_replay_diff(&L->rec, &L->now, &L->dirty) < 0) {
+            L->ahead_diffed = false; /* compared after the wait instead */
+            diag_clear();
+        }
     }
     if (vkdev_wait(m->dev, m->fence) < 0) return -1; /* polled on GPUs (vk_device.c) */
     for (int k = 0; k < steps; k++) ids[picks + k] = ring[1 + k];

@@ -380,12 +380,14 @@ static bool poll_fences(const VkDev *d) { return wnrt_env_flag("WEBNNC_WAIT_POLL
 int vkdev_wait(VkDev *d, VkFence fence) {
     VkResult r;
     if (fence) {
-        if (poll_fences(d))
+        bool poll = poll_fences(d);
+        if (poll)
             while ((r = vkGetFenceStatus(d->device, fence)) == VK_NOT_READY) sched_yield();
         else
             r = vkWaitForFences(d->device, 1, &fence, VK_TRUE, UINT64_MAX);
-        if (r == VK_SUCCESS) r = vkResetFences(d->device, 1, &fence);
-        if (r != VK_SUCCESS) return vkdev_fail("vkWaitForFences", r);
+        if (r != VK_SUCCESS) return vkdev_fail(poll ? "vkGetFenceStatus" : "vkWaitForFences", r);
+        r = vkResetFences(d->device, 1, &fence);
+        if (r != VK_SUCCESS) return vkdev_fail("vkResetFences", r);
     } else {
         r = vkQueueWaitIdle(d->queue);
         if (r != VK_SUCCESS) return vkdev_fail("vkQueueWaitIdle", r);
