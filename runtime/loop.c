@@ -5,8 +5,8 @@
  * graph's input copies and nodes (record.c wnrt_record_loop_step) followed by a pick
  * (shaders/next_token.comp) that writes the token
  * into the ring the host reads and into the next step's input_ids, with its position_ids and
- * attention_mask element, where the step's input copies read them (host staging, or the input's
- * device storage on unified memory).  Every dispatch has its own parameter slot (replay.h), so the
+ * attention_mask element in the inputs' device storage, where the next step reads them (its
+ * recording copies no staging over them).  Every dispatch has its own parameter slot (replay.h), so the
  * host writes each step's sizes before the submit; steps past the wanted count keep zero grids.
  * The recording is made again only when the dispatch plan changes.  While a batch runs, the host
  * captures the dispatches of the batch it expects to be asked for next and finds the slots whose
@@ -65,9 +65,15 @@ static int input_index(const WnrtModel *m, const char *name, bool need) {
     return need || name ? -2 : -1;
 }
 
-static const MemAlloc *source_of(const WnrtModel *m, int input) {
-    const Value *v = m->g->inputs[input];
-    return m->staging[v->id].buffer ? &m->staging[v->id] : &m->mem[m->root[v->id]];
+/* Where the picks write the next step's input: its device storage, which the planner keeps for
+ * the input alone across runs (plan.c), not its host staging.  A host-bound run copies staging
+ * over it as before; the loop's steps read it in place (wnrt_loop_writes_input), one stage of
+ * copies fewer per step on GPUs with staging. */
+static const MemAlloc *source_of(const WnrtModel *m, int input) { return &m->mem[m->root[m->g->inputs[input]->id]]; }
+
+bool wnrt_loop_writes_input(const WnrtModel *m, int input) {
+    const struct TokenLoop *L = m->loop;
+    return L && input >= 0 && (input == L->ids || input == L->pos || input == L->mask);
 }
 
 /* Binding of input `input`'s source (the ring, unwritten, when absent) and its flag bits. */

@@ -383,10 +383,10 @@ static int record_nodes(KernelCtx *kc, int64_t (*shapes)[WN_MAX_RANK]) {
 int wnrt_record_capture(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], ReplayTrace *t) {
     KernelCtx kc = {.m = m, .dev = m->dev, .trace = t, .replay = m->replay};
     t->n = 0;
-    int rc = m->replay ? wnrt_replay_io(&kc, m, shapes, true) : 0;
+    int rc = m->replay ? wnrt_replay_io(&kc, m, shapes, REPLAY_IO_IN) : 0;
     if (rc == 0) rc = record_nodes(&kc, shapes);
     if (rc == 0) rc = wnrt_loop_pick(&kc, m, shapes);
-    if (rc == 0 && m->replay) rc = wnrt_replay_io(&kc, m, shapes, false);
+    if (rc == 0 && m->replay) rc = wnrt_replay_io(&kc, m, shapes, REPLAY_IO_OUT);
     free(kc.written);
     free(kc.read);
     return rc;
@@ -409,7 +409,7 @@ int wnrt_record_commands(WnrtModel *m, Recording *r, int *submitted) {
     if (!m->replay) copy_io(m, kc.cb, r, true);
     barrier(&kc, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT,
             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    if (m->replay) rc = wnrt_replay_io(&kc, m, r->shapes, true);
+    if (m->replay) rc = wnrt_replay_io(&kc, m, r->shapes, REPLAY_IO_IN);
     if (m->timestamps) { /* wnrt_set_timing: GPU time of the node dispatches (timing.c) */
         vkCmdResetQueryPool(kc.cb, m->timestamps, 0, 2);
         vkCmdWriteTimestamp(kc.cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, m->timestamps, 0);
@@ -417,7 +417,7 @@ int wnrt_record_commands(WnrtModel *m, Recording *r, int *submitted) {
     if (rc == 0) rc = record_nodes(&kc, r->shapes);
     if (rc == 0) rc = wnrt_loop_pick(&kc, m, r->shapes);
     if (m->timestamps) vkCmdWriteTimestamp(kc.cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, m->timestamps, 1);
-    if (rc == 0 && m->replay) rc = wnrt_replay_io(&kc, m, r->shapes, false);
+    if (rc == 0 && m->replay) rc = wnrt_replay_io(&kc, m, r->shapes, REPLAY_IO_OUT);
     barrier(&kc, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
             VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT);
     if (!m->replay) copy_io(m, kc.cb, r, false);
@@ -452,7 +452,7 @@ KernelCtx *wnrt_record_loop_begin(WnrtModel *m, VkCommandBuffer cb, const Replay
 }
 
 int wnrt_record_loop_step(KernelCtx *kc, int64_t (*shapes)[WN_MAX_RANK]) {
-    int rc = wnrt_replay_io(kc, kc->m, shapes, true);
+    int rc = wnrt_replay_io(kc, kc->m, shapes, REPLAY_IO_LOOP_IN);
     return rc < 0 ? rc : record_nodes(kc, shapes);
 }
 

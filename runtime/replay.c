@@ -155,14 +155,15 @@ void wnrt_replay_upload(const WnrtModel *m, VkCommandBuffer cb, const ReplaySlot
                          0, 1, &after, 0, NULL, 0, NULL);
 }
 
-int wnrt_replay_io(KernelCtx *kc, WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], bool in) {
+int wnrt_replay_io(KernelCtx *kc, WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], ReplayIo io) {
     Graph *g = m->g;
+    bool in = io != REPLAY_IO_OUT;
     int cnt = in ? g->n_inputs : g->n_outputs;
     int shader = -1;
     for (int i = 0; i < cnt; i++) {
         const Value *v = in ? g->inputs[i] : g->outputs[i];
         const MemAlloc *s = &m->staging[v->id];
-        if (!s->buffer || wnrt_kv_skips_io(m, v)) continue;
+        if (!s->buffer || wnrt_kv_skips_io(m, v) || (io == REPLAY_IO_LOOP_IN && wnrt_loop_writes_input(m, i))) continue;
         if (shader < 0 && (shader = vk_shader_lookup("io_copy", DT_U32, DT_U32)) < 0) {
             diag_error("internal: the io_copy shader is missing");
             return -1;

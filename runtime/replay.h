@@ -79,8 +79,11 @@ int wnrt_replay_write_dirty(const WnrtModel *m, const ReplaySlots *s, ReplayTrac
  * the barrier that makes them visible to shaders and indirect dispatches (nothing without a mirror). */
 void wnrt_replay_upload(const WnrtModel *m, VkCommandBuffer cb, const ReplaySlots *s);
 
-/* The graph inputs' copies from host staging to device storage (in) or the outputs' back (out)
- * as io_copy dispatches sized by the run's shapes.  0 or -1 with a diagnostic. */
-int wnrt_replay_io(KernelCtx *kc, WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], bool in);
+/* Which copies wnrt_replay_io records: the graph inputs' from host staging to device storage, the
+ * same for a step of the device token loop (less the inputs its picks write on the device), or the
+ * outputs' back. */
+typedef enum { REPLAY_IO_IN, REPLAY_IO_LOOP_IN, REPLAY_IO_OUT } ReplayIo;
+/* Those copies as io_copy dispatches sized by the run's shapes.  0 or -1 with a diagnostic. */
+int wnrt_replay_io(KernelCtx *kc, WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], ReplayIo io);
 
 #endif

@@ -162,10 +162,12 @@ bool wnrt_kv_skips_io(const WnrtModel *m, const Value *v);
 /* timing.c: destroys the timestamp pool; valid timestamp bits of the device's queue (0: none) */
 void wnrt_timing_free(WnrtModel *m);
 /* loop.c: frees; the pick that ends every run once the loop is configured (record.c; nothing
- * otherwise); notes a finished run's pick (runtime.c) */
+ * otherwise); notes a finished run's pick (runtime.c); whether graph input `input` is one the
+ * picks write in device storage (the loop's steps do not copy it from staging: replay.c) */
 void wnrt_loop_free(WnrtModel *m);
 int wnrt_loop_pick(KernelCtx *kc, WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]);
 void wnrt_loop_after_run(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]);
+bool wnrt_loop_writes_input(const WnrtModel *m, int input);
 uint32_t wnrt_timing_bits(const VkDev *d);
 /* Operands node n runs with (its rewrite's, else its own); returns the count. */
 static inline int plan_node_inputs(const WnrtModel *m, const Node *n, const Value *const **ins) {
