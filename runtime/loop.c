@@ -2,12 +2,12 @@
  *
  * Once configured, every wnrt_run ends with a pick (record.c calls wnrt_loop_pick) of the next token
  * from its last logits row.  The loop's command buffer holds `steps` decode steps, each the
- * graph's input copies and nodes (record.c wnrt_record_loop_step) followed by a pick
- * (shaders/next_token.comp) that writes the token
- * into the ring the host reads and into the next step's input_ids, with its position_ids and
- * attention_mask element in the inputs' device storage, where the next step reads them (its
- * recording copies no staging over them).  Every dispatch has its own parameter slot (replay.h), so the
- * host writes each step's sizes before the submit; steps past the wanted count keep zero grids.
+ * graph's input copies (less the three below) and nodes (record.c wnrt_record_loop_step) followed
+ * by a pick (shaders/next_token.comp) that writes the token into the ring the host reads and the
+ * next step's input_ids, position_ids and attention_mask element into those inputs' device
+ * storage, where the next step reads them.  Every dispatch has its own parameter slot (replay.h),
+ * so the host writes each step's sizes before the submit; steps past the wanted count keep zero
+ * grids.
  * The recording is made again only when the dispatch plan changes.  While a batch runs, the host
  * captures the dispatches of the batch it expects to be asked for next and finds the slots whose
  * parameters that batch changes; after the wait it writes only those (wnrt_loop_next). */
