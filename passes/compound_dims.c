@@ -154,17 +154,10 @@ typedef struct {
     int shift; /* added rank: original axis a >= rank - tail becomes a + shift */
 } Plan;
 
-static bool same_shape(const Value *a, const Value *b) {
-    if (a->rank != b->rank) return false;
-    for (int k = 0; k < a->rank; k++)
-        if (!dim_equal(a->shape[k], b->shape[k])) return false;
-    return true;
-}
-
 /* Node n is the only consumer of chain value v (R1's output shape) and acts only on its trailing
  * `tail` axes, producing a value of v's shape. */
 static bool row_wise(const Node *n, const Value *v, int tail) {
-    if (n->n_outputs != 1 || n->n_inputs < 1 || !same_shape(n->outputs[0], v)) return false;
+    if (n->n_outputs != 1 || n->n_inputs < 1 || !value_same_shape(n->outputs[0], v)) return false;
     const OpInfo *info = op_info(n->op);
     if (n->op == OP_CAST || (info->flags & OPF_ELTWISE_UNARY)) return n->inputs[0] == v;
     if (info->flags & OPF_ELTWISE_BINARY) {
@@ -265,7 +258,7 @@ static int apply(Graph *g, const Plan *p, int rank, const Dim *shape) {
         rc = reinfer(g, n);
     }
     if (rc == 0) rc = reinfer(g, p->r2);
-    if (rc == 0 && !same_shape(r2_out, &before)) {
+    if (rc == 0 && !value_same_shape(r2_out, &before)) {
         diag_node_error(p->r2, "compound_dims: output shape changed after re-splitting");
         rc = -1;
     }

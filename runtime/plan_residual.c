@@ -22,13 +22,6 @@
 #include "rt_env.h"
 #include "rt_model.h"
 
-static bool same_shape(const Value *a, const Value *b) {
-    if (a->rank != b->rank || a->dtype != b->dtype) return false;
-    for (int d = 0; d < a->rank; d++)
-        if (!dim_equal(a->shape[d], b->shape[d])) return false;
-    return true;
-}
-
 /* The matmulNBits whose output y is one of the two summed operands of projection n (input `slot`,
  * FP_INPUT or FP_SKIP) and can add the other one (`r`); NULL if none. */
 static const Node *producer_of(const WnrtModel *m, const Node *n, const int *uses, int slot) {
@@ -38,7 +31,7 @@ static const Node *producer_of(const WnrtModel *m, const Node *n, const int *use
     if (!r || !p || p->op != OP_MATMUL_NBITS || p->n_outputs != 1 || uses[y->id] != 1 || (y->flags & VF_OUTPUT) ||
         !plan_node_open(m, p) || !ext_nbits_residual_ok(p))
         return NULL;
-    if ((y->dtype != DT_F16 && y->dtype != DT_F32) || !same_shape(r, y) ||
+    if ((y->dtype != DT_F16 && y->dtype != DT_F32) || r->dtype != y->dtype || !value_same_shape(r, y) ||
         (sb && (sb->dtype != y->dtype || y->rank < 1 || value_max_elements(sb) != (uint64_t)y->shape[y->rank - 1].v)))
         return NULL;
     return p;

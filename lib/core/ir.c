@@ -350,6 +350,13 @@ bool value_is_static(const Value *v) {
     return true;
 }
 
+bool value_same_shape(const Value *a, const Value *b) {
+    if (a->rank != b->rank) return false;
+    for (int d = 0; d < a->rank; d++)
+        if (!dim_equal(a->shape[d], b->shape[d])) return false;
+    return true;
+}
+
 const char *value_format_type(const Graph *g, const Value *v, char *buf, size_t len) {
     size_t o = (size_t)snprintf(buf, len, "%s[", dtype_name(v->dtype));
     for (int i = 0; i < v->rank && o < len; i++) {

@@ -326,6 +326,8 @@ int graph_node_count(const Graph *g);
 /* Element count of a value's upper-bound shape (static product; bounds for symbolic dims). */
 uint64_t value_max_elements(const Value *v);
 bool value_is_static(const Value *v);
+/* The same rank and dims (dim_equal per dim); dtypes are not compared. */
+bool value_same_shape(const Value *a, const Value *b);
 /* Formats "float32[1, sequence_length, 128]" into buf. */
 const char *value_format_type(const Graph *g, const Value *v, char *buf, size_t len);
 /* Name used in diagnostics: the ONNX origin when known, else the IR name. */

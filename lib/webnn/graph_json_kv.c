@@ -48,12 +48,7 @@ static bool is_symbol(const Graph *g, const char *name) {
     return false;
 }
 
-static bool same_type(const Value *a, const Value *b) {
-    if (a->dtype != b->dtype || a->rank != b->rank) return false;
-    for (int d = 0; d < a->rank; d++)
-        if (!dim_equal(a->shape[d], b->shape[d])) return false;
-    return true;
-}
+static bool same_type(const Value *a, const Value *b) { return a->dtype == b->dtype && value_same_shape(a, b); }
 
 /* Binding i into kv[i] (kv[0..i) already read); 0 or -1 + diagnostic naming entry i. */
 static int read_binding(ReadCtx *c, const cJSON *e, int i, KvBinding *kv) {
