@@ -133,6 +133,16 @@ def sampling_checks(model):
 LONG_PROMPT = ",".join(str((1 + 7919 * k) % 1000) for k in range(40))
 
 
+def last_line_ids(model, prompt, max_new, fuse, env, cleared):
+    """The ids line of a plain `generate --fuse FUSE` run with env (the ENV_KEYS and `cleared` taken
+    from the environment first), or "exit N"."""
+    run_env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS + cleared}
+    run_env.update(env)
+    cmd = [e2e.webnnc(), "generate", model, "--prompt-ids", prompt, "--max-new", str(max_new), "--fuse", fuse]
+    p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=600, env=run_env)
+    return p.stdout.strip().splitlines()[-1] if p.returncode == 0 and p.stdout.strip() else f"exit {p.returncode}"
+
+
 def fused_prefill_checks(models_dir):
     """A 40-token prompt (the prefill forms for 17+ rows) gives the same ids unfused, fully fused with
     the composed qkvProjection / gatedMlp prefill (runtime/k_fused_prefill.c: gatedMlp's act(gate) * up
@@ -144,11 +154,7 @@ def fused_prefill_checks(models_dir):
         got = {}
         for label, fuse, env in (("none", "none", {}), ("all", "all", {}), ("all, tile", "all", {"WEBNNC_FUSED_PREFILL": "tile"}),
                                  ("all, gate_mul", "all", {"WEBNNC_FUSED_PREFILL": "gate_mul"})):
-            run_env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS + ("WEBNNC_FUSED_PREFILL",)}
-            run_env.update(env)
-            cmd = [e2e.webnnc(), "generate", model, "--prompt-ids", LONG_PROMPT, "--max-new", "8", "--fuse", fuse]
-            p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=600, env=run_env)
-            got[label] = p.stdout.strip().splitlines()[-1] if p.returncode == 0 and p.stdout.strip() else f"exit {p.returncode}"
+            got[label] = last_line_ids(model, LONG_PROMPT, 8, fuse, env, ("WEBNNC_FUSED_PREFILL",))
         if len(set(got.values())) != 1:
             problems.append(f"{name}, 40-token prompt: " + "; ".join(f"--fuse {k}: {v}" for k, v in got.items()))
         else:
@@ -166,11 +172,7 @@ def residual_fold_checks(models_dir):
         model = os.path.join(models_dir, name)
         got = {}
         for label, env in (("default", {}), ("folded", {"WEBNNC_RESIDUAL_MIN_KIB": "0"})):
-            run_env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS + ("WEBNNC_RESIDUAL_MIN_KIB",)}
-            run_env.update(env)
-            cmd = [e2e.webnnc(), "generate", model, "--prompt-ids", PROMPT, "--max-new", str(MAX_NEW), "--fuse", "all"]
-            p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=600, env=run_env)
-            got[label] = p.stdout.strip().splitlines()[-1] if p.returncode == 0 and p.stdout.strip() else f"exit {p.returncode}"
+            got[label] = last_line_ids(model, PROMPT, MAX_NEW, "all", env, ("WEBNNC_RESIDUAL_MIN_KIB",))
         if len(set(got.values())) != 1 or got["default"].startswith("exit"):
             problems.append(f"{name}, skip sums folded: " + "; ".join(f"{k}: {v}" for k, v in got.items()))
         else:
