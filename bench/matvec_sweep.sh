@@ -7,24 +7,26 @@
 #   env:   WGS="32 64 128 256"  ROWS="1 2 4 8"
 #          VARIANTS="half=0 half=1" (default: "default", the built-in choice); a variant's
 #          comma-separated settings: half=0|1 sets WEBNNC_MATVEC_HALF (exact f32 / float16-pair
-#          dequantization of 4-bit weights)
+#          dequantization of 4-bit weights); tpr=N sets WEBNNC_MATVEC_TPR (N invocations per
+#          row group, reduced with subgroup shuffles; 0: the whole workgroup)
 set -u
 bin=${1:?usage: matvec_sweep.sh WEBNNC_BINARY [BENCH] [options]}
 bench=${2:-matvec-int4}
 [ $# -ge 2 ] && shift 2 || shift $#
 tmp=$(mktemp)
 for variant in ${VARIANTS:-default}; do
-    half=
+    half= tpr=
     for kv in $(echo "$variant" | tr ',' ' '); do
         case $kv in
         half=*) half=${kv#half=} ;;
+        tpr=*) tpr=${kv#tpr=} ;;
         default) ;;
         *) echo "matvec_sweep.sh: unknown variant setting '$kv'" >&2; exit 2 ;;
         esac
     done
     for wg in ${WGS:-32 64 128 256}; do
         for rows in ${ROWS:-1 2 4 8}; do
-            WEBNNC_MATVEC_HALF=$half WEBNNC_MATVEC_WG=$wg WEBNNC_MATVEC_ROWS=$rows \
+            WEBNNC_MATVEC_HALF=$half WEBNNC_MATVEC_TPR=$tpr WEBNNC_MATVEC_WG=$wg WEBNNC_MATVEC_ROWS=$rows \
                 "$bin" bench "$bench" --json "$@" |
                 python3 -c '
 import json, sys

@@ -6,8 +6,9 @@
 
 long wnrt_env_long(const char *name, long lo, long hi, long def) {
     const char *e = getenv(name);
-    long v = e ? strtol(e, NULL, 10) : 0;
-    return e && v >= lo && v <= hi ? v : def;
+    if (!e || !*e) return def; /* unset or empty (NAME= in a script's env list): the default */
+    long v = strtol(e, NULL, 10);
+    return v >= lo && v <= hi ? v : def;
 }
 
 bool wnrt_env_flag(const char *name, bool def) {
