@@ -21,6 +21,7 @@
 #include "vk_pipeline.h"
 
 #define PICK_WG 1024 /* pick workgroup size where the device allows (else the largest power of 2 it does) */
+#define PICK_VEC_LOADS 32u /* PickParams.flags: the logits row is read in 16-byte vectors (next_token.comp) */
 #define LOOP_PICK_NAN 0x80000000u /* a ring entry of a step whose logits were all NaN (next_token.comp) */
 
 static uint64_t now_ns(void) {
@@ -103,6 +104,9 @@ static int pick(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, uint64_t row, 
     b[2] = source_bind(m, L, L->pos, 2, 4, &pp.flags);
     b[3] = source_bind(m, L, L->mask, 8, 16, &pp.flags);
     b[4] = (KBind){L->ring.buffer, L->ring.offset, (L->ring.size + 3) & ~(uint64_t)3, true};
+    /* 16-byte loads where the row starts on a 16-byte boundary (WEBNNC_PICK_VEC=0: scalar loads) */
+    if ((la->offset + row * (uint64_t)dtype_bits(lv->dtype) / 8) % 16 == 0 && wnrt_env_flag("WEBNNC_PICK_VEC", true))
+        pp.flags |= PICK_VEC_LOADS;
     uint32_t wg = PICK_WG;
     while (wg > m->dev->info.max_workgroup_invocations) wg /= 2;
     return kc_dispatch(kc, NULL, L->shader, &wg, 1, &pp, sizeof pp, b, 5, on, 1, 1);

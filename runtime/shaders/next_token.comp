@@ -15,7 +15,9 @@
 #define WG gl_WorkGroupSize.x
 #define WG_MAX 1024
 #define ARGMAX_BATCH 16u // logits per invocation whose loads are issued together (wg_argmax)
+#define VEC_BATCH 4u     // the same in 16-byte vectors (wg_argmax_vec; 32 float16 or 16 float32)
 layout(std430, binding = 0) readonly buffer Logits { A_T logits[]; };
+layout(std430, binding = 0) readonly buffer Logits4 { uvec4 logits4[]; }; // flag 32: the row 16-byte aligned
 layout(std430, binding = 1) buffer Ids { uint ids_w[]; };
 layout(std430, binding = 2) buffer Pos { uint pos_w[]; };
 layout(std430, binding = 3) buffer Mask { uint mask_w[]; };
@@ -25,7 +27,8 @@ PARAMS_BLOCK PC {
     uint row;      // element index of the row's first logit
     uint slot;     // ring entry of the picked token
     uint pos;      // its position: position_ids value and attention_mask index of the next step
-    uint flags;    // 1: ids 64-bit, 2: position_ids present, 4: 64-bit, 8: attention_mask present, 16: 64-bit
+    uint flags;    // 1: ids 64-bit, 2: position_ids present, 4: 64-bit, 8: attention_mask present, 16: 64-bit,
+                   // 32: the row starts on a 16-byte boundary of the binding (vector loads)
     float inv_temp;
     uint top_k;    // 0: every token
     float top_p;   // >= 1: every token
@@ -69,24 +72,65 @@ uint wg_count(uint v) {
     return r;
 }
 
-// The first index of the largest non-NaN logit (0xffffffff: none); every invocation gets it.
-// Invocation t scans t, t + WG, ... in batches of ARGMAX_BATCH whose loads are all issued before
-// any is compared; its indices rise, so a strict > keeps the first.  (256 invocations reading one
-// logit at a time: Qwen2-0.5B, vocabulary 151936, decoded 596 / 580 tok/s after 128 / 512-token
-// prompts on an H100, against 624 / 621 with this, in the same run.)
-uint wg_argmax() {
+// Keeps (x, i) in (best, bi) when x is not NaN and larger than best (or the first one kept): with
+// rising i per invocation, a strict > keeps the first index of the largest.
+void keep_max(float x, uint i, inout float best, inout uint bi) {
+    if (!isnan(x) && (bi == 0xffffffffu || x > best)) best = x, bi = i;
+}
+
+// Invocation t's scan of elements t, t + WG, ... in batches of ARGMAX_BATCH whose loads are all
+// issued before any is compared.  (256 invocations reading one logit at a time: Qwen2-0.5B,
+// vocabulary 151936, decoded 596 / 580 tok/s after 128 / 512-token prompts on an H100, against
+// 624 / 621 with this, in the same run.)
+void scan_scalar(inout float best, inout uint bi) {
     uint t = gl_LocalInvocationID.x;
-    float best = 0.0;
-    uint bi = 0xffffffffu;
     for (uint base = 0u; base < pc.vocab; base += WG * ARGMAX_BATCH) {
         float x[ARGMAX_BATCH];
         [[unroll]] for (uint u = 0u; u < ARGMAX_BATCH; u++) {
             uint i = base + t + WG * u;
             x[u] = i < pc.vocab ? logit(i) : uintBitsToFloat(0x7fc00000u); // past the end: NaN, never kept
         }
-        [[unroll]] for (uint u = 0u; u < ARGMAX_BATCH; u++)
-            if (!isnan(x[u]) && (bi == 0xffffffffu || x[u] > best)) best = x[u], bi = base + t + WG * u;
+        [[unroll]] for (uint u = 0u; u < ARGMAX_BATCH; u++) keep_max(x[u], base + t + WG * u, best, bi);
     }
+}
+
+// The same over 16-byte vectors (flag 32): invocation t takes vectors t, t + WG, ... (VEC_BATCH
+// loads issued together), then the elements after the last whole vector; its indices still rise.
+// A row of 151936 float16 is 19 vectors per invocation of 1024, where scalar loads took 149.
+const uint PER_VEC = 128u / A_BITS;
+void scan_vec(inout float best, inout uint bi) {
+    uint t = gl_LocalInvocationID.x, nvec = pc.vocab / PER_VEC, v0 = pc.row / PER_VEC;
+    for (uint base = 0u; base < nvec; base += WG * VEC_BATCH) {
+        uvec4 q[VEC_BATCH];
+        [[unroll]] for (uint u = 0u; u < VEC_BATCH; u++) {
+            uint v = base + t + WG * u;
+            q[u] = logits4[v0 + min(v, nvec - 1u)]; // past the end: clamped, not kept below
+        }
+        [[unroll]] for (uint u = 0u; u < VEC_BATCH; u++) {
+            uint v = base + t + WG * u;
+            if (v >= nvec) continue;
+            [[unroll]] for (uint w = 0u; w < 4u; w++) {
+#if A_BITS == 16
+                vec2 f = unpackHalf2x16(q[u][w]);
+                keep_max(f.x, v * PER_VEC + 2u * w, best, bi);
+                keep_max(f.y, v * PER_VEC + 2u * w + 1u, best, bi);
+#else
+                keep_max(uintBitsToFloat(q[u][w]), v * PER_VEC + w, best, bi);
+#endif
+            }
+        }
+    }
+    uint i = nvec * PER_VEC + t;
+    if (i < pc.vocab) keep_max(logit(i), i, best, bi);
+}
+
+// The first index of the largest non-NaN logit (0xffffffff: none); every invocation gets it.
+uint wg_argmax() {
+    uint t = gl_LocalInvocationID.x;
+    float best = 0.0;
+    uint bi = 0xffffffffu;
+    if ((pc.flags & 32u) != 0u && (A_BITS == 16 || A_BITS == 32)) scan_vec(best, bi);
+    else scan_scalar(best, bi);
     red_f[t] = best;
     red_u[t] = bi;
     barrier();

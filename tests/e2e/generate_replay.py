@@ -19,7 +19,8 @@ Also: a 64-token generation (qwen2-int4-webgpu) whose runtime statistics (`gener
 on the device (--temperature/--top-k/--top-p/--seed) is deterministic per seed, --top-k 1 and --top-p 1e-6
 equal greedy, two seeds differ, and sampling without the device loop is refused (exit 2); a model whose
 logits are all NaN stops generate with an error (exit 2, like any model that cannot run), on the device
-loop and on the host argmax; a 40-token prompt gives the same ids unfused and fully fused (composed
+loop and on the host argmax; the device pick (16-byte and scalar loads) equals the host argmax on logits
+full of bit-identical ties and with maxima in the elements after the last whole vector (pick_checks); a 40-token prompt gives the same ids unfused and fully fused (composed
 prefill of qkvProjection / gatedMlp, with gatedMlp's act(gate) * up in its GEMM or as a separate
 dispatch, and the tile kernel) on three int4 models; and fully fused, the same ids with the skip sums of
 qkvProjection / gatedMlp folded into the matmulNBits before them (runtime/plan_residual.c, forced on
@@ -48,7 +49,8 @@ MODES = {
 }
 STATS = re.compile(r"runtime: (\d+) recordings, (\d+) replays")
 LOOP = re.compile(r"device token loop: (\d+) decode steps in (\d+) submissions, (\d+) of them prepared ahead")
-ENV_KEYS = ("WEBNNC_REPLAY", "WEBNNC_FORCE_STAGING", "WEBNNC_DEVICE_LOOP", "WEBNNC_ALL_LOGITS", "WEBNNC_LOOP_STEPS", "WEBNNC_WAIT_POLL")
+ENV_KEYS = ("WEBNNC_REPLAY", "WEBNNC_FORCE_STAGING", "WEBNNC_DEVICE_LOOP", "WEBNNC_ALL_LOGITS", "WEBNNC_LOOP_STEPS", "WEBNNC_WAIT_POLL",
+            "WEBNNC_PICK_VEC")
 
 
 def generate(model, env_extra, max_new, extra=()):
@@ -215,6 +217,60 @@ def nan_checks(models_dir):
     return problems
 
 
+PICK_VOCAB = 1019  # 127 vectors of 8 float16 or 254 of 4 float32, and a tail the pick reads element by element
+PICK_TAIL = 1016   # the first logit of that tail (for both)
+
+
+def pick_checks(models_dir):
+    """The device loop's greedy pick (next_token.comp) on logits full of ties and with maxima past the last
+    whole 16-byte vector: qwen2-fp32-cpu and qwen2-fp16-webgpu with their vocabulary head rewritten to
+    PICK_VOCAB columns, 1016..1018 (the tail) copies of original columns 0..2 and every column before
+    them a copy of one of columns 3..13 (j -> 3 + j % 11: each of those logits 92 times, bit-identical).
+    The ids of the device loop with 16-byte loads (the default) and with scalar loads (WEBNNC_PICK_VEC=0)
+    must equal the host argmax's (first index of the largest), and the host's must hold both kinds of
+    pick (a tail index, and a tied one below 11) for the check to mean anything."""
+    import shutil
+    import tempfile
+
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+    problems = []
+    for name in ("qwen2-fp32-cpu", "qwen2-fp16-webgpu"):
+        src = os.path.join(models_dir, name)
+        with tempfile.TemporaryDirectory() as tmp:
+            for f in os.listdir(src):
+                if f not in ("model.onnx", "model.onnx.data") and os.path.isfile(os.path.join(src, f)):
+                    shutil.copy(os.path.join(src, f), tmp)
+            m = onnx.load(os.path.join(src, "model.onnx"))
+            head = next(n for n in m.graph.node if n.output[0] == "logits")
+            init = next(t for t in m.graph.initializer if t.name == head.input[1])
+            w = numpy_helper.to_array(init)
+            cols = [3 + j % 11 for j in range(PICK_TAIL)] + list(range(PICK_VOCAB - PICK_TAIL))
+            init.CopyFrom(numpy_helper.from_array(np.ascontiguousarray(w[:, cols]), init.name))
+            logits = next(o for o in m.graph.output if o.name == "logits")
+            logits.type.tensor_type.shape.dim[-1].dim_value = PICK_VOCAB
+            onnx.save(m, os.path.join(tmp, "model.onnx"), save_as_external_data=True, location="model.onnx.data")
+            got = {}
+            for mode, env in (("host argmax", {"WEBNNC_DEVICE_LOOP": "0"}), ("device, 16-byte loads", {}),
+                              ("device, scalar loads", {"WEBNNC_PICK_VEC": "0"})):
+                ids, _, steps, why = generate(tmp, env, 24)
+                if ids is None:
+                    problems.append(f"pick {name} {mode}: {why}")
+                    continue
+                if (steps == 0) != (mode == "host argmax"):
+                    problems.append(f"pick {name} {mode}: {steps} device loop steps")
+                got[mode] = ids
+            ref = [int(i) for i in got.get("host argmax", "").split(",") if i]
+            for mode, ids in got.items():
+                if ids != got.get("host argmax"):
+                    problems.append(f"pick {name} {mode}: ids {ids} differ from the host argmax's {got.get('host argmax')}")
+            if ref and not (any(i >= PICK_TAIL for i in ref) and any(i < 11 for i in ref)):
+                problems.append(f"pick {name}: the host's ids {ref} hold no tail index or no tied one (test lost its point)")
+            print(f"pick {name}: {len(got)} paths, ids {','.join(map(str, ref))}", flush=True)
+    return problems
+
+
 def main():
     e2e.webnnc()
     shared = e2e.shared_dir_or_skip("generate_replay (model corpus)")
@@ -260,6 +316,7 @@ def main():
     failures += sampling_checks(model)
     failures += warm_checks(model)
     failures += nan_checks(models_dir)
+    failures += pick_checks(models_dir)
     failures += fused_prefill_checks(models_dir)
     failures += residual_fold_checks(models_dir)
     if failures:
