@@ -58,6 +58,16 @@ _Static_assert(sizeof(MatvecRowsPush) <= K_PUSH_MAX, "mat-vec push constants");
  * for 3 x 4, 50.0 for 4 x 4, 44.3 for 2 x 2, 58.2 for 1 x 8 and 69.3 for 1 x 16 invocations per row;
  * the other kernels' changes moved the head's own time, so only the A/B above counts.) */
 #define MV_TALL_ROWS 2
+/* Long 4-bit rows (more units than a subgroup has invocations) of weights with at least MV_FEW_ROWS
+ * rows take one subgroup per row group of MV_LONG_CLUSTER_ROWS rows (instead of the workgroup
+ * reduction of 2 rows).  H200, bench matvec-int4 (zero points) / matvec-int4-nozp, % of copy
+ * measured in the same call, before -> after: 4096 x 4096 56.6 -> 63.6 / 63.6 -> 66.8; 8192 60.2 ->
+ * 67.6 / 65.6 -> 71.5 (before: 64 x 2, the 4096 default is 32 x 2); 16384 63.2 -> 67.3 / 68.7 ->
+ * 71.5 (bench/matvec_sweep.sh, variants tpr=32 and default, workgroups 64 / 256 x rows 2 / 4 / 8:
+ * 64 x 4 with one subgroup per row group was best or within 1.2 points of it everywhere).  No
+ * projection of the benchmark decoders has such a shape (Qwen2-0.5B's down_proj has long rows but
+ * 896 of them). */
+#define MV_LONG_CLUSTER_ROWS 4
 /* gated_rows: weights of at least MV_GATED_WIDE_N rows (gate + up) take MV_GATED_WIDE_ROWS per group */
 #define MV_GATED_WIDE_N 8192
 #define MV_GATED_WIDE_ROWS 4
@@ -66,13 +76,15 @@ static void work_split(const WnrtDeviceInfo *d, int bits, uint64_t N, uint64_t u
     bool cpu = d->type == WNRT_DEV_CPU, tall = N / 2 > MV_MAX_GROUPS;
     uint32_t sg = d->subgroup_size;
     bool cluster_ok = bits <= 8 && d->subgroup_shuffle && sg && (sg & (sg - 1)) == 0;
-    *tpr = cpu || !cluster_ok ? 0 : tall && sg >= MV_TALL_TPR ? MV_TALL_TPR : units <= sg ? sg : 0;
+    bool long_wide = bits == 4 && units > sg && N >= MV_FEW_ROWS;
+    *tpr = cpu || !cluster_ok ? 0 : tall && sg >= MV_TALL_TPR ? MV_TALL_TPR : units <= sg || long_wide ? sg : 0;
     /* tuning override: WEBNNC_MATVEC_TPR = 0 (workgroup reduction) or a power of two <= the subgroup size */
     *tpr = (uint32_t)wnrt_env_long("WEBNNC_MATVEC_TPR", 0, 1024, *tpr);
     if (*tpr && (!cluster_ok || (*tpr & (*tpr - 1)) || *tpr > sg)) *tpr = 0;
     *wg = cpu || bits > 8 ? 64 : 32;
     if (cpu || bits > 8) *rows = 4;
     else if (tall) *rows = *tpr ? MV_TALL_ROWS : 4;
+    else if (*tpr && long_wide) *rows = MV_LONG_CLUSTER_ROWS;
     else *rows = bits == 4 && N < MV_FEW_ROWS ? 1 : 2;
     uint32_t min_wg = sg > 32 ? sg : 32;
     while (*wg / 2 >= min_wg && *wg / 2 >= units) *wg /= 2;
