@@ -104,8 +104,9 @@ static int pick(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, uint64_t row, 
     b[2] = source_bind(m, L, L->pos, 2, 4, &pp.flags);
     b[3] = source_bind(m, L, L->mask, 8, 16, &pp.flags);
     b[4] = (KBind){L->ring.buffer, L->ring.offset, (L->ring.size + 3) & ~(uint64_t)3, true};
-    /* 16-byte loads where the row starts on a 16-byte boundary (WEBNNC_PICK_VEC=0: scalar loads) */
-    if ((la->offset + row * (uint64_t)dtype_bits(lv->dtype) / 8) % 16 == 0 && wnrt_env_flag("WEBNNC_PICK_VEC", true))
+    /* 16-byte loads where the binding and the row start on 16-byte boundaries (the shader indexes
+     * vectors from the binding's start; WEBNNC_PICK_VEC=0: scalar loads) */
+    if (la->offset % 16 == 0 && row * (uint64_t)dtype_bits(lv->dtype) / 8 % 16 == 0 && wnrt_env_flag("WEBNNC_PICK_VEC", true))
         pp.flags |= PICK_VEC_LOADS;
     uint32_t wg = PICK_WG;
     while (wg > m->dev->info.max_workgroup_invocations) wg /= 2;

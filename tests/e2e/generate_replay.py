@@ -226,9 +226,11 @@ def pick_checks(models_dir):
     whole 16-byte vector: qwen2-fp32-cpu and qwen2-fp16-webgpu with their vocabulary head rewritten to
     PICK_VOCAB columns, 1016..1018 (the tail) copies of original columns 0..2 and every column before
     them a copy of one of columns 3..13 (j -> 3 + j % 11: each of those logits 92 times, bit-identical).
-    The ids of the device loop with 16-byte loads (the default) and with scalar loads (WEBNNC_PICK_VEC=0)
-    must equal the host argmax's (first index of the largest), and the host's must hold both kinds of
-    pick (a tail index, and a tied one below 11) for the check to mean anything."""
+    The ids of the device loop with 16-byte loads (the default), with scalar loads (WEBNNC_PICK_VEC=0) and
+    with logits of every prompt position (WEBNNC_ALL_LOGITS=1: the prefill's pick reads row 7, which
+    starts off a 16-byte boundary, so it must fall back to scalar loads) must equal the host argmax's
+    (first index of the largest), and the host's must hold both kinds of pick (a tail index, and a tied
+    one below 11) for the check to mean anything."""
     import shutil
     import tempfile
 
@@ -253,7 +255,8 @@ def pick_checks(models_dir):
             onnx.save(m, os.path.join(tmp, "model.onnx"), save_as_external_data=True, location="model.onnx.data")
             got = {}
             for mode, env in (("host argmax", {"WEBNNC_DEVICE_LOOP": "0"}), ("device, 16-byte loads", {}),
-                              ("device, scalar loads", {"WEBNNC_PICK_VEC": "0"})):
+                              ("device, scalar loads", {"WEBNNC_PICK_VEC": "0"}),
+                              ("device, every logits row", {"WEBNNC_ALL_LOGITS": "1"})):
                 ids, _, steps, why = generate(tmp, env, 24)
                 if ids is None:
                     problems.append(f"pick {name} {mode}: {why}")
