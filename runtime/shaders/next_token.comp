@@ -14,10 +14,10 @@
 // The workgroup: PICK_WG invocations (runtime/loop.c: 1024 where the device allows, a power of 2).
 #define WG gl_WorkGroupSize.x
 #define WG_MAX 1024
-#define ARGMAX_BATCH 16u // logits per invocation whose loads are issued together (wg_argmax)
-#define VEC_BATCH 4u     // the same in 16-byte vectors (wg_argmax_vec; 32 float16 or 16 float32)
+#define ARGMAX_BATCH 16u // logits per invocation whose loads are issued together (scan_scalar)
+#define VEC_BATCH 4u     // the same in 16-byte vectors (scan_vec: 32 float16 or 16 float32; 8 measured no faster)
 layout(std430, binding = 0) readonly buffer Logits { A_T logits[]; };
-layout(std430, binding = 0) readonly buffer Logits4 { uvec4 logits4[]; }; // flag 32: the row 16-byte aligned
+layout(std430, binding = 0) readonly buffer Logits4 { uvec4 logits4[]; }; // read under flag 32 only
 layout(std430, binding = 1) buffer Ids { uint ids_w[]; };
 layout(std430, binding = 2) buffer Pos { uint pos_w[]; };
 layout(std430, binding = 3) buffer Mask { uint mask_w[]; };
@@ -129,7 +129,7 @@ uint wg_argmax() {
     uint t = gl_LocalInvocationID.x;
     float best = 0.0;
     uint bi = 0xffffffffu;
-    if ((pc.flags & 32u) != 0u && (A_BITS == 16 || A_BITS == 32)) scan_vec(best, bi);
+    if ((pc.flags & 32u) != 0u) scan_vec(best, bi);
     else scan_scalar(best, bi);
     red_f[t] = best;
     red_u[t] = bi;
