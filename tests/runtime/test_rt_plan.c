@@ -3,10 +3,13 @@
  * size; WEBNNC_REPLAY=0: one per size), buffer reuse (peak below the sum of tensors; inputs bound
  * once survive later runs), wnrt_warm (no recording, inputs left as they were), reshape as a view
  * (no dispatch), reductions with an element-wise epilogue in one dispatch (plan_reduce.c),
- * missing-kernel error. */
+ * missing-kernel error; the environment overrides the planner and kernels read (rt_env.c: a numeric
+ * override applies when set, not empty and in range, else the default, so a script's `NAME=` does
+ * not read as 0; a switch is off for "0", on for any other value, the default when unset or empty). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_env.h"
 #include "rt_test_util.h"
 #include "webnn.h"
 
@@ -308,6 +311,39 @@ START_TEST(missing_kernel_and_inputs) {
 }
 END_TEST
 
+#define ENV_VAR "WEBNNC_TEST_ENV_OVERRIDE"
+
+START_TEST(numeric_override) {
+    unsetenv(ENV_VAR);
+    ck_assert_int_eq(wnrt_env_long(ENV_VAR, 0, 64, 7), 7);
+    setenv(ENV_VAR, "", 1);
+    ck_assert_int_eq(wnrt_env_long(ENV_VAR, 0, 64, 7), 7);
+    setenv(ENV_VAR, "0", 1);
+    ck_assert_int_eq(wnrt_env_long(ENV_VAR, 0, 64, 7), 0);
+    setenv(ENV_VAR, "32", 1);
+    ck_assert_int_eq(wnrt_env_long(ENV_VAR, 0, 64, 7), 32);
+    setenv(ENV_VAR, "65", 1);
+    ck_assert_int_eq(wnrt_env_long(ENV_VAR, 0, 64, 7), 7);
+    setenv(ENV_VAR, "-1", 1);
+    ck_assert_int_eq(wnrt_env_long(ENV_VAR, 0, 64, 7), 7);
+    unsetenv(ENV_VAR);
+}
+END_TEST
+
+START_TEST(switch_override) {
+    unsetenv(ENV_VAR);
+    ck_assert(wnrt_env_flag(ENV_VAR, true));
+    ck_assert(!wnrt_env_flag(ENV_VAR, false));
+    setenv(ENV_VAR, "", 1);
+    ck_assert(wnrt_env_flag(ENV_VAR, true));
+    setenv(ENV_VAR, "0", 1);
+    ck_assert(!wnrt_env_flag(ENV_VAR, true));
+    setenv(ENV_VAR, "1", 1);
+    ck_assert(wnrt_env_flag(ENV_VAR, false));
+    unsetenv(ENV_VAR);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("runtime-plan");
     TCase *tc = tcase_create("plan");
@@ -322,5 +358,9 @@ int main(void) {
     tcase_add_test(tc, reduce_epilogue_one_dispatch);
     tcase_add_test(tc, missing_kernel_and_inputs);
     suite_add_tcase(s, tc);
+    TCase *env = tcase_create("env");
+    tcase_add_test(env, numeric_override);
+    tcase_add_test(env, switch_override);
+    suite_add_tcase(s, env);
     return rt_main(s);
 }
