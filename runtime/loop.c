@@ -55,6 +55,7 @@ struct TokenLoop {
     MemAlloc ring; /* steps + 1 picked ids */
     int64_t next_pos;  /* position of the token the next step feeds */
     bool pick_pending; /* the last wnrt_run picked a token into ring[0] */
+    bool vec_loads;    /* picks may read aligned logits rows in 16-byte vectors (WEBNNC_PICK_VEC=0: never) */
 };
 
 static int input_index(const WnrtModel *m, const char *name, bool need) {
@@ -106,7 +107,7 @@ static int pick(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, uint64_t row, 
     b[4] = (KBind){L->ring.buffer, L->ring.offset, (L->ring.size + 3) & ~(uint64_t)3, true};
     /* 16-byte loads where the binding and the row start on 16-byte boundaries (the shader indexes
      * vectors from the binding's start; WEBNNC_PICK_VEC=0: scalar loads) */
-    if (la->offset % 16 == 0 && row * (uint64_t)dtype_bits(lv->dtype) / 8 % 16 == 0 && wnrt_env_flag("WEBNNC_PICK_VEC", true))
+    if (L->vec_loads && la->offset % 16 == 0 && row * (uint64_t)dtype_bits(lv->dtype) / 8 % 16 == 0)
         pp.flags |= PICK_VEC_LOADS;
     uint32_t wg = PICK_WG;
     while (wg > m->dev->info.max_workgroup_invocations) wg /= 2;
@@ -195,6 +196,7 @@ int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c) {
     m->loop = L;
     L->cfg = *c;
     if (!L->cfg.steps) L->cfg.steps = (int)wnrt_env_long("WEBNNC_LOOP_STEPS", 1, 256, WNRT_LOOP_STEPS);
+    L->vec_loads = wnrt_env_flag("WEBNNC_PICK_VEC", true);
     L->ids = input_index(m, c->input_ids, true);
     L->pos = input_index(m, c->position_ids, false);
     L->mask = input_index(m, c->attention_mask, true);

@@ -291,6 +291,12 @@ VkDev *vkdev_open(int index) {
         fcoop.pNext = f12.pNext;
         f12.pNext = &fcoop;
     }
+    /* Fences are waited for by polling their status on GPUs (WEBNNC_WAIT_POLL=0: blocking in the
+     * driver), which keeps a core busy meanwhile.  The driver's blocking wait woke the host about 130
+     * us after the work ended (H200; the device token loop's GPU idle until its next submit:
+     * Qwen2-0.5B, 127 tokens after 512 / 128, batches of 16 steps, 1087 / 1185 -> 1097 / 1198 tok/s).
+     * CPU devices block: their work runs on the host's cores. */
+    d->poll_fences = wnrt_env_flag("WEBNNC_WAIT_POLL", d->info.type != WNRT_DEV_CPU);
     d->pipeline_stats = wnrt_env_flag("WEBNNC_PIPELINE_STATS", false) &&
                         has_extension(d->phys, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fexec = {
@@ -370,17 +376,10 @@ int vkdev_submit_n(VkDev *d, const VkCommandBuffer *cbs, int n, VkFence fence) {
     return r == VK_SUCCESS ? 0 : vkdev_fail("vkQueueSubmit", r);
 }
 
-/* Fences are waited for by polling their status on GPUs (WEBNNC_WAIT_POLL=0: blocking in the driver),
- * which keeps a core busy meanwhile.  The driver's blocking wait woke the host about 130 us after the
- * work ended (H200; the device token loop's GPU idle until its next submit: Qwen2-0.5B, 127 tokens
- * after 512 / 128, batches of 16 steps, 1087 / 1185 -> 1097 / 1198 tok/s).  CPU devices block: their
- * work runs on the host's cores. */
-static bool poll_fences(const VkDev *d) { return wnrt_env_flag("WEBNNC_WAIT_POLL", d->info.type != WNRT_DEV_CPU); }
-
 int vkdev_wait(VkDev *d, VkFence fence) {
     VkResult r;
     if (fence) {
-        bool poll = poll_fences(d);
+        bool poll = d->poll_fences;
         if (poll)
             while ((r = vkGetFenceStatus(d->device, fence)) == VK_NOT_READY) sched_yield();
         else

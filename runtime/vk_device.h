@@ -24,6 +24,7 @@ typedef struct VkDev {
     VkPhysicalDeviceMemoryProperties mem_props;
     PFN_vkCmdPushDescriptorSetKHR push_descriptor_fn; /* NULL when unsupported */
     bool pipeline_stats;                              /* WEBNNC_PIPELINE_STATS=1 and the driver reports them */
+    bool poll_fences;                                 /* vkdev_wait polls (WEBNNC_WAIT_POLL; default on GPUs) */
     struct PipelineSet *pipelines;                    /* vk_pipeline.c */
     int pipelines_created;                            /* by vk_pipeset_get so far */
 } VkDev;

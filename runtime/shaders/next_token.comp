@@ -28,7 +28,7 @@ PARAMS_BLOCK PC {
     uint slot;     // ring entry of the picked token
     uint pos;      // its position: position_ids value and attention_mask index of the next step
     uint flags;    // 1: ids 64-bit, 2: position_ids present, 4: 64-bit, 8: attention_mask present, 16: 64-bit,
-                   // 32: the row starts on a 16-byte boundary of the binding (vector loads)
+                   // 32: the binding and the row start on 16-byte boundaries (vector loads)
     float inv_temp;
     uint top_k;    // 0: every token
     float top_p;   // >= 1: every token
