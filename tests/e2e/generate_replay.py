@@ -182,28 +182,38 @@ def residual_fold_checks(models_dir):
     return problems
 
 
+def edited_model(src, tmp, edit):
+    """Corpus model folder src written to tmp with its model.onnx changed by edit(model) (the other
+    files copied as they are, the weights saved as external data)."""
+    import shutil
+
+    import onnx
+    for f in os.listdir(src):
+        if f not in ("model.onnx", "model.onnx.data") and os.path.isfile(os.path.join(src, f)):
+            shutil.copy(os.path.join(src, f), tmp)
+    m = onnx.load(os.path.join(src, "model.onnx"))
+    edit(m)
+    onnx.save(m, os.path.join(tmp, "model.onnx"), save_as_external_data=True, location="model.onnx.data")
+    return tmp
+
+
 def nan_checks(models_dir):
     """A model whose logits are all NaN (qwen2-int4-webgpu with its final norm weight NaN) stops generate
     with an error naming the logits (exit 2), on the device loop and on the host argmax alike: NaN logits must
     not decode as token 0."""
-    import shutil
     import tempfile
 
     import numpy as np
-    import onnx
     from onnx import numpy_helper
-    src = os.path.join(models_dir, "qwen2-int4-webgpu")
-    problems = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for f in os.listdir(src):
-            if f not in ("model.onnx", "model.onnx.data") and os.path.isfile(os.path.join(src, f)):
-                shutil.copy(os.path.join(src, f), tmp)
-        m = onnx.load(os.path.join(src, "model.onnx"))
+
+    def nan_norm(m):
         norm = next(n for n in m.graph.node if "final_norm" in n.name)
         init = next(t for t in m.graph.initializer if t.name == norm.input[-1])
         init.CopyFrom(numpy_helper.from_array(np.full(numpy_helper.to_array(init).shape, np.nan,
                                                       numpy_helper.to_array(init).dtype), init.name))
-        onnx.save(m, os.path.join(tmp, "model.onnx"))
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        edited_model(os.path.join(models_dir, "qwen2-int4-webgpu"), tmp, nan_norm)
         for mode, env in (("device loop", {}), ("host argmax", {"WEBNNC_DEVICE_LOOP": "0"})):
             run_env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS}
             run_env.update(env)
@@ -231,28 +241,21 @@ def pick_checks(models_dir):
     starts off a 16-byte boundary, so it must fall back to scalar loads) must equal the host argmax's
     (first index of the largest), and the host's must hold both kinds of pick (a tail index, and a tied
     one below 11) for the check to mean anything."""
-    import shutil
     import tempfile
 
     import numpy as np
-    import onnx
     from onnx import numpy_helper
+
+    def tied_head(m):
+        head = next(n for n in m.graph.node if n.output[0] == "logits")
+        init = next(t for t in m.graph.initializer if t.name == head.input[1])
+        cols = [3 + j % 11 for j in range(PICK_TAIL)] + list(range(PICK_VOCAB - PICK_TAIL))
+        init.CopyFrom(numpy_helper.from_array(np.ascontiguousarray(numpy_helper.to_array(init)[:, cols]), init.name))
+        next(o for o in m.graph.output if o.name == "logits").type.tensor_type.shape.dim[-1].dim_value = PICK_VOCAB
     problems = []
     for name in ("qwen2-fp32-cpu", "qwen2-fp16-webgpu"):
-        src = os.path.join(models_dir, name)
         with tempfile.TemporaryDirectory() as tmp:
-            for f in os.listdir(src):
-                if f not in ("model.onnx", "model.onnx.data") and os.path.isfile(os.path.join(src, f)):
-                    shutil.copy(os.path.join(src, f), tmp)
-            m = onnx.load(os.path.join(src, "model.onnx"))
-            head = next(n for n in m.graph.node if n.output[0] == "logits")
-            init = next(t for t in m.graph.initializer if t.name == head.input[1])
-            w = numpy_helper.to_array(init)
-            cols = [3 + j % 11 for j in range(PICK_TAIL)] + list(range(PICK_VOCAB - PICK_TAIL))
-            init.CopyFrom(numpy_helper.from_array(np.ascontiguousarray(w[:, cols]), init.name))
-            logits = next(o for o in m.graph.output if o.name == "logits")
-            logits.type.tensor_type.shape.dim[-1].dim_value = PICK_VOCAB
-            onnx.save(m, os.path.join(tmp, "model.onnx"), save_as_external_data=True, location="model.onnx.data")
+            edited_model(os.path.join(models_dir, name), tmp, tied_head)
             got = {}
             for mode, env in (("host argmax", {"WEBNNC_DEVICE_LOOP": "0"}), ("device, 16-byte loads", {}),
                               ("device, scalar loads", {"WEBNNC_PICK_VEC": "0"}),
