@@ -1,5 +1,5 @@
 /* fuzz_webnn_dir.c - libFuzzer harness for a webnn-graph output folder: the input is split at
- * FUZZ_PART_SEP into model.webnn.json | model.manifest.json | model.weights, written into a
+ * FUZZ_PART_SEP into model.webnn.json | manifest.json | model.weights, written into a
  * scratch folder and read with webnn_read (manifest entries, WGWT header, ranges, xxHash64,
  * 4-bit repacking).  Every constant of an accepted graph is touched end to end.  Inputs of odd
  * length are read with WEBNN_READ_SKIP_HASH, so that mutated weight bytes get past the xxHash64

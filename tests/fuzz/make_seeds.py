@@ -3,17 +3,22 @@
 the repository and ../shared (models, test data sets, genai configs, limits files).
 
 Usage: tests/fuzz/make_seeds.py OUTDIR [--webnnc build/cli/webnnc]
+       tests/fuzz/make_seeds.py --check [--webnnc build/cli/webnnc]   (into a temporary folder, then
+       removed: only the check below; the `fuzz_seeds` test)
 
 Writes OUTDIR/<harness>/ for every harness (onnx_load, onnx_dir, webnn_read, webnn_dir, npy,
-tensor_pb, genai_config, limits, tokenizer).  Folder harnesses take several files joined with the separator
-of fuzz_util.h (model.onnx | model.onnx.data | w.bin; graph JSON | manifest | weights).  With
---webnnc, the test models are converted to webnn-graph folders (webnn_dir seeds) and run to get
-.npy outputs.  Needs only the Python standard library.  The corpora live outside git (run_fuzzers.sh
-keeps them in its work folder); past crashes are in tests/fuzz/regressions/<harness>/.
+tensor_pb, genai_config, limits, tokenizer; with --webnnc also webnn_text).  Folder harnesses take
+several files joined with the separator of fuzz_util.h (model.onnx | model.onnx.data | w.bin; graph
+JSON | manifest | weights).  With --webnnc, the test models are converted to webnn-graph folders
+(webnn_dir seeds, and their text form for webnn_text) and run to get .npy outputs.  Exits 1 when a
+harness would get no seed at all (a converter output renamed, a moved test file), naming it.
+Needs only the Python standard library.  The corpora live outside git (run_fuzzers.sh keeps them
+in its work folder); past crashes are in tests/fuzz/regressions/<harness>/.
 """
 import argparse
 import glob
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -168,13 +173,15 @@ def webnn_seeds(out, webnnc):
         for m in models:
             tag = os.path.splitext(os.path.basename(m))[0]
             o = os.path.join(tmp, tag)
-            r = subprocess.run([webnnc, "convert", m, "-o", o], capture_output=True)
+            r = subprocess.run([webnnc, "convert", m, "-o", o, "--text"], capture_output=True)
             if r.returncode != 0:  # e.g. tiny_mlp's symbolic batch
-                r = subprocess.run([webnnc, "convert", m, "-o", o, "--fix", "batch=1"], capture_output=True)
+                r = subprocess.run([webnnc, "convert", m, "-o", o, "--text", "--fix", "batch=1"], capture_output=True)
             if r.returncode != 0:
                 print("make_seeds: %s does not convert, skipped" % m, file=sys.stderr)
                 continue
-            parts = [read(os.path.join(o, n)) for n in ("model.webnn.json", "model.manifest.json", "model.weights")]
+            # the names of lib/webnn/webnn_io.h (WN_GRAPH_FILE, WN_MANIFEST_FILE, WN_WEIGHTS_FILE)
+            parts = [read(os.path.join(o, n)) for n in ("model.webnn.json", "manifest.json", "model.weights")]
+            put(out, "webnn_text", tag + ".webnn", read(os.path.join(o, "model.webnn")))
             # fuzz_webnn_dir checks hashes for inputs of even length: one seed of each parity
             # (JSON takes a trailing space)
             for suffix, parity in (("", 0), ("_nohash", 1)):
@@ -191,9 +198,21 @@ def webnn_seeds(out, webnnc):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("outdir")
+    ap.add_argument("outdir", nargs="?")
     ap.add_argument("--webnnc", help="webnnc binary (converts the test models for webnn_dir seeds)")
+    ap.add_argument("--check", action="store_true", help="write into a temporary folder and remove it")
     a = ap.parse_args()
+    if (a.outdir is None) == (not a.check):
+        ap.error("give OUTDIR or --check")
+    if a.check:
+        with tempfile.TemporaryDirectory() as tmp:
+            a.outdir = tmp
+            write_all(a)
+    else:
+        write_all(a)
+
+
+def write_all(a):
     onnx_seeds(a.outdir)
     pb_seeds(a.outdir)
     npy_seeds(a.outdir)
@@ -201,8 +220,24 @@ def main():
     tokenizer_seeds(a.outdir)
     if a.webnnc:
         webnn_seeds(a.outdir, a.webnnc)
-    for h in sorted(os.listdir(a.outdir)):
-        print("%-14s %4d seeds" % (h, len(os.listdir(os.path.join(a.outdir, h)))))
+    # every harness source (a fuzz_*.c that defines LLVMFuzzerTestOneInput), less the two whose seeds
+    # need --webnnc when it is not given
+    harnesses = []
+    for f in sorted(glob.glob(os.path.join(HERE, "fuzz_*.c"))):
+        if re.search(r"LLVMFuzzerTestOneInput\([^)]*\)\s*\{", read(f).decode()):
+            harnesses.append(os.path.basename(f)[len("fuzz_"):-len(".c")])
+    if not a.webnnc:
+        harnesses = [h for h in harnesses if h not in ("webnn_dir", "webnn_text")]
+    empty = []
+    for h in sorted(harnesses):
+        d = os.path.join(a.outdir, h)
+        n = len(os.listdir(d)) if os.path.isdir(d) else 0
+        print("%-14s %4d seeds" % (h, n))
+        if n == 0:
+            empty.append(h)
+    if empty:
+        print("make_seeds: no seed for %s" % ", ".join(empty), file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":
