@@ -43,7 +43,11 @@ max_len() {
 }
 mkdir -p "$work/logs"
 if [ ! -d "$work/seeds" ]; then
-    "$root/tests/fuzz/make_seeds.py" "$work/seeds" --webnnc "$build/cli/webnnc" >&2
+    # made beside and moved into place whole: a failed make_seeds.py leaves no partial seeds folder
+    # that the next run would take as made
+    rm -rf "$work/seeds.partial"
+    "$root/tests/fuzz/make_seeds.py" "$work/seeds.partial" --webnnc "$build/cli/webnnc" >&2
+    mv "$work/seeds.partial" "$work/seeds"
 fi
 for h in "$@"; do
     bin=$build/tests/fuzz/fuzz_$h
