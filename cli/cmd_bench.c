@@ -1,6 +1,6 @@
 /* cmd_bench.c - `webnnc bench [copy|matvec|matvec-int4|matvec-int4-nozp|dispatch|gemm-int4|attention-prefill|all]
- * [--device N] [--size N] [--nodes N] [--tokens N] [--iters N] [--copy-mib N] [--json] [--no-fuse]`:
- * runtime benchmarks (not tests).
+ * [--device N] [--size N] [--rows N] [--nodes N] [--tokens N] [--iters N] [--copy-mib N] [--json]
+ * [--no-fuse]`: runtime benchmarks (not tests).
  *
  * Each benchmark builds its IR graph in code, loads it with the public runtime API (the path of
  * `webnnc run`), binds non-zero inputs, warms up (5 runs and at least 0.3 s), then times --iters
@@ -14,11 +14,12 @@
  *                dense runs with 16-byte vector loads and stores (k_strided.c), so this is the
  *                device's copy bandwidth as our kernels see it; WEBNNC_NO_VEC_COPY=1 measures the
  *                element-by-element strided path instead.
- *   matvec       y = x . W with x float16 [1, S], W a constant float16 [S, S] (S = --size, 4096);
- *                R independent products with their own weights so that R * |W| >= 256 MiB
+ *   matvec       y = x . W with x float16 [1, S], W a constant float16 [S, N] (S = --size, 4096;
+ *                N = --rows, default S: a projection's shape, e.g. a vocabulary head's 151936 rows of
+ *                896 as --size 896 --rows 151936); R independent products with their own weights so that R * |W| >= 256 MiB
  *                (64 MiB on CPU devices) and the weights cannot stay in the GPU's L2; time per
  *                product = run / R; bytes = weights + x + y.
- *   matvec-int4  the same with W = transpose(dequantizeLinear(uint4 [S, S], float16 scale and uint4
+ *   matvec-int4  the same with W = transpose(dequantizeLinear(uint4 [N, S], float16 scale and uint4
  *                zero point per block of 32 along K)); bytes = packed weights + scales + zero points
  *                + x + y.
  *   matvec-int4-nozp  the same without zero points (all-zero zero points, which the rewrite
@@ -45,6 +46,7 @@
 static const ArgSpec specs[] = {
     {"device", 0, ARG_VALUE, "N", "Vulkan device index (see `webnnc devices`; default auto)"},
     {"size", 0, ARG_VALUE, "S", "matrix size S of the S x S mat-vec benchmarks (default 4096; multiple of 32)"},
+    {"rows", 0, ARG_VALUE, "N", "output rows N of the mat-vec benchmarks' S x N weights (default S)"},
     {"nodes", 0, ARG_VALUE, "N", "nodes of the dispatch benchmark's chain (default 300)"},
     {"tokens", 0, ARG_VALUE, "N", "activation rows / prompt tokens of gemm-int4 and attention-prefill (default 512)"},
     {"iters", 0, ARG_VALUE, "N", "timed runs per benchmark (default 50)"},
@@ -58,7 +60,7 @@ static const char *const bench_names[B_COUNT] = {"copy", "matvec", "matvec-int4"
                                                  "gemm-int4", "attention-prefill"};
 
 typedef struct {
-    int64_t size, nodes, iters, copy_mib, tokens;
+    int64_t size, rows, nodes, iters, copy_mib, tokens;
     bool cpu;
 } BenchConfig;
 
@@ -227,13 +229,13 @@ static int bench_copy(WnrtContext *ctx, const BenchConfig *cfg, bool *ts, BenchR
     return rc;
 }
 
-/* R independent products y_r = x . W_r, W_r = constant float16 [S, S] or
- * transpose(dequantizeLinear(uint4 [S, S], scale, zero point; blocks of 32 along K)); with
+/* R independent products y_r = x . W_r, W_r = constant float16 [S, N] or
+ * transpose(dequantizeLinear(uint4 [N, S], scale, zero point; blocks of 32 along K)); with
  * zp == false the zero points are all 0 (dropped by the rewrite, not counted as bytes moved). */
 static int bench_matvec(WnrtContext *ctx, const BenchConfig *cfg, bool int4, bool zp_used, bool *ts, BenchResult *r) {
-    int64_t S = cfg->size, nb = S / 32;
-    uint64_t wbytes = int4 ? (uint64_t)(S * S) / 2 : (uint64_t)(S * S) * 2;
-    uint64_t sbytes = int4 ? (uint64_t)(S * nb) * 2 : 0, zbytes = int4 ? (uint64_t)(S * nb) / 2 : 0;
+    int64_t S = cfg->size, N = cfg->rows, nb = S / 32;
+    uint64_t wbytes = int4 ? (uint64_t)(N * S) / 2 : (uint64_t)(N * S) * 2;
+    uint64_t sbytes = int4 ? (uint64_t)(N * nb) * 2 : 0, zbytes = int4 ? (uint64_t)(N * nb) / 2 : 0;
     uint64_t budget = (cfg->cpu ? 64ull : 256ull) << 20;
     int64_t R = (int64_t)((budget + wbytes - 1) / wbytes);
     if (R > 64) R = 64;
@@ -258,9 +260,9 @@ static int bench_matvec(WnrtContext *ctx, const BenchConfig *cfg, bool int4, boo
         Value *wt;
         snprintf(name, sizeof name, "w%lld", (long long)i);
         if (int4) {
-            Value *q = graph_add_const(g, name, DT_U4, 2, (int64_t[]){S, S}, w, wbytes);
-            Value *s = graph_add_const(g, "scale", DT_F16, 2, (int64_t[]){S, nb}, sc, sbytes);
-            Value *z = graph_add_const(g, "zero_point", DT_U4, 2, (int64_t[]){S, nb}, zp, zbytes);
+            Value *q = graph_add_const(g, name, DT_U4, 2, (int64_t[]){N, S}, w, wbytes);
+            Value *s = graph_add_const(g, "scale", DT_F16, 2, (int64_t[]){N, nb}, sc, sbytes);
+            Value *z = graph_add_const(g, "zero_point", DT_U4, 2, (int64_t[]){N, nb}, zp, zbytes);
             Node *dq = graph_new_node(g, OP_DEQUANTIZE_LINEAR, NULL);
             node_add_input(g, dq, q);
             node_add_input(g, dq, s);
@@ -270,7 +272,7 @@ static int bench_matvec(WnrtContext *ctx, const BenchConfig *cfg, bool int4, boo
             node_set_ints(g, t, "permutation", 2, (int64_t[]){1, 0});
             wt = graph_finish(g, t);
         } else {
-            wt = graph_add_const(g, name, DT_F16, 2, (int64_t[]){S, S}, w, wbytes);
+            wt = graph_add_const(g, name, DT_F16, 2, (int64_t[]){S, N}, w, wbytes);
         }
         Value *y = wt ? binary(g, OP_MATMUL, x, wt) : NULL;
         if (!y) goto done;
@@ -278,10 +280,10 @@ static int bench_matvec(WnrtContext *ctx, const BenchConfig *cfg, bool int4, boo
     }
     if (x) rc = time_graph(ctx, g, cfg, ts, r);
     r->repeat = R;
-    r->bytes = (double)R * (double)(wbytes + sbytes + (zp_used ? zbytes : 0) + (uint64_t)S * 4);
+    r->bytes = (double)R * (double)(wbytes + sbytes + (zp_used ? zbytes : 0) + (uint64_t)(S + N) * 2);
     snprintf(r->detail, sizeof r->detail, "%s %lldx%lld, %lld weight sets",
              !int4 ? "float16" : zp_used ? "uint4 (block 32, zero points)" : "uint4 (block 32, no zero points)",
-             (long long)S, (long long)S, (long long)R);
+             (long long)N, (long long)S, (long long)R);
 done:
     graph_free(g);
     free(w);
@@ -419,10 +421,12 @@ int cmd_bench(const CliCommand *self, int argc, char **argv) {
     BenchConfig cfg;
     int64_t dev;
     if (parse_int(self, &a, "device", -1, -1, 1024, &dev) < 0 || parse_int(self, &a, "size", 4096, 32, 16384, &cfg.size) < 0 ||
+        parse_int(self, &a, "rows", 0, 1, 1 << 20, &cfg.rows) < 0 ||
         parse_int(self, &a, "nodes", 300, 1, 100000, &cfg.nodes) < 0 || parse_int(self, &a, "tokens", 512, 1, 16384, &cfg.tokens) < 0 || parse_int(self, &a, "iters", 50, 1, 100000, &cfg.iters) < 0 ||
         parse_int(self, &a, "copy-mib", 0, 1, 16384, &cfg.copy_mib) < 0)
         return WN_EXIT_BAD_INPUT;
     if (cfg.size % 32) return cli_usage_error(self, "--size must be a multiple of 32 (the int4 block), got %lld", (long long)cfg.size);
+    if (!cfg.rows) cfg.rows = cfg.size;
     if (args_count(&a, "no-fuse")) setenv("WEBNNC_NO_FUSE", "1", 1);
     WnrtContext *ctx = wnrt_create((int)dev);
     if (!ctx) return cli_fail(NULL, WN_EXIT_BAD_INPUT);

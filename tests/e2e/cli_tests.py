@@ -9,7 +9,9 @@ elements x dtype size, and the weight bytes equal to the ONNX initializers (read
 then `inspect` of the output folder.  `run` on a hand-made Relu model whose tensor names are not
 identifiers (`past.0.key` -> `present.0.key`, the GenAI KV naming) in the ONNX test_data_set layout
 (inputs and expected outputs in one folder): PASS, FAIL (exit 1) on a wrong expectation, clean
-errors on a missing input / wrong dtype.
+errors on a missing input / wrong dtype.  `bench matvec-int4 --size S --rows N --json`: the weight
+shape and bytes moved follow --rows (N x S uint4, scales and zero points per 32 along S), and a bad
+--rows is a usage error.
 """
 import json
 import os
@@ -195,9 +197,29 @@ def run_dotted_names(tmp):
     check(r.is_clean_error() and "int32" in r.stderr, f"run: input of another data type is a clean error ({r.describe()})")
 
 
+def bench_rows():
+    usage_error(["bench", "matvec-int4", "--rows", "0"], "bench --rows 0")
+    usage_error(["bench", "matvec-int4", "--rows", "x"], "bench --rows x")
+    r = e2e.run_webnnc(["bench", "matvec-int4", "--size", "64", "--rows", "96", "--iters", "1", "--copy-mib", "1", "--json"])
+    check(r.returncode == 0, f"bench matvec-int4 --size 64 --rows 96: exit 0 ({r.describe()})")
+    if r.returncode:
+        return
+    res = {b["name"]: b for b in json.loads(r.stdout)["results"]}
+    mv = res.get("matvec-int4")
+    check(mv is not None and "copy" in res, "bench --json lists copy and matvec-int4")
+    if mv is None:
+        return
+    # packed weights N*S/2 + float16 scales and uint4 zero points per block of 32 + x (S) and y (N) float16
+    per_product = 96 * 64 // 2 + 96 * 2 * 2 + 96 * 2 // 2 + (64 + 96) * 2
+    check("96x64" in mv["detail"] and mv["bytes"] == mv["repeat"] * per_product and mv["per_item_us"] > 0,
+          f"bench --rows 96: 96x64 weights, {per_product} bytes per product ({mv['detail']}, {mv['bytes']} bytes "
+          f"over {mv['repeat']})")
+
+
 def main():
     testdata = os.path.join(e2e.source_root(), "testdata")
     cli_basics()
+    bench_rows()
     inspect_onnx(testdata)
     with tempfile.TemporaryDirectory(prefix="webnnc-cli-") as tmp:
         convert_models(testdata, tmp)
