@@ -48,17 +48,20 @@
                              * rows) */
 #define GQA_DEC_PARTIALS 4096 /* ... and subgroups x head size limit (gqa_dec.glsl DEC_PARTIALS: the partial outputs) */
 #define GQA_DEC_MAX_CPL 32    /* ... and channels per lane (lavapipe's subgroups of 8: heads of 256) */
-#define GQA_DEC_CHUNK_ROWS 1024 /* fused decode: one workgroup per this many cache rows of capacity ... */
-#define GQA_DEC_MAX_CHUNKS 8    /* ... and at most this many per (batch, head), ... */
-#define GQA_DEC_WORK_ROWS 1024  /* ... of which one per this many rows of the actual length works (ext_gqa_dec_fused.comp
-                                 * DEC_CHUNK_ROWS; WEBNNC_GQA_DEC_CHUNK_ROWS=16..65536).  Combining split chunks (partials
-                                 * through memory, an arrival counter) costs about what 8 to 10 more runs of the key loop
-                                 * do, and the workgroups that return at once cost too: H100, Qwen2-0.5B, capacity 1024,
-                                 * 128 decode steps after a 512-token prompt, attention 17.1 us per layer with 8 per head
-                                 * and one working per 128 rows, 17.6 with 2, 15.2 with 1 (after 128 tokens: 12.4 with 8).
-                                 * (With a subgroupAdd per key, 8 per head and 128 rows had been best: 587 / 525 tok/s
-                                 * after 128 / 512-token prompts against 550 / 500 with 4.)  Longer contexts than 1024 not
-                                 * measured. */
+#define GQA_DEC_SPLIT_CAPACITY 1024 /* fused decode: caches of more rows than this split a head over ... */
+#define GQA_DEC_MAX_CHUNKS 8        /* ... this many workgroups, ... */
+#define GQA_DEC_WORK_ROWS 128       /* ... of which one per this many rows of the actual length works (ext_gqa_dec_fused.comp
+                                     * DEC_CHUNK_ROWS; WEBNNC_GQA_DEC_CHUNK_ROWS=16..65536), the others return at once.
+                                     * H200, Qwen2-0.5B shape, capacity 4096, attention us per layer (timestamped) after
+                                     * 128 / 512 / 1024 / 2048 tokens: one workgroup per head 9.10 / 12.44 / 16.58 / 23.80;
+                                     * 8 per head, one working per 128 rows 9.80 / 12.91 / 13.20 / 15.04; the previous
+                                     * default (4 per head, one per 1024 rows) 9.67 / 13.57 / 18.99 / 22.09 (22.58 with the
+                                     * combine that read the partials step by step).  Smaller caches
+                                     * keep one workgroup per head: workgroups that return at once still cost (9.10 -> 9.67
+                                     * after 128 tokens), the split-capable kernel scores keys more slowly (34 against 23 KB
+                                     * of code: 16.58 -> 18.98 us after 1024 tokens with one working), and after 512 tokens
+                                     * the split does not pay for its combine (12.44 unsplit, 12.91 with 4 working, 14.7
+                                     * with 2 of 256 rows each). */
 #define GQA_DEC_WIDE_H 128         /* Heads over this many channels ... */
 #define GQA_DEC_WIDE_WORK_ROWS 64  /* ... take one workgroup per this many rows of the capacity and of the actual length
                                     * instead.  H200, attention us per layer after 128 / 512 tokens, 256-channel heads
@@ -118,23 +121,26 @@ static bool present(const Node *n, int slot) { return kx_opt(n, slot) != NULL; }
 
 static bool has_cache(const Node *n) { return present(n, GQA_PAST_KEY) || present(n, GQA_PAST_VALUE); }
 
-/* Cache rows per workgroup of the fused decode kernel for a head of H channels: of the capacity (how many
- * workgroups a head gets) and of the actual length (how many of them work); heads over GQA_DEC_WIDE_H
- * channels take GQA_DEC_WIDE_WORK_ROWS for both. */
-static uint64_t dec_capacity_rows(int64_t H) { return H > GQA_DEC_WIDE_H ? GQA_DEC_WIDE_WORK_ROWS : GQA_DEC_CHUNK_ROWS; }
+/* Rows of the actual length per working workgroup of the fused decode kernel for a head of H channels
+ * (how many of a head's workgroups work); heads over GQA_DEC_WIDE_H channels take GQA_DEC_WIDE_WORK_ROWS. */
 static uint32_t dec_work_rows(int64_t H) { return H > GQA_DEC_WIDE_H ? GQA_DEC_WIDE_WORK_ROWS : GQA_DEC_WORK_ROWS; }
 
-/* Workgroups per (batch, head) of the fused decode kernel: one per GQA_DEC_CHUNK_ROWS rows of the
- * cache capacity (heads over GQA_DEC_WIDE_H channels: one per GQA_DEC_WIDE_WORK_ROWS), at most
- * GQA_DEC_MAX_CHUNKS (WEBNNC_GQA_DEC_CHUNKS=1..64 overrides); 1 when the partial results for the
+/* Workgroups per (batch, head) of the fused decode kernel: GQA_DEC_MAX_CHUNKS for caches of more than
+ * GQA_DEC_SPLIT_CAPACITY rows, else 1 (heads over GQA_DEC_WIDE_H channels: one per GQA_DEC_WIDE_WORK_ROWS
+ * rows of the capacity, at most GQA_DEC_MAX_CHUNKS) (WEBNNC_GQA_DEC_CHUNKS=1..64 overrides); fewer when
+ * their partial results would not fit the last one's shared memory, 1 when the partial results for the
  * largest batch would not fit the scratch storage.  Depends on the node's bounds only (the same at
  * check and record time).  *ws_bytes / *words: what the chunks need. */
 static uint32_t dec_chunks(const KernelCtx *kc, const Node *n, uint64_t *ws_bytes, uint64_t *words) {
     const Value *pk = n->inputs[GQA_PAST_KEY];
     int64_t N = node_int(n, "numHeads", 0), C = pk->rank == 4 ? pk->shape[2].v : 0, H = pk->rank == 4 ? pk->shape[3].v : 0;
-    uint64_t chunks = C > 0 ? (uint64_t)C / dec_capacity_rows(H) : 1;
+    uint64_t chunks = H > GQA_DEC_WIDE_H ? (uint64_t)(C > 0 ? C : 0) / GQA_DEC_WIDE_WORK_ROWS
+                      : C > GQA_DEC_SPLIT_CAPACITY ? GQA_DEC_MAX_CHUNKS
+                                                   : 1;
     if (chunks > GQA_DEC_MAX_CHUNKS) chunks = GQA_DEC_MAX_CHUNKS;
     chunks = (uint64_t)wnrt_env_long("WEBNNC_GQA_DEC_CHUNKS", 1, 64, chunks ? (long)chunks : 1);
+    /* the last chunk combines the partials in shared memory (ext_gqa_dec_fused.comp): at most GQA_DEC_PARTIALS floats */
+    while (chunks > 1 && chunks * (uint64_t)(2 + (H > 0 ? H : 1)) > GQA_DEC_PARTIALS) chunks--;
     uint64_t bn = value_max_elements(n->inputs[GQA_SEQLENS_K]) * (uint64_t)(N > 0 ? N : 1);
     *words = bn;
     *ws_bytes = bn * chunks * (uint64_t)(2 + (H > 0 ? H : 1)) * sizeof(float);

@@ -17,8 +17,9 @@
 // Steps 1 and 2 run in shared memory with barriers, or (REG_PREP, where the host finds few channels
 // per lane and subgroup shuffles) in each subgroup's registers with no barrier.
 //   4. when split: writes its partial result (max, sum, unnormalized output) to ws[], counts its
-//      arrival in cnt[batch, head]; the last to arrive combines the nch partials, writes the
-//      output and sets the count back to 0 (the counters start at 0: kc_counters_*).
+//      arrival in cnt[batch, head]; the last to arrive reads the nch partials into shared memory,
+//      combines them, writes the output and sets the count back to 0 (the counters start at 0:
+//      kc_counters_*).
 // A batch whose seqlensK is outside 0..C-1 gets zeros and writes no cache row.  No attentionBias
 // or headSink here (the host keeps the four-dispatch path for them); smoothSoftmax is supported.
 #include "common.glsl"
@@ -218,7 +219,7 @@ void main() {
     uint past = uint(total) - 1u;
     uint lo = pc.window > 0u && past >= pc.window ? past - pc.window + 1u : 0u;
     // nch of the CHUNKS workgroups work, the last ones, each on DEC_CHUNK_ROWS cache rows or more
-    // (k_gqa.c GQA_DEC_WORK_ROWS: the combine costs about what 8 to 10 more key runs do).  The last
+    // (k_gqa.c GQA_DEC_WORK_ROWS: what the combine costs against the key runs it saves).  The last
     // chunk's workgroup also takes the new row; alone when nch = 1.
     uint nch = clamp((past - lo) / DEC_CHUNK_ROWS, 1u, CHUNKS), first = CHUNKS - nch;
     bool split = nch > 1u;
@@ -288,22 +289,28 @@ void main() {
     barrier();
     if (!last_chunk) return;
     memoryBarrierBuffer();
-    uint parts = pc.base_ws + (g * CHUNKS + first) * (2u + pc.H); // the working chunks' partials
+    // The working chunks' partials into shared memory in one round of loads (part_acc is free after
+    // the subgroup combine; k_gqa.c keeps nch * (2 + H) <= DEC_PARTIALS).  Read from memory step by
+    // step, they had cost three rounds: H200, Qwen2-0.5B shape, 4 working chunks after 512 tokens,
+    // attention 14.8 -> 12.9 us per layer; the combine left out altogether (wrong results) 10.1.
+    uint stride = 2u + pc.H, parts = pc.base_ws + (g * CHUNKS + first) * stride; // the working chunks' partials
+    for (uint i = tid; i < nch * stride; i += nt) part_acc[i] = ws[parts + i];
+    if (tid == 0u) cnt[pc.base_cnt + g] = 0u;
+    barrier();
     float m_all = NEG_INF, l_all = 0.0;
-    for (uint c = 0u; c < nch; c++) m_all = max(m_all, ws[parts + c * (2u + pc.H)]);
+    for (uint c = 0u; c < nch; c++) m_all = max(m_all, part_acc[c * stride]);
     for (uint c = 0u; c < nch; c++) {
-        float mc = ws[parts + c * (2u + pc.H)];
-        if (mc != NEG_INF) l_all += ws[parts + c * (2u + pc.H) + 1u] * exp(mc - m_all);
+        float mc = part_acc[c * stride];
+        if (mc != NEG_INF) l_all += part_acc[c * stride + 1u] * exp(mc - m_all);
     }
     for (uint h = tid; h < pc.H; h += nt) {
         float o = 0.0;
         for (uint c = 0u; c < nch; c++) {
-            float mc = ws[parts + c * (2u + pc.H)];
-            if (mc != NEG_INF) o = fma(ws[parts + c * (2u + pc.H) + 2u + h], exp(mc - m_all), o);
+            float mc = part_acc[c * stride];
+            if (mc != NEG_INF) o = fma(part_acc[c * stride + 2u + h], exp(mc - m_all), o);
         }
         dec_o[h] = o;
     }
-    if (tid == 0u) cnt[pc.base_cnt + g] = 0u;
     barrier();
     gqa_dec_finish(head, m_all, l_all, orow);
 }

@@ -170,6 +170,16 @@ START_TEST(decode) {
         unsetenv("WEBNNC_GQA_DEC_CHUNK_ROWS");
         for (int e = 0; e < 3; e++) unsetenv(names[e]);
     }
+    /* a cache of more than 1024 rows splits by default (k_gqa.c GQA_DEC_SPLIT_CAPACITY: 8 workgroups
+     * per head, all working after 1050 rows); 64 asked for with one per 16 rows would hold 64 x 66
+     * partial floats, more than the last workgroup's shared memory takes (4096): 62 of them */
+    const GqaCase long_cache = {DT_F16, 1, 1, 14, 2, 64, 1100, {1050}, true, 64, false, false, false, false, false, false, 0, 0};
+    check_gqa(long_cache);
+    setenv("WEBNNC_GQA_DEC_CHUNKS", "64", 1);
+    setenv("WEBNNC_GQA_DEC_CHUNK_ROWS", "16", 1);
+    check_gqa(long_cache);
+    unsetenv("WEBNNC_GQA_DEC_CHUNKS");
+    unsetenv("WEBNNC_GQA_DEC_CHUNK_ROWS");
     /* one subgroup per workgroup: with subgroups of fewer than 16 invocations (lavapipe: 8) the 64
      * rotary pairs of a 128-channel head outnumber the ones whose cosines are fetched ahead (4 per
      * invocation), so ext_gqa_dec_fused.comp's rotate() loads the rest itself */
