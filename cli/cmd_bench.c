@@ -15,10 +15,11 @@
  *                device's copy bandwidth as our kernels see it; WEBNNC_NO_VEC_COPY=1 measures the
  *                element-by-element strided path instead.
  *   matvec       y = x . W with x float16 [1, S], W a constant float16 [S, N] (S = --size, 4096;
- *                N = --rows, default S: a projection's shape, e.g. a vocabulary head's 151936 rows of
- *                896 as --size 896 --rows 151936); R independent products with their own weights so that R * |W| >= 256 MiB
- *                (64 MiB on CPU devices) and the weights cannot stay in the GPU's L2; time per
- *                product = run / R; bytes = weights + x + y.
+ *                N = --rows, default S: a projection's shape, e.g. a vocabulary head's 151936 rows
+ *                of 896 as --size 896 --rows 151936); R independent products with their own weights
+ *                so that R * |W| >= 256 MiB (64 MiB on CPU devices) and the weights cannot stay in
+ *                the GPU's L2 (R <= 64: the weights of small shapes may); time per product = run / R;
+ *                bytes = weights + x + y.
  *   matvec-int4  the same with W = transpose(dequantizeLinear(uint4 [N, S], float16 scale and uint4
  *                zero point per block of 32 along K)); bytes = packed weights + scales + zero points
  *                + x + y.
@@ -45,8 +46,8 @@
 
 static const ArgSpec specs[] = {
     {"device", 0, ARG_VALUE, "N", "Vulkan device index (see `webnnc devices`; default auto)"},
-    {"size", 0, ARG_VALUE, "S", "matrix size S of the S x S mat-vec benchmarks (default 4096; multiple of 32)"},
-    {"rows", 0, ARG_VALUE, "N", "output rows N of the mat-vec benchmarks' S x N weights (default S)"},
+    {"size", 0, ARG_VALUE, "S", "row length S of the mat-vec benchmarks (default 4096; multiple of 32)"},
+    {"rows", 0, ARG_VALUE, "N", "output rows N of the mat-vec benchmarks (default S: S x S weights)"},
     {"nodes", 0, ARG_VALUE, "N", "nodes of the dispatch benchmark's chain (default 300)"},
     {"tokens", 0, ARG_VALUE, "N", "activation rows / prompt tokens of gemm-int4 and attention-prefill (default 512)"},
     {"iters", 0, ARG_VALUE, "N", "timed runs per benchmark (default 50)"},
