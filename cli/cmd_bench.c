@@ -428,6 +428,11 @@ int cmd_bench(const CliCommand *self, int argc, char **argv) {
         return WN_EXIT_BAD_INPUT;
     if (cfg.size % 32) return cli_usage_error(self, "--size must be a multiple of 32 (the int4 block), got %lld", (long long)cfg.size);
     if (!cfg.rows) cfg.rows = cfg.size;
+    /* one weight set of at most 2 GiB (float16 for matvec, else uint4): host and device copies of more are a typo */
+    double set_gib = (double)cfg.rows * (double)cfg.size * (want[B_MATVEC] ? 2.0 : 0.5) / (double)(1 << 30);
+    if ((want[B_MATVEC] || want[B_MATVEC_INT4] || want[B_MATVEC_INT4_NOZP]) && set_gib > 2.0)
+        return cli_usage_error(self, "--rows %lld x --size %lld is %.1f GiB of %s weights per set; at most 2 GiB", (long long)cfg.rows,
+                               (long long)cfg.size, set_gib, want[B_MATVEC] ? "float16" : "uint4");
     if (args_count(&a, "no-fuse")) setenv("WEBNNC_NO_FUSE", "1", 1);
     WnrtContext *ctx = wnrt_create((int)dev);
     if (!ctx) return cli_fail(NULL, WN_EXIT_BAD_INPUT);

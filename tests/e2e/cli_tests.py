@@ -11,7 +11,7 @@ identifiers (`past.0.key` -> `present.0.key`, the GenAI KV naming) in the ONNX t
 (inputs and expected outputs in one folder): PASS, FAIL (exit 1) on a wrong expectation, clean
 errors on a missing input / wrong dtype.  `bench matvec-int4 --size S --rows N --json`: the weight
 shape and bytes moved follow --rows (N x S uint4, scales and zero points per 32 along S), and a bad
---rows is a usage error.
+--rows, or weights of over 2 GiB per set, is a usage error.
 """
 import json
 import os
@@ -200,6 +200,7 @@ def run_dotted_names(tmp):
 def bench_rows():
     usage_error(["bench", "matvec-int4", "--rows", "0"], "bench --rows 0")
     usage_error(["bench", "matvec-int4", "--rows", "x"], "bench --rows x")
+    usage_error(["bench", "matvec-int4", "--size", "16384", "--rows", "1048576"], "bench: 8 GiB of uint4 weights per set")
     r = e2e.run_webnnc(["bench", "matvec-int4", "--size", "64", "--rows", "96", "--iters", "1", "--copy-mib", "1", "--json"])
     check(r.returncode == 0, f"bench matvec-int4 --size 64 --rows 96: exit 0 ({r.describe()})")
     if r.returncode:
