@@ -56,12 +56,16 @@
                                      * 128 / 512 / 1024 / 2048 tokens: one workgroup per head 9.10 / 12.44 / 16.58 / 23.80;
                                      * 8 per head, one working per 128 rows 9.80 / 12.91 / 13.20 / 15.04; the previous
                                      * default (4 per head, one per 1024 rows) 9.67 / 13.57 / 18.99 / 22.09 (22.58 with the
-                                     * combine that read the partials step by step).  Smaller caches
-                                     * keep one workgroup per head: workgroups that return at once still cost (9.10 -> 9.67
-                                     * after 128 tokens), the split-capable kernel scores keys more slowly (34 against 23 KB
-                                     * of code: 16.58 -> 18.98 us after 1024 tokens with one working), and after 512 tokens
-                                     * the split does not pay for its combine (12.44 unsplit, 12.91 with 4 working, 14.7
-                                     * with 2 of 256 rows each). */
+                                     * combine that read the partials step by step).  Smaller caches keep one workgroup
+                                     * per head: workgroups that return at once still cost (9.10 -> 9.67 after 128 tokens),
+                                     * the split-capable kernel is slower even where one works, and after 512 tokens the
+                                     * split does not pay for its combine (12.44 unsplit, 12.91 with 4 working, 14.7 with 2
+                                     * of 256 rows each).  That slowdown comes from code that does not run: after 1024
+                                     * tokens with one working (diagnostic builds, spec constant) 16.8 us with one
+                                     * workgroup per head (23 KB of code); 19.4 with 8 (34 KB); 17.8 without the partial
+                                     * write, counter and combine (25 KB); 17.1 without the unnormalized-output path too
+                                     * (23 KB).  Whether the code size or the memory barrier and coherent accesses of that
+                                     * tail slow the key loop is not known. */
 #define GQA_DEC_WIDE_H 128         /* Heads over this many channels ... */
 #define GQA_DEC_WIDE_WORK_ROWS 64  /* ... take one workgroup per this many rows of the capacity and of the actual length
                                     * instead.  H200, attention us per layer after 128 / 512 tokens, 256-channel heads
