@@ -428,9 +428,10 @@ int cmd_bench(const CliCommand *self, int argc, char **argv) {
         return WN_EXIT_BAD_INPUT;
     if (cfg.size % 32) return cli_usage_error(self, "--size must be a multiple of 32 (the int4 block), got %lld", (long long)cfg.size);
     if (!cfg.rows) cfg.rows = cfg.size;
+    bool matvec = want[B_MATVEC] || want[B_MATVEC_INT4] || want[B_MATVEC_INT4_NOZP];
     /* one weight set of at most 2 GiB (float16 for matvec, else uint4): host and device copies of more are a typo */
     double set_gib = (double)cfg.rows * (double)cfg.size * (want[B_MATVEC] ? 2.0 : 0.5) / (double)(1 << 30);
-    if ((want[B_MATVEC] || want[B_MATVEC_INT4] || want[B_MATVEC_INT4_NOZP]) && set_gib > 2.0)
+    if (matvec && set_gib > 2.0)
         return cli_usage_error(self, "--rows %lld x --size %lld is %.1f GiB of %s weights per set; at most 2 GiB", (long long)cfg.rows,
                                (long long)cfg.size, set_gib, want[B_MATVEC] ? "float16" : "uint4");
     if (args_count(&a, "no-fuse")) setenv("WEBNNC_NO_FUSE", "1", 1);
@@ -439,7 +440,7 @@ int cmd_bench(const CliCommand *self, int argc, char **argv) {
     const WnrtDeviceInfo *d = wnrt_context_device(ctx);
     cfg.cpu = d->type == WNRT_DEV_CPU;
     if (!cfg.copy_mib) cfg.copy_mib = cfg.cpu ? 64 : 256;
-    if (want[B_MATVEC] || want[B_MATVEC_INT4] || want[B_MATVEC_INT4_NOZP]) want[B_COPY] = true; /* the reference bandwidth */
+    if (matvec) want[B_COPY] = true; /* the reference bandwidth */
     BenchResult res[B_COUNT];
     memset(res, 0, sizeof res);
     bool ts = true;

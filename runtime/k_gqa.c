@@ -143,11 +143,12 @@ static uint32_t dec_chunks(const KernelCtx *kc, const Node *n, uint64_t *ws_byte
                                                    : 1;
     if (chunks > GQA_DEC_MAX_CHUNKS) chunks = GQA_DEC_MAX_CHUNKS;
     chunks = (uint64_t)wnrt_env_long("WEBNNC_GQA_DEC_CHUNKS", 1, 64, chunks ? (long)chunks : 1);
+    uint64_t part_floats = 2 + (uint64_t)(H > 0 ? H : 1); /* one chunk's partial result: max, sum, H outputs */
     /* the last chunk combines the partials in shared memory (ext_gqa_dec_fused.comp): at most GQA_DEC_PARTIALS floats */
-    while (chunks > 1 && chunks * (uint64_t)(2 + (H > 0 ? H : 1)) > GQA_DEC_PARTIALS) chunks--;
+    while (chunks > 1 && chunks * part_floats > GQA_DEC_PARTIALS) chunks--;
     uint64_t bn = value_max_elements(n->inputs[GQA_SEQLENS_K]) * (uint64_t)(N > 0 ? N : 1);
     *words = bn;
-    *ws_bytes = bn * chunks * (uint64_t)(2 + (H > 0 ? H : 1)) * sizeof(float);
+    *ws_bytes = bn * chunks * part_floats * sizeof(float);
     return chunks > 1 && *ws_bytes <= kc_scratch_limit(kc) && *words * 4 <= kc_scratch_limit(kc) ? (uint32_t)chunks : 1;
 }
 
