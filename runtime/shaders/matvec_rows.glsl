@@ -36,10 +36,20 @@
 // zero-point term takes back.  f32 accumulation; the unit's sum is scaled once.
 // HALF_DOT 1 (4-bit weights, float16 activations, devices with float16 arithmetic): two nibbles at
 // a time as float16 pairs, (w & 0x000F000F) | 0x64006400 = (1024 + q0, 1024 + q4); one f16 fma
-// turns them into (q - zp) / 16 exactly; the products with x are summed four at a time in f16
-// (|partial| <= 5.75 * max|x|, so no overflow below |x| = 11392) and then in f32; an invocation
-// whose row sums end up not finite computes its units again in the exact form (outside the hot
-// loop: a check inside it cost a third of the speed on an H100).
+// turns them into (q - zp) / 16 exactly; the products with x are summed in f16 pairs over the
+// whole unit (per pair lane at most 16 (for 8-byte units 8) products of |q - zp| / 16 <= 15 / 16,
+// so no overflow below |x| = 4367), then once in f32; an invocation whose row sums end up not
+// finite computes its units again in the exact form (outside the hot loop: a check inside it cost
+// a third of the speed on an H100).  Summing over the unit instead of converting each word's four
+// products (two f16-to-f32 conversions and two adds per word and row fewer), H200, `bench`, the
+// same call, % of copy: 4096 x 4096 without zero points 70.5 -> 75.9, with 67.0 -> 69.5; 16384 x
+// 16384 73.9 -> 80.8 and 69.2 -> 72.3.  Zero-point variants measured slower and left out: the
+// pair terms b0 / b1 built from the zero point's bits with integer operations (63.6 against 69.3
+// at 4096), the zero point applied as a correction (8 - zp) * sum(x) after a fixed-offset product
+// (68.2 against 69.0), per-row nibble offsets hoisted out of the loop (65.1 against 69.3), the rows
+// of a group sharing one nibble offset (+0.5 at 4096, -1.5 at 16384).  Skipping the zero-point
+// loads altogether (wrong results) reached only 72.2 / 74.0: the rest of the gap to the kernel
+// without zero points is the per-row zero-point arithmetic.
 // TPR 0: the workgroup reduces with subgroupAdd then shared memory (or shared memory only without
 // subgroup arithmetic).  Grid: x/y fold the workgroups of this dispatch (flat_group; one row group
 // each, or size / TPR), z = row m.
@@ -237,29 +247,31 @@ void load_unit(uint m, uint u, uint wrow[8], uint rbase[8], out Unit t) {
 }
 
 #if HALF_DOT
-// sum over the 8 values of word w of (q - zp) / 16 * x, x = the 8 float16 of xq (k in order);
-// b0 / b1 = -(64 + zp / 16) / -(4 + zp / 16) as float16 pairs.
-float dot_word_half(uint w, uvec4 xq, f16vec2 b0, f16vec2 b1) {
+// sum over the 8 values of word w of (q - zp) / 16 * x, x = the 8 float16 of xq (k in order), added
+// to acc as float16 pairs (k < 4 in .x, k >= 4 in .y); b0 / b1 = -(64 + zp / 16) / -(4 + zp / 16) as
+// float16 pairs.
+f16vec2 dot_word_half(uint w, uvec4 xq, f16vec2 b0, f16vec2 b1, f16vec2 acc) {
     uint w8 = w >> 8u;
     f16vec2 d0 = fma(unpackFloat2x16((w & 0x000F000Fu) | 0x64006400u), f16vec2(0.0625), b0);   // (q0, q4)
     f16vec2 d1 = fma(unpackFloat2x16((w & 0x00F000F0u) | 0x64006400u), f16vec2(0.00390625), b1); // (q1, q5)
     f16vec2 d2 = fma(unpackFloat2x16((w8 & 0x000F000Fu) | 0x64006400u), f16vec2(0.0625), b0);  // (q2, q6)
     f16vec2 d3 = fma(unpackFloat2x16((w8 & 0x00F000F0u) | 0x64006400u), f16vec2(0.00390625), b1); // (q3, q7)
-    f16vec2 s = d0 * unpackFloat2x16((xq.x & 0xffffu) | (xq.z << 16u));           // (x0, x4)
+    f16vec2 s = fma(d0, unpackFloat2x16((xq.x & 0xffffu) | (xq.z << 16u)), acc);  // (x0, x4)
     s = fma(d1, unpackFloat2x16((xq.x >> 16u) | (xq.z & 0xffff0000u)), s);       // (x1, x5)
     s = fma(d2, unpackFloat2x16((xq.y & 0xffffu) | (xq.w << 16u)), s);           // (x2, x6)
     s = fma(d3, unpackFloat2x16((xq.y >> 16u) | (xq.w & 0xffff0000u)), s);       // (x3, x7)
-    vec2 f = vec2(s);
-    return f.x + f.y;
+    return s;
 }
 
-// sum over words [i0, i1) of row r's weights: word i pairs with activation vector i.
+// sum over words [i0, i1) of row r's weights: word i pairs with activation vector i.  The float16
+// pairs accumulate over all the words and are converted to f32 once.
 float dot_half(uvec4 w, const Unit t, uint zp, uint i0, uint i1) {
     float z16 = float(zp) * 0.0625;
     f16vec2 b0 = f16vec2(float16_t(-(64.0 + z16))), b1 = f16vec2(float16_t(-(4.0 + z16)));
-    float a = 0.0;
-    for (uint i = i0; i < i1; i++) a += dot_word_half(w[i], t.x[i], b0, b1);
-    return a * 16.0;
+    f16vec2 s = f16vec2(0.0);
+    for (uint i = i0; i < i1; i++) s = dot_word_half(w[i], t.x[i], b0, b1, s);
+    vec2 f = vec2(s);
+    return (f.x + f.y) * 16.0;
 }
 #endif
 
