@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """matvec_half_error.py - error of the float16-pair int4 mat-vec (runtime/shaders/matvec_rows.glsl,
-HALF_DOT) against float64, emulated in numpy: (q - zp) / 16 exact in float16, each word's eight
-products summed as two lanes of four float16 fmas (one rounding per fma), lanes and words summed in
-float32, scaled per block of 32.  Prints relative L2 and max errors next to the exact f32 kernel and
+HALF_DOT) against float64, emulated in numpy: (q - zp) / 16 exact in float16, a unit's 32 products
+(four words of eight) summed as two lanes of sixteen float16 fmas (one rounding per fma), the two
+lanes summed in float32, scaled per block of 32.  Prints relative L2 and max errors next to the exact f32 kernel and
 to the rounding of the float64 result to the float16 output.  Usage: bench/matvec_half_error.py [N K]
 """
 import sys
@@ -20,16 +20,16 @@ zk = np.repeat(z, B, axis=1)
 xs = x.astype(np.float64)
 ref = ((q - zk) * np.repeat(s.astype(np.float64), B, axis=1) * xs).sum(1)
 
-d = ((q - zk) / 16.0).reshape(N, K // 8, 8)  # exact in float16
-xw = xs.reshape(K // 8, 8)
-lanes = np.zeros((N, K // 8, 2))
-for j in range(4):  # lane 0 holds k = j, lane 1 k = j + 4 (the kernel's pairs)
-    for lane in range(2):
-        k = j + 4 * lane
-        total = d[:, :, k] * xw[None, :, k] + (lanes[:, :, lane] if j else 0.0)  # exact, then one rounding
-        lanes[:, :, lane] = total.astype(np.float16).astype(np.float64)
-word = lanes[:, :, 0].astype(np.float32) + lanes[:, :, 1].astype(np.float32)
-unit = word.reshape(N, K // B, B // 8).sum(2, dtype=np.float32) * np.float32(16)
+d = ((q - zk) / 16.0).reshape(N, K // B, B // 8, 8)  # exact in float16
+xw = xs.reshape(K // B, B // 8, 8)
+lanes = np.zeros((N, K // B, 2))
+for w in range(B // 8):  # the unit's words in order
+    for j in range(4):  # lane 0 holds k = j, lane 1 k = j + 4 of each word (the kernel's pairs)
+        for lane in range(2):
+            k = j + 4 * lane
+            total = d[:, :, w, k] * xw[None, :, w, k] + lanes[:, :, lane]  # exact, then one rounding
+            lanes[:, :, lane] = total.astype(np.float16).astype(np.float64)
+unit = (lanes[:, :, 0].astype(np.float32) + lanes[:, :, 1].astype(np.float32)) * np.float32(16)
 half = (unit * s.astype(np.float32)).sum(1, dtype=np.float32)
 
 exact = ((q - zk).astype(np.float32) * x.astype(np.float32)).reshape(N, K // B, B).sum(2, dtype=np.float32)
