@@ -17,9 +17,10 @@ static void print_device(int i, const WnrtDeviceInfo *dp) {
            (unsigned long long)d.max_storage_buffer_range, (unsigned long long)d.max_buffer_size, d.max_shared_memory,
            d.max_push_constants, d.subgroup_size, d.subgroup_arithmetic ? " (arithmetic)" : "");
     printf("   float16 %s, 16-bit storage %s, int8 %s, 8-bit storage %s, int64 %s, push descriptors %s, "
-           "uniformBufferStandardLayout %s\n",
+           "uniformBufferStandardLayout %s, float16 round to nearest even %s\n",
            d.float16 ? "yes" : "no", d.storage16 ? "yes" : "no", d.int8 ? "yes" : "no", d.storage8 ? "yes" : "no",
-           d.int64 ? "yes" : "no", d.push_descriptor ? "yes" : "no", d.uniform_standard_layout ? "yes" : "no");
+           d.int64 ? "yes" : "no", d.push_descriptor ? "yes" : "no", d.uniform_standard_layout ? "yes" : "no",
+           d.rte16 ? "yes" : "no");
     printf("   memory heaps:");
     for (int h = 0; h < d.n_heaps; h++)
         printf(" %llu MiB%s", (unsigned long long)(d.heap_size[h] >> 20), d.heap_device_local[h] ? " (device local)" : "");
@@ -50,6 +51,7 @@ static void json_device(cJSON *list, int i, const WnrtDeviceInfo *d) {
     cJSON_AddBoolToObject(o, "int64", d->int64);
     cJSON_AddBoolToObject(o, "pushDescriptors", d->push_descriptor);
     cJSON_AddBoolToObject(o, "uniformBufferStandardLayout", d->uniform_standard_layout);
+    cJSON_AddBoolToObject(o, "roundingModeRTEFloat16", d->rte16);
     cJSON_AddBoolToObject(o, "unifiedMemory", d->unified_memory);
     cJSON *heaps = report_add_array(o, "memoryHeaps");
     for (int h = 0; h < d->n_heaps; h++) {

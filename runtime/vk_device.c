@@ -72,6 +72,11 @@ void vkdev_probe(VkPhysicalDevice pd, WnrtDeviceInfo *info) {
     VkPhysicalDeviceSubgroupProperties sg = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sg};
     vkGetPhysicalDeviceProperties2(pd, &p2);
+    VkPhysicalDeviceFloatControlsProperties fc = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
+    if (VK_API_VERSION_MINOR(p2.properties.apiVersion) >= 2 || VK_API_VERSION_MAJOR(p2.properties.apiVersion) > 1) {
+        VkPhysicalDeviceProperties2 q = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &fc};
+        vkGetPhysicalDeviceProperties2(pd, &q);
+    }
     const VkPhysicalDeviceProperties *p = &p2.properties;
     const VkPhysicalDeviceLimits *l = &p->limits;
     snprintf(info->name, sizeof info->name, "%s", p->deviceName);
@@ -109,6 +114,7 @@ void vkdev_probe(VkPhysicalDevice pd, WnrtDeviceInfo *info) {
     info->int64 = f2.features.shaderInt64;
     info->uniform_standard_layout = f12.uniformBufferStandardLayout;
     info->push_descriptor = has_extension(pd, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+    info->rte16 = fc.shaderRoundingModeRTEFloat16;
 
     VkPhysicalDeviceMemoryProperties mp;
     vkGetPhysicalDeviceMemoryProperties(pd, &mp);
@@ -297,6 +303,7 @@ VkDev *vkdev_open(int index) {
      * Qwen2-0.5B, 127 tokens after 512 / 128, batches of 16 steps, 1087 / 1185 -> 1097 / 1198 tok/s).
      * CPU devices block: their work runs on the host's cores. */
     d->poll_fences = wnrt_env_flag("WEBNNC_WAIT_POLL", d->info.type != WNRT_DEV_CPU);
+    d->round_rte16 = d->info.rte16 && wnrt_env_flag("WEBNNC_RTE16", true);
     d->pipeline_stats = wnrt_env_flag("WEBNNC_PIPELINE_STATS", false) &&
                         has_extension(d->phys, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fexec = {

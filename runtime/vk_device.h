@@ -25,6 +25,8 @@ typedef struct VkDev {
     PFN_vkCmdPushDescriptorSetKHR push_descriptor_fn; /* NULL when unsupported */
     bool pipeline_stats;                              /* WEBNNC_PIPELINE_STATS=1 and the driver reports them */
     bool poll_fences;                                 /* vkdev_wait polls (WEBNNC_WAIT_POLL; default on GPUs) */
+    bool round_rte16;                                 /* shaders round float16 results to nearest even (vk_spirv_rte.h;
+                                                         where info.rte16, unless WEBNNC_RTE16=0) */
     struct PipelineSet *pipelines;                    /* vk_pipeline.c */
     int pipelines_created;                            /* by vk_pipeset_get so far */
 } VkDev;

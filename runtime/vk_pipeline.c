@@ -14,6 +14,7 @@
 #include "core.h"
 #include "kernel.h"
 #include "rt_env.h"
+#include "vk_spirv_rte.h"
 #include "webnn.h"
 
 /* ---- shader table (generated) ------------------------------------------------------------ */
@@ -206,8 +207,13 @@ VkPipeline vk_pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec
     }
     VkResult r;
     if (!p->modules[shader]) {
-        VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = si->size, .pCode = si->code};
+        size_t size = si->size;
+        uint32_t *rte = d->round_rte16 ? vk_spirv_with_rte16(si->code, si->size, &size) : NULL;
+        if (d->round_rte16 && !rte) return VK_NULL_HANDLE;
+        VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size,
+                                       .pCode = rte ? rte : si->code};
         r = vkCreateShaderModule(d->device, &mi, NULL, &p->modules[shader]);
+        free(rte);
         if (r != VK_SUCCESS) { vkdev_fail("vkCreateShaderModule", r); return VK_NULL_HANDLE; }
     }
     VkSpecializationMapEntry me[K_MAX_SPEC];
@@ -225,6 +231,7 @@ VkPipeline vk_pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec
             XXH64_reset(st, 0);
             XXH64_update(st, si->code, si->size);
             XXH64_update(st, spec, 4 * (size_t)n_spec);
+            XXH64_update(st, &d->round_rte16, sizeof d->round_rte16); /* the module as patched */
             XXH64_update(st, d->pipeline_cache_uuid, VK_UUID_SIZE);
             snprintf(path, sizeof path, "%s/%016llx.bin", p->cache_dir, (unsigned long long)XXH64_digest(st));
             XXH64_freeState(st);

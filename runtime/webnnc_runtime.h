@@ -56,6 +56,8 @@ typedef struct {
     bool int64;      /* shaderInt64 */
     bool push_descriptor;
     bool uniform_standard_layout; /* uniformBufferStandardLayout (required: common.glsl PARAMS_BLOCK) */
+    bool rte16;      /* shaderRoundingModeRTEFloat16: float16 results can be asked to round to nearest even
+                        (runtime/vk_spirv_rte.h; every shader does, unless WEBNNC_RTE16=0) */
     bool coopmat_nv; /* VK_NV_cooperative_matrix with float16 16x16x16 products into float32 (subgroups of
                         32), enabled at device creation (vkdev_open) unless WEBNNC_COOPMAT=0 */
     int n_heaps;
