@@ -72,8 +72,14 @@ void vkdev_probe(VkPhysicalDevice pd, WnrtDeviceInfo *info) {
     VkPhysicalDeviceSubgroupProperties sg = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sg};
     vkGetPhysicalDeviceProperties2(pd, &p2);
-    VkPhysicalDeviceFloatControlsProperties fc = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
-    if (VK_API_VERSION_MINOR(p2.properties.apiVersion) >= 2 || VK_API_VERSION_MAJOR(p2.properties.apiVersion) > 1) {
+    /* the properties of later core versions, asked for only where the device has that version */
+    uint32_t api = p2.properties.apiVersion;
+    bool v12 = VK_API_VERSION_MAJOR(api) > 1 || VK_API_VERSION_MINOR(api) >= 2;
+    bool v13 = VK_API_VERSION_MAJOR(api) > 1 || VK_API_VERSION_MINOR(api) >= 3;
+    VkPhysicalDeviceMaintenance4Properties m4 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};
+    VkPhysicalDeviceFloatControlsProperties fc = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES,
+                                                  .pNext = v13 ? &m4 : NULL};
+    if (v12) {
         VkPhysicalDeviceProperties2 q = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &fc};
         vkGetPhysicalDeviceProperties2(pd, &q);
     }
@@ -95,13 +101,8 @@ void vkdev_probe(VkPhysicalDevice pd, WnrtDeviceInfo *info) {
                                 (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
     info->subgroup_shuffle = (sg.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) &&
                              (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
-    info->max_buffer_size = 1ull << 31; /* conservative unless maintenance4 says more */
-    if (VK_API_VERSION_MINOR(p->apiVersion) >= 3 || VK_API_VERSION_MAJOR(p->apiVersion) > 1) {
-        VkPhysicalDeviceMaintenance4Properties m4 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};
-        VkPhysicalDeviceProperties2 q = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &m4};
-        vkGetPhysicalDeviceProperties2(pd, &q);
-        if (m4.maxBufferSize) info->max_buffer_size = m4.maxBufferSize;
-    }
+    /* conservative unless maintenance4 says more */
+    info->max_buffer_size = v13 && m4.maxBufferSize ? m4.maxBufferSize : 1ull << 31;
 
     VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
     VkPhysicalDeviceVulkan11Features f11 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, .pNext = &f12};
