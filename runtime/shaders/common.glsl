@@ -43,3 +43,23 @@ uint flat_id() { return flat_group() * gl_WorkGroupSize.x + gl_LocalInvocationID
 #define A_LOWEST (0u)
 #define A_HIGHEST (4294967295u)
 #endif
+
+#if A_FLOAT
+// x rounded to the storage type A_T and back, as storing and loading it would (round to nearest
+// even).  For float16 written out (its subnormals and overflow included) instead of as
+// float(float16_t(x)), which the NVIDIA H200's compiler (driver 580) did not round: in the mat-vec's
+// residual epilogue the product then entered the sum unrounded, a third of the sums of
+// test_rt_ext_fused residual_fold came out up to 4 float16 ulps from the unfused graph's, and with
+// this function they are the same bytes.  Where it runs per output, not in inner loops: in the
+// normalized projection's unit loop it made decode a third slower there.
+float a_round(float x) {
+#if A_BITS == 16
+    int e = int((floatBitsToUint(x) >> 23u) & 0xffu) - 127; // x's binary exponent (f32 subnormals: -127)
+    int k = max(e, -14) - 10;                                // float16's spacing at x is 2^k
+    float r = ldexp(roundEven(ldexp(x, -k)), k);
+    return abs(r) > 65504.0 ? (x < 0.0 ? A_LOWEST : A_HIGHEST) : r;
+#else
+    return x;
+#endif
+}
+#endif

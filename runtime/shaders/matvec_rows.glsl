@@ -434,7 +434,7 @@ void finish(uint m, uint r, uint n, float s, float up, float ss) {
     if (HAS_BIAS) s += float(bias_in[pc.b_base + n]);
     if (RESIDUAL != 0u) {
         uint slot = CLUSTER ? r : 0u;
-        s = float(A_T(s)) + res_pre[slot];
+        s = a_round(s) + res_pre[slot];
         if (RESIDUAL > 1u) s += rb_pre[slot];
     }
     y_out[pc.y_base + m * pc.y_stride + n] = A_T(s);
