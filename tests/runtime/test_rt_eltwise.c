@@ -144,8 +144,9 @@ END_TEST
 
 /* float32 -> float16 rounds to nearest, ties to even, as ONNX Runtime and IEEE 754 do, in a cast and
  * in the float16 store of a float32 sum: values 3/4 of an ulp above a float16 (which rounding toward
- * zero would take down: an NVIDIA H200 did before the shaders asked for round-to-nearest-even,
- * runtime/vk_spirv_rte.h), exact ties, and a subnormal. */
+ * zero would take down; the shaders ask for round-to-nearest-even where the device can,
+ * runtime/vk_spirv_rte.h, and lavapipe and the NVIDIA H200 pass with or without that), exact ties,
+ * and a subnormal. */
 START_TEST(cast_float16_rounding) {
     Graph *g = graph_new("t");
     Value *a = tu_input(g, "a", DT_F32, 1, (int64_t[]){7});
