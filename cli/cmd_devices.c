@@ -16,10 +16,10 @@ static void print_device(int i, const WnrtDeviceInfo *dp) {
     printf("   maxStorageBufferRange %llu, maxBufferSize %llu, shared memory %u, push constants %u, subgroup %u%s\n",
            (unsigned long long)d.max_storage_buffer_range, (unsigned long long)d.max_buffer_size, d.max_shared_memory,
            d.max_push_constants, d.subgroup_size, d.subgroup_arithmetic ? " (arithmetic)" : "");
-    printf("   float16 %s, 16-bit storage %s, int8 %s, 8-bit storage %s, int64 %s, push descriptors %s, "
+    printf("   float16 %s, 16-bit storage %s, int8 %s, 8-bit storage %s, int64 %s (atomics %s), push descriptors %s, "
            "uniformBufferStandardLayout %s, float16 round to nearest even %s\n",
            d.float16 ? "yes" : "no", d.storage16 ? "yes" : "no", d.int8 ? "yes" : "no", d.storage8 ? "yes" : "no",
-           d.int64 ? "yes" : "no", d.push_descriptor ? "yes" : "no", d.uniform_standard_layout ? "yes" : "no",
+           d.int64 ? "yes" : "no", d.int64_atomics ? "yes" : "no", d.push_descriptor ? "yes" : "no", d.uniform_standard_layout ? "yes" : "no",
            d.rte16 ? "yes" : "no");
     printf("   memory heaps:");
     for (int h = 0; h < d.n_heaps; h++)
@@ -49,6 +49,7 @@ static void json_device(cJSON *list, int i, const WnrtDeviceInfo *d) {
     cJSON_AddBoolToObject(o, "int8", d->int8);
     cJSON_AddBoolToObject(o, "storage8", d->storage8);
     cJSON_AddBoolToObject(o, "int64", d->int64);
+    cJSON_AddBoolToObject(o, "int64Atomics", d->int64_atomics);
     cJSON_AddBoolToObject(o, "pushDescriptors", d->push_descriptor);
     cJSON_AddBoolToObject(o, "uniformBufferStandardLayout", d->uniform_standard_layout);
     cJSON_AddBoolToObject(o, "roundingModeRTEFloat16", d->rte16);

@@ -113,6 +113,7 @@ void vkdev_probe(VkPhysicalDevice pd, WnrtDeviceInfo *info) {
     info->storage8 = f12.storageBuffer8BitAccess;
     info->storage16 = f11.storageBuffer16BitAccess;
     info->int64 = f2.features.shaderInt64;
+    info->int64_atomics = f2.features.shaderInt64 && f12.shaderBufferInt64Atomics;
     info->uniform_standard_layout = f12.uniformBufferStandardLayout;
     info->push_descriptor = has_extension(pd, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
     info->rte16 = fc.shaderRoundingModeRTEFloat16;
@@ -287,6 +288,7 @@ VkDev *vkdev_open(int index) {
     f12.uniformBufferStandardLayout = VK_TRUE;
     f11.storageBuffer16BitAccess = d->info.storage16;
     f2.features.shaderInt64 = d->info.int64;
+    f12.shaderBufferInt64Atomics = d->info.int64_atomics;
     const char *exts[3];
     uint32_t n_exts = 0;
     if (d->info.push_descriptor) exts[n_exts++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;

@@ -54,6 +54,7 @@ typedef struct {
     bool int8;       /* shaderInt8 */
     bool storage8;   /* storageBuffer8BitAccess */
     bool int64;      /* shaderInt64 */
+    bool int64_atomics; /* shaderBufferInt64Atomics (the o_proj fold's accumulators: runtime/plan_oproj.c) */
     bool push_descriptor;
     bool uniform_standard_layout; /* uniformBufferStandardLayout (required: common.glsl PARAMS_BLOCK) */
     bool rte16;      /* shaderRoundingModeRTEFloat16: float16 results can be asked to round to nearest even
