@@ -10,6 +10,7 @@
  * (k_fused_prefill.c) has a gated form of the GEMM, ext_nbits_record_gated: the [gate | up] product
  * with act(gate) * up in its epilogue (ext_matmul_nbits_gated_tiled.comp / _gated_coop.comp). */
 #include "k_ext_nbits.h"
+#include "k_oproj_fold.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -391,3 +392,12 @@ static int residual_record(KernelCtx *kc, const Node *n, const KTensor *in, cons
 }
 
 const KernelFamily kfam_ext_nbits_residual = {nbits_check, residual_record, 0};
+
+/* The output projection whose one-row product decode attention writes (k_oproj_fold.h). */
+static int oproj_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
+    NBitsGeom geo;
+    if (nbits_geometry(n, &geo) < 0) return -1;
+    return in[0].numel == (uint64_t)geo.k ? 0 : residual_record(kc, n, in, out);
+}
+
+const KernelFamily kfam_ext_nbits_oproj = {nbits_check, oproj_record, 0};

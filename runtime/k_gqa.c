@@ -30,7 +30,9 @@
 #include <string.h>
 
 #include "core.h"
+#include "k_ext_nbits.h"
 #include "k_ext_util.h"
+#include "k_oproj_fold.h"
 #include "kx_util.h"
 
 #define GQA_WG 128       /* attention / prep workgroup size */
@@ -111,7 +113,10 @@ typedef struct {
     uint32_t base_out, base_seqlens, base_k, base_v, base_q_in, base_k_in, base_v_in;
     uint32_t base_pos, base_cos, base_sin, base_q_norm, base_k_norm;
     uint32_t base_ws, base_cnt;
+    /* ext_gqa_dec_oproj.comp (plan_oproj.c) */
+    uint32_t o_w, o_s, o_z, o_kshift, o_rows, base_res, base_rb, base_y;
 } DecFusedPush;
+_Static_assert(sizeof(DecFusedPush) <= K_PUSH_MAX, "decode attention parameters");
 
 typedef struct {
     uint32_t B, S, N, kvN, H, window;
@@ -135,9 +140,10 @@ static uint32_t dec_work_rows(int64_t H) { return H > GQA_DEC_WIDE_H ? GQA_DEC_W
  * their partial results would not fit the last one's shared memory, 1 when the partial results for the
  * largest batch would not fit the scratch storage.  Depends on the node's bounds only (the same at
  * check and record time).  *ws_bytes / *words: what the chunks need. */
-static uint32_t dec_chunks(const KernelCtx *kc, const Node *n, uint64_t *ws_bytes, uint64_t *words) {
+/* ... before the scratch storage is considered (also plan_oproj.c's condition, through ext_gqa_oproj_ok). */
+static uint64_t dec_chunks_wanted(const Node *n) {
     const Value *pk = n->inputs[GQA_PAST_KEY];
-    int64_t N = node_int(n, "numHeads", 0), C = pk->rank == 4 ? pk->shape[2].v : 0, H = pk->rank == 4 ? pk->shape[3].v : 0;
+    int64_t C = pk->rank == 4 ? pk->shape[2].v : 0, H = pk->rank == 4 ? pk->shape[3].v : 0;
     uint64_t chunks = H > GQA_DEC_WIDE_H ? (uint64_t)(C > 0 ? C : 0) / GQA_DEC_WIDE_WORK_ROWS
                       : C > GQA_DEC_SPLIT_CAPACITY ? GQA_DEC_MAX_CHUNKS
                                                    : 1;
@@ -146,6 +152,13 @@ static uint32_t dec_chunks(const KernelCtx *kc, const Node *n, uint64_t *ws_byte
     uint64_t part_floats = 2 + (uint64_t)(H > 0 ? H : 1); /* one chunk's partial result: max, sum, H outputs */
     /* the last chunk combines the partials in shared memory (ext_gqa_dec_fused.comp): at most GQA_DEC_PARTIALS floats */
     while (chunks > 1 && chunks * part_floats > GQA_DEC_PARTIALS) chunks--;
+    return chunks;
+}
+
+static uint32_t dec_chunks(const KernelCtx *kc, const Node *n, uint64_t *ws_bytes, uint64_t *words) {
+    const Value *pk = n->inputs[GQA_PAST_KEY];
+    int64_t N = node_int(n, "numHeads", 0), H = pk->rank == 4 ? pk->shape[3].v : 0;
+    uint64_t chunks = dec_chunks_wanted(n), part_floats = 2 + (uint64_t)(H > 0 ? H : 1);
     uint64_t bn = value_max_elements(n->inputs[GQA_SEQLENS_K]) * (uint64_t)(N > 0 ? N : 1);
     *words = bn;
     *ws_bytes = bn * chunks * part_floats * sizeof(float);
@@ -323,8 +336,7 @@ static uint32_t dec_kb(const KernelCtx *kc, const GqaDims *d) {
  * and the device's limit, and at most GQA_DEC_PARTIALS / head size (heads of 256: 16); 0 where it does not
  * apply (no subgroup arithmetic, head size over GQA_DEC_MAX_H or over GQA_DEC_MAX_CPL channels per lane;
  * WEBNNC_GQA_DEC=0). */
-static uint32_t dec_wg(const KernelCtx *kc, const GqaDims *d) {
-    const WnrtDeviceInfo *dev = kc_device(kc);
+static uint32_t dec_wg_on(const WnrtDeviceInfo *dev, const GqaDims *d) {
     uint32_t sgs = dev->subgroup_size, cap = dev->max_workgroup_invocations < 1024 ? dev->max_workgroup_invocations : 1024;
     uint32_t groups = (uint32_t)wnrt_env_long("WEBNNC_GQA_DEC_SUBGROUPS", 1, 32, GQA_DEC_SUBGROUPS);
     if (sgs && groups * sgs > cap) groups = cap / sgs;
@@ -334,6 +346,8 @@ static uint32_t dec_wg(const KernelCtx *kc, const GqaDims *d) {
         return 0;
     return groups * sgs;
 }
+
+static uint32_t dec_wg(const KernelCtx *kc, const GqaDims *d) { return dec_wg_on(kc_device(kc), d); }
 
 /* ... of the flash kernel: GQA_FLASH_TPR, or WEBNNC_FLASH_TPR (tuning sweeps; rounded down to a power of 2). */
 static uint32_t flash_tpr(void) {
@@ -423,14 +437,60 @@ static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, con
 /* Whether one decode step runs as the single dispatch of ext_gqa_dec_fused.comp: one new token per
  * batch, the decode kernel's geometry (dec_wg), no attentionBias / headSink (WEBNNC_GQA_FUSED=0:
  * the four dispatches). */
-static bool dec_fused(const KernelCtx *kc, const Node *n, const GqaDims *d) {
-    return d->S == 1 && dec_wg(kc, d) && !present(n, GQA_ATTENTION_BIAS) && !present(n, GQA_HEAD_SINK) &&
+static bool dec_fused_on(const WnrtDeviceInfo *dev, const Node *n, const GqaDims *d) {
+    return d->S == 1 && dec_wg_on(dev, d) && !present(n, GQA_ATTENTION_BIAS) && !present(n, GQA_HEAD_SINK) &&
            wnrt_env_flag("WEBNNC_GQA_FUSED", true);
 }
 
-/* Decode in one dispatch: prep of query, key and value rows, cache write and attention. */
-static int record_dec_fused(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out, const GqaDims *d) {
-    int sh = kc_find_shader(kc, n, "ext_gqa_dec_fused", in[GQA_QUERY].dtype, in[GQA_QUERY].dtype);
+static bool dec_fused(const KernelCtx *kc, const Node *n, const GqaDims *d) { return dec_fused_on(kc_device(kc), n, d); }
+
+/* The output projection a decode dispatch takes over (kfam_gqa_oproj): the rewrite's extra inputs. */
+typedef struct {
+    const Node *oproj;
+    NBitsGeom geo;
+    const KTensor *w, *scales, *zp, *res, *res_bias, *y; /* zp, res_bias NULL when absent */
+} OprojRun;
+
+/* Workgroups per head of ext_gqa_dec_oproj.comp: enough for one o_proj row per invocation
+ * (WEBNNC_OPROJ_REPS=1..64 asks for more). */
+static uint32_t oproj_reps(uint64_t rows, uint32_t wg) {
+    uint32_t need = (uint32_t)((rows + wg - 1) / wg);
+    uint32_t reps = (uint32_t)wnrt_env_long("WEBNNC_OPROJ_REPS", 1, 64, need);
+    return reps < need ? need : reps;
+}
+
+/* ext_gqa_dec_oproj.comp's operands, parameters and specialization constants (13..15). */
+static int bind_oproj(KernelCtx *kc, const Node *n, const OprojRun *f, DecFusedPush *pc, KBind *b, uint32_t *spec, uint32_t wg) {
+    uint64_t rows = (uint64_t)f->geo.n, words = 2 * rows; /* a 64-bit accumulator per row */
+    uint32_t wbase, zbase = 0;
+    pc->o_rows = (uint32_t)rows;
+    pc->o_kshift = 0;
+    while ((1ll << pc->o_kshift) < f->geo.block) pc->o_kshift++;
+    b[13] = b[4];
+    if (kc_counters_bind(kc, n, words, &b[12]) < 0 || kc_bind_window(kc, n, f->w, 0, (int64_t)f->w->numel - 1, false, &b[14], &wbase) < 0 ||
+        ext_bind(kc, n, f->scales, false, &b[15], &pc->o_s) < 0 || ext_bind(kc, n, f->res, false, &b[16], &pc->base_res) < 0 ||
+        ext_bind(kc, n, f->y, true, &b[18], &pc->base_y) < 0 ||
+        (f->zp && kc_bind_window(kc, n, f->zp, 0, (int64_t)f->zp->numel - 1, false, &b[13], &zbase) < 0))
+        return -1;
+    b[17] = b[16];
+    if (f->res_bias && ext_bind(kc, n, f->res_bias, false, &b[17], &pc->base_rb) < 0) return -1;
+    if (wbase % 16) {
+        diag_node_error(n, "internal: o_proj weights are not 16-byte aligned");
+        return -1;
+    }
+    pc->o_w = wbase / 16;
+    pc->o_z = zbase * 2;
+    spec[13] = oproj_reps(rows, wg);
+    spec[14] = f->zp != NULL;
+    spec[15] = f->res_bias != NULL;
+    return 0;
+}
+
+/* Decode in one dispatch: prep of query, key and value rows, cache write and attention (and, with
+ * `fold`, the output projection after it: ext_gqa_dec_oproj.comp). */
+static int record_dec_fused(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out, const GqaDims *d,
+                            const OprojRun *fold) {
+    int sh = kc_find_shader(kc, n, fold ? "ext_gqa_dec_oproj" : "ext_gqa_dec_fused", in[GQA_QUERY].dtype, in[GQA_QUERY].dtype);
     if (sh < 0) return -1;
     DecFusedPush pc;
     memset(&pc, 0, sizeof pc);
@@ -444,9 +504,13 @@ static int record_dec_fused(KernelCtx *kc, const Node *n, const KTensor *in, con
     pc.k_head0 = (uint32_t)(d->packed ? d->N : 0), pc.v_head0 = (uint32_t)(d->packed ? d->N + d->kvN : 0);
     bool rot = d->rotary, has_pos = rot && present(n, GQA_POSITION_IDS);
     bool qn = present(n, GQA_Q_NORM), kn = present(n, GQA_K_NORM);
-    KBind b[14];
+    KBind b[19];
     uint64_t ws_bytes, words;
     uint32_t chunks = dec_chunks(kc, n, &ws_bytes, &words);
+    if (fold && (chunks != 1 || d->B != 1)) {
+        diag_node_error(n, "internal: the output projection is folded into a split decode attention");
+        return -1;
+    }
     if (ext_bind(kc, n, &out[GQA_OUT], true, &b[0], &pc.base_out) < 0 ||
         ext_bind(kc, n, &in[GQA_SEQLENS_K], false, &b[1], &pc.base_seqlens) < 0 ||
         ext_bind(kc, n, &out[GQA_PRESENT_KEY], true, &b[2], &pc.base_k) < 0 ||
@@ -466,10 +530,12 @@ static int record_dec_fused(KernelCtx *kc, const Node *n, const KTensor *in, con
     const WnrtDeviceInfo *dev = kc_device(kc);
     uint32_t cpl = dec_cpl(kc, d), kb = dec_kb(kc, d);
     bool regs = dev->subgroup_shuffle && cpl <= GQA_DEC_REG_CPL && wnrt_env_flag("WEBNNC_GQA_DEC_REGS", true);
-    uint32_t spec[13] = {dec_wg(kc, d), cpl, node_bool(n, "smoothSoftmax", false), qn, kn, rot,
+    uint32_t spec[16] = {dec_wg(kc, d), cpl, node_bool(n, "smoothSoftmax", false), qn, kn, rot,
                          node_bool(n, "rotaryInterleaved", false), has_pos, has_pos && in[GQA_POSITION_IDS].dtype == DT_I64, chunks,
                          kb, (uint32_t)wnrt_env_long("WEBNNC_GQA_DEC_CHUNK_ROWS", 16, 65536, dec_work_rows(d->H)), regs};
-    return ext_dispatch_rows(kc, n, sh, spec, 13, &pc, sizeof pc, b, 14, (uint64_t)(d->B * d->N) * chunks);
+    if (fold && bind_oproj(kc, n, fold, &pc, b, spec, spec[0]) < 0) return -1;
+    return ext_dispatch_rows(kc, n, sh, spec, fold ? 16 : 13, &pc, sizeof pc, b, fold ? 19 : 14,
+                             (uint64_t)(d->B * d->N) * chunks * (fold ? spec[13] : 1));
 }
 
 /* Without a cache: attention over the S new tokens, keys/values read from the inputs. */
@@ -502,9 +568,11 @@ static int record_attention_nc(KernelCtx *kc, const Node *n, const KTensor *in, 
     return ext_dispatch_rows(kc, n, sh, spec, 8, &pc, sizeof pc, b, 7, (uint64_t)(d->B * d->S * d->N));
 }
 
-static int gqa_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
-    GqaDims d;
-    if (gqa_dims(n, in, out, &d) < 0) return -1;
+/* The node's dispatches; `fold`: its decode step (one token, one batch row) also takes the output
+ * projection after it (kfam_gqa_oproj). */
+static int record_node(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out, const GqaDims *dims,
+                       const OprojRun *fold) {
+    GqaDims d = *dims;
     if (!d.cache) {
         if (out[GQA_OUT].numel == 0) return 0;
         if (record_prep(kc, n, in, out, &d) < 0) return -1;
@@ -515,9 +583,69 @@ static int gqa_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTe
         const KTensor *past = &in[GQA_PAST_KEY + k], *pres = &out[GQA_PRESENT_KEY + k];
         if (!same_storage(past, pres) && past->numel && kx_copy(kc, n, past, pres) < 0) return -1;
     }
-    if (dec_fused(kc, n, &d)) return record_dec_fused(kc, n, in, out, &d); /* (2) + (3) in one dispatch */
+    if (dec_fused(kc, n, &d)) return record_dec_fused(kc, n, in, out, &d, fold); /* (2) + (3) in one dispatch */
+    if (fold) {
+        diag_node_error(n, "internal: the output projection is folded into a decode attention of several dispatches");
+        return -1;
+    }
     if (record_prep(kc, n, in, out, &d) < 0) return -1; /* (2) query rows, new key and value rows */
     return record_attention(kc, n, in, out, &d); /* (3) */
 }
 
+static int gqa_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
+    GqaDims d;
+    return gqa_dims(n, in, out, &d) < 0 ? -1 : record_node(kc, n, in, out, &d, NULL);
+}
+
 const KernelFamily kfam_gqa = {gqa_check, gqa_record, 0};
+
+/* ---- the output projection taken over at decode (k_oproj_fold.h, plan_oproj.c) ----------------- */
+
+bool ext_gqa_oproj_ok(const WnrtDeviceInfo *dev, const Node *gqa, const Node *oproj) {
+    const Value *o = gqa->outputs[GQA_OUT], *q = gqa->inputs[GQA_QUERY];
+    int64_t N = node_int(gqa, "numHeads", 0);
+    NBitsGeom geo;
+    KMatvecRows rows;
+    const Value *zp = kx_opt(oproj, 3), *scales = kx_opt(oproj, 2);
+    if (!dev->int64_atomics || !wnrt_env_flag("WEBNNC_OPROJ_FOLD", true) || !has_cache(gqa) || !q ||
+        (q->dtype != DT_F16 && q->dtype != DT_F32) || o->rank != 3 || !dim_is_static(o->shape[2]) || N < 1 || N > 64 ||
+        o->shape[2].v % N || present(gqa, GQA_K_SCALE) || present(gqa, GQA_V_SCALE) || dec_chunks_wanted(gqa) != 1)
+        return false;
+    GqaDims d = {.S = 1, .H = o->shape[2].v / N};
+    uint32_t wg = dec_wg_on(dev, &d);
+    return d.H % 32 == 0 && d.H <= 128 && dec_fused_on(dev, gqa, &d) && nbits_geometry(oproj, &geo) == 0 && geo.bits == 4 &&
+           geo.k == o->shape[2].v && geo.block % 32 == 0 && !kx_opt(oproj, 4) && scales && scales->dtype == q->dtype &&
+           ext_nbits_rows_layout(&geo, zp != NULL, zp ? zp->dtype : DT_U8, &rows) && (uint64_t)geo.n <= 64 * (uint64_t)wg;
+}
+
+static int oproj_check(KernelCtx *kc, const Node *n) {
+    const OprojFold *f = kc_node_params(kc, n);
+    NBitsGeom geo;
+    if (!f || nbits_geometry(f->oproj, &geo) < 0) {
+        diag_node_error(n, "internal: output projection fold without its matmulNBits");
+        return -1;
+    }
+    DType dt = n->inputs[GQA_QUERY]->dtype;
+    if (gqa_check(kc, n) < 0 || kcheck_shader(kc, n, "ext_gqa_dec_oproj", dt, dt) < 0) return -1;
+    return kc_counters_reserve(kc, 2 * (uint64_t)geo.n) < 0 ? kx_no_kernel(n, dt) : 0;
+}
+
+static int oproj_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
+    const OprojFold *f = kc_node_params(kc, n);
+    GqaDims d;
+    if (gqa_dims(n, in, out, &d) < 0) return -1;
+    if (d.B * d.S != 1) return record_node(kc, n, in, out, &d, NULL);
+    OprojRun run = {.oproj = f->oproj, .w = &in[OPROJ_W], .scales = &in[OPROJ_SCALES], .res = &in[OPROJ_RES], .y = &in[OPROJ_Y],
+                    .zp = in[OPROJ_ZP].value ? &in[OPROJ_ZP] : NULL, .res_bias = in[OPROJ_RES_BIAS].value ? &in[OPROJ_RES_BIAS] : NULL};
+    if (nbits_geometry(f->oproj, &run.geo) < 0) return -1;
+    uint64_t rows = (uint64_t)run.geo.n;
+    if (run.y->numel != rows || run.res->numel != rows || (run.res_bias && run.res_bias->numel != rows) ||
+        run.scales->numel != rows * (uint64_t)run.geo.k_blocks || run.w->numel != rows * (uint64_t)(run.geo.k / 2) ||
+        (run.zp && run.zp->numel != rows * (uint64_t)run.geo.zp_row_bytes)) {
+        diag_node_error(n, "internal: the output projection's operands do not match it");
+        return -1;
+    }
+    return record_node(kc, n, in, out, &d, &run);
+}
+
+const KernelFamily kfam_gqa_oproj = {oproj_check, oproj_record, 0};

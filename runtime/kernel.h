@@ -7,8 +7,8 @@
  *     compiled by glslc at build time with -DA_T=<type> -DB_T=<type> ... (see common.glsl) and
  *     embedded.  Workgroup size is specialization constant 0 (`local_size_x_id = 0`); constants
  *     1.. are yours (op codes, tile sizes, subgroup width).  Parameters: one block of at most
- *     128 bytes declared `PARAMS_BLOCK PC { ... } pc;` (binding K_PARAMS_BINDING = 16, runtime/replay.c).
- *     Bindings: at most K_MAX_BINDINGS (16) storage buffers (set 0, bindings 0..15); the parameter
+ *     K_PUSH_MAX bytes declared `PARAMS_BLOCK PC { ... } pc;` (binding K_PARAMS_BINDING, runtime/replay.c).
+ *     Bindings: at most K_MAX_BINDINGS storage buffers (set 0, bindings 0..K_MAX_BINDINGS - 1); the parameter
  *     block is a uniform buffer (k_binding_type).
  *  2. C file runtime/k_FAMILY.c defining `const KernelFamily kfam_FAMILY = {check, record, 0}`:
  *       check(kc, node)   at load time, with upper-bound shapes: verify the dtypes/options are
@@ -44,14 +44,14 @@
 #include "webnnc_runtime.h"
 
 #define K_MAX_RANK 6     /* ranks the strided shaders index; more are collapsed */
-#define K_MAX_BINDINGS 16 /* tensor bindings 0..15 (ext_gqa_dec_fused.comp uses 14) */
+#define K_MAX_BINDINGS 20 /* tensor bindings 0..19 (ext_gqa_dec_oproj.comp uses 0..18) */
 #define K_PARAMS_BINDING K_MAX_BINDINGS /* the parameter block (common.glsl PARAMS_BLOCK) */
 /* Descriptor type of binding i: storage buffers for tensors, a uniform buffer for the parameter block. */
 static inline VkDescriptorType k_binding_type(int i) {
     return i == K_PARAMS_BINDING ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 #define K_MAX_SPEC 16
-#define K_PUSH_MAX 128
+#define K_PUSH_MAX 160 /* parameter block bytes (a uniform buffer; ext_gqa_dec_oproj.comp's is 156) */
 
 typedef struct {
     const Value *value;

@@ -185,9 +185,10 @@ int plan_model(WnrtModel *m) {
 
     /* Plan rewrites (fused dequantize + matmul, re-laid-out constant weights; reductions with
      * an element-wise epilogue; one-row gathers read in place by matmulNBits; skip sums added by
-     * the matmulNBits before a normalized projection). */
+     * the matmulNBits before a normalized projection, or by decode attention with the output
+     * projection it takes over). */
     if (plan_matvec_rewrite(m) < 0 || plan_reduce_rewrite(m) < 0 || plan_pick_row_rewrite(m) < 0 ||
-        plan_residual_rewrite(m) < 0)
+        plan_oproj_rewrite(m) < 0 || plan_residual_rewrite(m) < 0)
         goto done;
 
     /* Kernels, views, uses. */
@@ -284,6 +285,14 @@ int plan_model(WnrtModel *m) {
         for (int k = 0; k < n->n_outputs; k++) {
             int rt = m->root[n->outputs[k]->id];
             if (rt != n->outputs[k]->id || slot_of[rt] >= 0 || (g->values[rt]->flags & VF_CONST)) continue;
+            if (assign(m, &slots, &n_slots, &cap, slot_of, bytes[rt], rt) < 0) goto done;
+        }
+        /* a later node's output that this (rewritten) node writes in its place: stored from here on */
+        const Value *const *ins;
+        int n_ins = plan_node_inputs(m, n, &ins);
+        for (int k = 0; k < n_ins; k++) {
+            int rt = ins[k] ? m->root[ins[k]->id] : -1;
+            if (rt < 0 || slot_of[rt] >= 0 || def[rt] <= i || (g->values[rt]->flags & VF_CONST)) continue;
             if (assign(m, &slots, &n_slots, &cap, slot_of, bytes[rt], rt) < 0) goto done;
         }
     }

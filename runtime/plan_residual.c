@@ -51,24 +51,21 @@ static bool worth_it(const Node *n, DType dt) {
     return cols * k * dtype_storage_bytes(dt, 1) >= min_kib * 1024;
 }
 
-/* The matmulNBits that can add projection n's skip sum and which operand it produces (*slot); NULL if none. */
-static const Node *match(const WnrtModel *m, const Node *n, const int *uses, int *slot) {
+const Node *plan_residual_producer(const WnrtModel *m, const Node *n, const int *uses, int *slot) {
     if ((n->op != OP_QKV_PROJECTION && n->op != OP_GATED_MLP) || node_int(n, "bits", 0) == 0 || n->n_inputs <= FP_SKIP ||
-        !n->inputs[FP_INPUT] || !worth_it(n, n->inputs[FP_INPUT]->dtype))
+        !n->inputs[FP_INPUT])
         return NULL;
     const Node *p = producer_of(m, n, uses, *slot = FP_INPUT);
     return p ? p : producer_of(m, n, uses, *slot = FP_SKIP);
 }
 
-static int visit(WnrtModel *m, const Node *n, const int *uses) {
-    int slot;
-    const Node *p = match(m, n, uses, &slot);
-    if (!p) return 0;
+int plan_residual_pair(WnrtModel *m, PlanRewriteStore *store, const Node *n, const Node *p, int slot,
+                       const KernelFamily *prod_fam, const void *params, size_t param_size) {
     /* the projection's input is the product (+ the other operand) and its skip the other
      * operand: swapped where the product was the skip (the sum x + skip is symmetric, so
      * recordings that do not fold compute the same) */
     const Value *other = n->inputs[slot == FP_INPUT ? FP_SKIP : FP_INPUT];
-    PlanRewrite prod = {.fam = &kfam_ext_nbits_residual, .n_inputs = 7, .label = "+add"};
+    PlanRewrite prod = {.fam = prod_fam, .n_inputs = 7, .label = "+add"};
     for (int k = 0; k < p->n_inputs && k < 5; k++) prod.inputs[k] = p->inputs[k];
     prod.inputs[5] = other;
     prod.inputs[6] = n->n_inputs > FP_SKIP_BIAS ? n->inputs[FP_SKIP_BIAS] : NULL;
@@ -76,11 +73,18 @@ static int visit(WnrtModel *m, const Node *n, const int *uses) {
     for (int k = 0; k < n->n_inputs; k++) proj.inputs[k] = n->inputs[k];
     proj.inputs[FP_INPUT] = n->inputs[slot];
     proj.inputs[FP_SKIP] = other;
-    char none = 0;
-    return plan_rewrite_node(m, &m->residual_plan, p->index, &prod, &none, sizeof none) < 0 ||
-                   plan_rewrite_node(m, &m->residual_plan, n->index, &proj, &none, sizeof none) < 0
+    return plan_rewrite_node(m, store, p->index, &prod, params, param_size) < 0 ||
+                   plan_rewrite_node(m, store, n->index, &proj, params, param_size) < 0
                ? -1
                : 0;
+}
+
+static int visit(WnrtModel *m, const Node *n, const int *uses) {
+    int slot;
+    const Node *p = plan_residual_producer(m, n, uses, &slot);
+    char none = 0;
+    if (!p || !worth_it(n, n->inputs[FP_INPUT]->dtype)) return 0;
+    return plan_residual_pair(m, &m->residual_plan, n, p, slot, &kfam_ext_nbits_residual, &none, sizeof none);
 }
 
 int plan_residual_rewrite(WnrtModel *m) { return plan_visit_open_nodes(m, false, visit); }

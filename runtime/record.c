@@ -228,8 +228,7 @@ static int next_piece(KernelCtx *kc) {
 int kc_dispatch(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, int n_spec, const void *push,
                 uint32_t push_size, const KBind *binds, int n_binds, uint32_t gx, uint32_t gy, uint32_t gz) {
     if (!kc->trace) return 0;
-    if (n_binds > K_MAX_BINDINGS || push_size > K_PUSH_MAX || push_size > kc->dev->info.max_push_constants ||
-        n_spec > K_MAX_SPEC)
+    if (n_binds > K_MAX_BINDINGS || push_size > K_PUSH_MAX || n_spec > K_MAX_SPEC)
         return DISPATCH_ERROR(n, "internal: dispatch exceeds binding/push-constant limits");
     const uint32_t *mx = kc->dev->info.max_workgroup_count;
     if (gx > mx[0] || gy > mx[1] || gz > mx[2])

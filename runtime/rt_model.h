@@ -36,13 +36,16 @@ typedef struct {
     ReplaySlots params;  /* parameter + indirect-argument slots (kept when the slot is re-recorded) */
 } Recording;
 
-/* A plan-level rewrite (plan_matvec.c, plan_reduce.c, plan_pick_row.c, plan_residual.c): node i runs
- * `fam` on `inputs` (instead of kernel_family(op) on its own operands) with family parameters
- * `params` (kc_node_params). */
+/* A plan-level rewrite (plan_matvec.c, plan_reduce.c, plan_pick_row.c, plan_residual.c,
+ * plan_oproj.c): node i runs `fam` on `inputs` (instead of kernel_family(op) on its own operands)
+ * with family parameters `params` (kc_node_params).  An input may be written by the family (a value
+ * of a later node that the rewritten node produces in its place: plan_oproj.c); it then gets its
+ * storage where it is first touched. */
+#define PLAN_REWRITE_MAX_INPUTS (WN_MAX_INPUT_SLOTS + 8)
 typedef struct {
     const KernelFamily *fam;
     int n_inputs;
-    const Value *inputs[WN_MAX_INPUT_SLOTS];
+    const Value *inputs[PLAN_REWRITE_MAX_INPUTS];
     const void *params;
     const char *label; /* wnrt_node_rewrite_label (NULL: none) */
 } PlanRewrite;
@@ -84,7 +87,7 @@ struct WnrtModel {
     int64_t (*in_shape)[WN_MAX_RANK];
     int64_t *sym;                   /* per symbol */
 
-    /* plan rewrites (plan_matvec.c, plan_reduce.c, plan_pick_row.c, plan_residual.c; all NULL when
+    /* plan rewrites (plan_matvec.c, plan_reduce.c, plan_pick_row.c, plan_oproj.c, plan_residual.c; all NULL when
      * nothing was rewritten) */
     PlanRewrite **rewrite;    /* per node index */
     bool *absorbed;           /* per node index: folded into a rewritten node; not run */
@@ -95,6 +98,7 @@ struct WnrtModel {
     PlanRewriteStore reduce_plan; /* ... (plan_reduce.c) */
     PlanRewriteStore pick_plan;   /* ... (plan_pick_row.c) */
     PlanRewriteStore residual_plan; /* ... (plan_residual.c) */
+    PlanRewriteStore oproj_plan;    /* ... (plan_oproj.c) */
 
     /* GPU timestamps around the node dispatches of every run (timing.c, wnrt_set_timing) */
     VkQueryPool timestamps;
@@ -154,6 +158,15 @@ int plan_pick_row_rewrite(WnrtModel *m);
 int plan_visit_open_nodes(WnrtModel *m, bool reverse, int (*visit)(WnrtModel *m, const Node *n, const int *uses));
 /* plan_residual.c: skip sums of normalized projections added by the matmulNBits before them */
 int plan_residual_rewrite(WnrtModel *m);
+/* ... its parts: the matmulNBits whose output projection n (qkvProjection / gatedMlp) reads as input
+ * `*slot` (FP_INPUT or FP_SKIP) and that can add the other operand (NULL: none; no test of whether it
+ * pays); the two rewrites, the matmulNBits' with family prod_fam, stored in `store` with params. */
+const Node *plan_residual_producer(const WnrtModel *m, const Node *n, const int *uses, int *slot);
+int plan_residual_pair(WnrtModel *m, PlanRewriteStore *store, const Node *n, const Node *p, int slot,
+                       const KernelFamily *prod_fam, const void *params, size_t param_size);
+/* plan_oproj.c: decode attention that also takes the output projection after it and its skip sum
+ * (before plan_residual_rewrite) */
+int plan_oproj_rewrite(WnrtModel *m);
 /* rt_kv.c: aliases each present onto its past where it is written in place (after the views are
  * known, before liveness); frees; whether copy_io skips v (a resident cache) */
 int wnrt_kv_plan(WnrtModel *m);

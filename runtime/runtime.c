@@ -91,6 +91,7 @@ void wnrt_free(WnrtModel *m) {
     plan_rewrite_store_free(&m->reduce_plan);
     plan_rewrite_store_free(&m->pick_plan);
     plan_rewrite_store_free(&m->residual_plan);
+    plan_rewrite_store_free(&m->oproj_plan);
     plan_matvec_free(m);
     plan_rewrite_arrays_free(m);
     wnrt_kv_free(m);

@@ -12,7 +12,7 @@
 layout(local_size_x_id = 0) in;
 
 // Every kernel declares its parameters as `PARAMS_BLOCK PC { ... } pc;` so that where the
-// parameters live is decided here, once, for every shader: a uniform buffer at binding 16
+// parameters live is decided here, once, for every shader: a uniform buffer at binding 20
 // (K_PARAMS_BINDING in runtime/kernel.h) holding
 // each dispatch's block at its own offset (runtime/replay.c), so that a recorded command buffer is
 // replayed for new sizes by rewriting the blocks, not the commands.  Bindings 0..15 are the kernel's.
@@ -21,7 +21,7 @@ layout(local_size_x_id = 0) in;
 // ms, decode 1383 -> 1368 us per step).  Its layout stays std430 (the C structs' layout), which needs
 // the device feature uniformBufferStandardLayout (runtime/vk_device.c requires it).
 #extension GL_EXT_scalar_block_layout : require
-#define PARAMS_BLOCK layout(std430, set = 0, binding = 16) uniform
+#define PARAMS_BLOCK layout(std430, set = 0, binding = 20) uniform
 
 uint flat_group() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
 uint flat_id() { return flat_group() * gl_WorkGroupSize.x + gl_LocalInvocationID.x; }

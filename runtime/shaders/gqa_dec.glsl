@@ -21,7 +21,7 @@
 // SMOOTH, the parameter block pc (fields H, scale, softcap), the output buffer io[], and
 // the functions dec_key(j, h) / dec_value(j, h) (channel h of key / value row j in memory),
 // dec_new_key(c, h) / dec_new_value(c, h) (channel h, the lane's c-th, of a row not in memory),
-// dec_bias(j) and dec_sink(head).
+// dec_bias(j) and dec_sink(head); optionally DEC_AFTER_KEYS, a function called after the key loop.
 #extension GL_KHR_shader_subgroup_basic : enable
 #extension GL_KHR_shader_subgroup_arithmetic : enable
 #extension GL_KHR_shader_subgroup_shuffle : enable
@@ -165,6 +165,9 @@ void gqa_dec_attend_qv(uint lo, uint end, bool new_row, uint p_new, out float mt
         }
         dec_run(1u, p_new, m, l);
     }
+#ifdef DEC_AFTER_KEYS
+    DEC_AFTER_KEYS(); // the includer's loads for after the attention, issued before the combine
+#endif
     if (DEC_LANE_SUMS) l = subgroupAdd(l);
     if (lane == 0u) {
         part_m[sg] = m;

@@ -74,13 +74,18 @@ def check_json(j, label, timed, fused):
         # the attention-mask chain reduceSum -> sub -> cast runs as one dispatch (runtime/plan_reduce.c)
         mask = [r for r in p["nodes"] if r["op"] == "cast" and len(r["absorbed"]) == 2]
         check(len(mask) == 1 and mask[0]["calls"] == p["steps"], f"{what}: the mask chain as one cast row with 2 absorbed nodes")
-        # the skip sums of the normalized projections added by the matmulNBits before them
+        # the skip sums of the normalized projections added by the matmulNBits before them; at decode the
+        # attention before an o_proj takes it (runtime/plan_oproj.c): that matmulNBits has no dispatches
         adds = collections.Counter((r["op"], r["rewrite"]) for r in p["nodes"] if r["rewrite"] is not None)
         projections = adds[("qkvProjection", "-add")] + adds[("gatedMlp", "-add")]
+        oproj = adds[("groupQueryAttention", "+matmulNBits,add")]
+        products = projections - (oproj if p["name"] == "decode" else 0)
         check(all("rewrite" in r for r in p["nodes"]) and
-              (projections >= 1 and adds[("matmulNBits", "+add")] == projections and sum(adds.values()) == 2 * projections
+              (projections >= 1 and adds[("matmulNBits", "+add")] == products and sum(adds.values()) == projections + products + oproj
                if fused else not adds),
-              f"{what}: skip sums folded into the matmulNBits before {projections} projections ({dict(adds)})")
+              f"{what}: skip sums folded into the matmulNBits before {projections} projections, {oproj} by the attention ({dict(adds)})")
+        if fused and p["name"] == "decode":
+            check(oproj == 2, f"{what}: both layers' attention took their o_proj ({oproj})")
         rows = p["ops"] + p["nodes"]
         check(all(non_negative(r["total_us"]) and non_negative(r["mean_us"]) and non_negative(r["pct"]) for r in rows),
               f"{what}: times non-negative")
