@@ -35,10 +35,14 @@ _Static_assert(sizeof(MatvecRowsPush) <= K_PUSH_MAX, "mat-vec push constants");
 #define MV_FEW_ROWS 2048
 /* Long rows (over MV_LONG_UNITS units per invocation) get twice the invocations, up to
  * MV_LONG_WG: the Qwen2-0.5B down_proj (K 4864, 152 int4 units per row) took 262 us per decode
- * step with 32 invocations, 234 with 64 and 226 with 128 (H100, 24 layers); K 4096 (128 units,
- * the benchmark above) keeps 32. */
-#define MV_LONG_UNITS 4
-#define MV_LONG_WG 64
+ * step with 32 invocations, 234 with 64 and 226 with 128 (H100, 24 layers; the limits were then 4
+ * units and 64 invocations); on the H200 (twenty-first session, `generate` after 128 / 512 tokens,
+ * the same call, two rounds) 64 invocations 1335 / 1210 tok/s, 128 1350 / 1221, 256 1337 / 1209
+ * (down_proj 8.2 -> 7.8 us with 128).  Rows of 65-128 units now get 64 invocations instead of 32
+ * (not measured: no projection of the benchmark decoders has them, and the 4096 x 4096 benchmark
+ * runs on subgroup row groups, MV_LONG_CLUSTER_ROWS). */
+#define MV_LONG_UNITS 2
+#define MV_LONG_WG 128
 /* Row groups of TPR invocations (matvec_rows.glsl CLUSTER), several per workgroup, reduced with
  * subgroup shuffles instead of shared memory: on GPUs with subgroup shuffles, quantized weights
  *  - tall ones (over MV_MAX_GROUPS row groups): MV_TALL_TPR invocations per row group of
@@ -88,7 +92,10 @@ static void work_split(const WnrtDeviceInfo *d, int bits, uint64_t N, uint64_t u
     else *rows = bits == 4 && N < MV_FEW_ROWS ? 1 : 2;
     uint32_t min_wg = sg > 32 ? sg : 32;
     while (*wg / 2 >= min_wg && *wg / 2 >= units) *wg /= 2;
-    while (!cpu && *wg < MV_LONG_WG && units > MV_LONG_UNITS * (uint64_t)*wg) *wg *= 2;
+    /* tuning overrides: WEBNNC_MATVEC_LONG_UNITS = 1..64, WEBNNC_MATVEC_LONG_WG = 32..1024 */
+    uint64_t long_units = (uint64_t)wnrt_env_long("WEBNNC_MATVEC_LONG_UNITS", 1, 64, MV_LONG_UNITS);
+    uint32_t long_wg = (uint32_t)wnrt_env_long("WEBNNC_MATVEC_LONG_WG", 32, 1024, MV_LONG_WG);
+    while (!cpu && *wg < long_wg && units > long_units * (uint64_t)*wg) *wg *= 2;
     if (*tpr) *wg = *tpr > MV_CLUSTER_WG ? *tpr : MV_CLUSTER_WG;
     /* tuning overrides (bench sweeps): WEBNNC_MATVEC_WG = 32..1024, WEBNNC_MATVEC_ROWS = 1..8 */
     *wg = (uint32_t)wnrt_env_long("WEBNNC_MATVEC_WG", 32, 1024, *wg);
