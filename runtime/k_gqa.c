@@ -454,7 +454,7 @@ typedef struct {
 /* Workgroups per head of ext_gqa_dec_oproj.comp: each takes at most GQA_OPROJ_ROWS of o_proj's rows
  * (and at least one per invocation); WEBNNC_OPROJ_REPS=1..64 asks for another count (not fewer than
  * one row per invocation needs).  H200, generate tok/s after 128 / 512 tokens by workgroups per head,
- * the same call: Qwen2-0.5B (896 rows, 512 invocations) 2: 1314 / 1192, 4: 1332 / 1202, 6: 1326 /
+ * the same call: Qwen2-0.5B (896 rows, 768 invocations) 2: 1314 / 1192, 4: 1332 / 1202, 6: 1326 /
  * 1200, 8: 1324 / 1198; SmolLM-135M (576 rows, 768 invocations) 1: 1292 / 1143, 2: 1316 / 1162, 3:
  * 1326 / 1170, 4: 1316 / 1164, 6: 1316 / 1163.  (The attention of every workgroup of a head is the
  * same work; what shrinks is each workgroup's share of the rows and of the atomics.) */
@@ -633,7 +633,11 @@ static int oproj_check(KernelCtx *kc, const Node *n) {
     }
     DType dt = n->inputs[GQA_QUERY]->dtype;
     if (gqa_check(kc, n) < 0 || kcheck_shader(kc, n, "ext_gqa_dec_oproj", dt, dt) < 0) return -1;
-    return kc_counters_reserve(kc, 2 * (uint64_t)geo.n) < 0 ? kx_no_kernel(n, dt) : 0;
+    if (kc_counters_reserve(kc, 2 * (uint64_t)geo.n) < 0) {
+        diag_node_error(n, "internal: %lld o_proj accumulators exceed the scratch storage", (long long)geo.n);
+        return -1;
+    }
+    return 0;
 }
 
 static int oproj_record(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out) {
