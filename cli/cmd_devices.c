@@ -13,9 +13,10 @@ static void print_device(int i, const WnrtDeviceInfo *dp) {
     WnrtDeviceInfo d = *dp;
     printf("%d: %s (%s), Vulkan %u.%u.%u\n", i, d.name, wnrt_device_type_name(d.type), (d.api_version >> 22) & 0x7f,
            (d.api_version >> 12) & 0x3ff, d.api_version & 0xfff);
-    printf("   maxStorageBufferRange %llu, maxBufferSize %llu, shared memory %u, push constants %u, subgroup %u%s\n",
+    printf("   maxStorageBufferRange %llu, maxBufferSize %llu, shared memory %u, push constants %u, storage buffers per "
+           "stage %u, subgroup %u%s\n",
            (unsigned long long)d.max_storage_buffer_range, (unsigned long long)d.max_buffer_size, d.max_shared_memory,
-           d.max_push_constants, d.subgroup_size, d.subgroup_arithmetic ? " (arithmetic)" : "");
+           d.max_push_constants, d.max_storage_buffers, d.subgroup_size, d.subgroup_arithmetic ? " (arithmetic)" : "");
     printf("   float16 %s, 16-bit storage %s, int8 %s, 8-bit storage %s, int64 %s (atomics %s), push descriptors %s, "
            "uniformBufferStandardLayout %s, float16 round to nearest even %s\n",
            d.float16 ? "yes" : "no", d.storage16 ? "yes" : "no", d.int8 ? "yes" : "no", d.storage8 ? "yes" : "no",
@@ -42,6 +43,7 @@ static void json_device(cJSON *list, int i, const WnrtDeviceInfo *d) {
     cJSON_AddNumberToObject(o, "maxBufferSize", (double)d->max_buffer_size);
     cJSON_AddNumberToObject(o, "sharedMemory", d->max_shared_memory);
     cJSON_AddNumberToObject(o, "pushConstants", d->max_push_constants);
+    cJSON_AddNumberToObject(o, "storageBuffersPerStage", d->max_storage_buffers);
     cJSON_AddNumberToObject(o, "subgroupSize", d->subgroup_size);
     cJSON_AddBoolToObject(o, "subgroupArithmetic", d->subgroup_arithmetic);
     cJSON_AddBoolToObject(o, "float16", d->float16);

@@ -94,6 +94,9 @@ void vkdev_probe(VkPhysicalDevice pd, WnrtDeviceInfo *info) {
     info->min_storage_offset_alignment = (uint32_t)l->minStorageBufferOffsetAlignment;
     info->max_shared_memory = l->maxComputeSharedMemorySize;
     info->max_push_constants = l->maxPushConstantsSize;
+    info->max_storage_buffers = l->maxPerStageDescriptorStorageBuffers < l->maxDescriptorSetStorageBuffers
+                                    ? l->maxPerStageDescriptorStorageBuffers
+                                    : l->maxDescriptorSetStorageBuffers;
     info->max_workgroup_invocations = l->maxComputeWorkGroupInvocations;
     for (int i = 0; i < 3; i++) info->max_workgroup_count[i] = l->maxComputeWorkGroupCount[i];
     info->subgroup_size = sg.subgroupSize;

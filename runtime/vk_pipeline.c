@@ -87,6 +87,12 @@ PipelineSet *vk_pipeset_create(VkDev *d) {
         diag_error("out of memory");
         return NULL;
     }
+    if (d->info.max_storage_buffers < K_MAX_BINDINGS) {
+        diag_error("vulkan: device %s allows %u storage buffers per shader stage; the kernels' layout has %d", d->info.name,
+                   d->info.max_storage_buffers, K_MAX_BINDINGS);
+        vk_pipeset_destroy(d, p);
+        return NULL;
+    }
     /* bindings 0..K_MAX_BINDINGS-1: the kernel's tensors; K_PARAMS_BINDING: its parameter block */
     VkDescriptorSetLayoutBinding b[K_MAX_BINDINGS + 1];
     for (int i = 0; i <= K_MAX_BINDINGS; i++)

@@ -44,6 +44,7 @@ typedef struct {
     uint32_t min_storage_offset_alignment;
     uint32_t max_shared_memory;
     uint32_t max_push_constants;
+    uint32_t max_storage_buffers; /* per shader stage and per descriptor set, the smaller */
     uint32_t max_workgroup_invocations;
     uint32_t max_workgroup_count[3];
     uint32_t subgroup_size;

@@ -87,7 +87,8 @@ def json_reports(tmp, testdata):
     check(o and "MatMul" in o["onnxOps"], "ops --onnx --json lists MatMul")
     r = e2e.run_webnnc(["devices", "--json"])
     o = one_object(r, "devices", "devices --json")
-    check(o and all({"index", "name", "maxBufferSize", "uniformBufferStandardLayout", "memoryHeaps"} <= set(d) for d in o["devices"]),
+    check(o and all({"index", "name", "maxBufferSize", "uniformBufferStandardLayout", "memoryHeaps", "storageBuffersPerStage",
+                     "int64Atomics"} <= set(d) for d in o["devices"]),
           f"devices --json: {len(o['devices']) if o else None} device(s) with limits")
     return mlp
 
