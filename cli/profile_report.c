@@ -103,19 +103,22 @@ static void print_rows(const ProfReport *r, const ProfAgg *a, bool by_node, FILE
     int n = wnrt_prof_agg_rows(a, by_node, &rows);
     if (n < 0) return;
     bool t = a->gpu_timed;
-    fprintf(f, "%-40s %s%8s %12s %10s %10s %7s\n", by_node ? "node" : "op type", by_node ? "op type               " : "", "calls",
+    fprintf(f, "%-40s %s%8s %12s %10s %10s %7s\n", by_node ? "node" : "op type", by_node ? "op type                              " : "", "calls",
             t ? "total us" : "", t ? "mean us" : "", t ? "us/step" : "", t ? "% step" : "");
     int shown = by_node && n > TOP_NODES ? TOP_NODES : n;
-    bool absorbed = false, moved = false; /* a row shows absorbed ops / a rewrite label: the legend below */
+    /* a row shows absorbed ops / a skip-sum label / the attention's o_proj label: the legend below */
+    bool absorbed = false, moved = false, took = false;
     for (int i = 0; i < shown; i++) {
         const ProfRow *w = &rows[i];
         fprintf(f, "%-40.40s ", row_name(a, by_node, w));
         if (by_node) {
             char ops[64];
             node_ops(r, w->key, ops, sizeof ops);
-            fprintf(f, "%-22.22s ", ops);
+            fprintf(f, "%-36.36s ", ops);
             absorbed = absorbed || next_absorbed(r, w->key, -1) >= 0;
-            moved = moved || rewrite_label(r, w->key);
+            const char *label = rewrite_label(r, w->key);
+            took = took || (label && strcmp(label, "+matmulNBits,add") == 0);
+            moved = moved || (label && strcmp(label, "+matmulNBits,add") != 0);
         }
         fprintf(f, "%8d", w->calls);
         if (t)
@@ -137,6 +140,9 @@ static void print_rows(const ProfReport *r, const ProfAgg *a, bool by_node, FILE
     if (moved)
         fprintf(f, "+add / -add: a matmulNBits that also adds the skip sum of the projection reading its product / that "
                    "projection (runtime/plan_residual.c)\n");
+    if (took)
+        fprintf(f, "groupQueryAttention +matmulNBits,add: at decode the attention also does the output projection after it "
+                   "and its skip sum, and that matmulNBits has no dispatches (runtime/plan_oproj.c)\n");
     free(rows);
 }
 

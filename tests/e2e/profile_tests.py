@@ -152,6 +152,9 @@ def profile(model, tmp, fuse, timed):
     check(txt.returncode == 0 and all(s in txt.stdout for s in ("== prefill: 1 step", "== decode: 1 step", "op type", "node ")),
           f"{label}: text tables ({txt.describe()})")
     check(("matmulNBits +add" in txt.stdout) == (fuse == "all"), f"{label}: the op column shows 'matmulNBits +add' when fused")
+    took = "groupQueryAttention +matmulNBits,add"
+    check((took in txt.stdout and f"{took}: at decode" in txt.stdout) == (fuse == "all"),
+          f"{label}: the op column shows '{took}' in full, and its legend, when fused")
     if not timed:
         check("no GPU timestamps (WEBNNC_NO_TIMESTAMPS" in txt.stdout and "WEBNNC_NO_TIMESTAMPS" in j["timestamp_note"],
               f"{label}: says why there are host times only")
