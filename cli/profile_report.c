@@ -117,8 +117,9 @@ static void print_rows(const ProfReport *r, const ProfAgg *a, bool by_node, FILE
             fprintf(f, "%-36.36s ", ops);
             absorbed = absorbed || next_absorbed(r, w->key, -1) >= 0;
             const char *label = rewrite_label(r, w->key);
-            took = took || (label && strcmp(label, "+matmulNBits,add") == 0);
-            moved = moved || (label && strcmp(label, "+matmulNBits,add") != 0);
+            bool oproj = label && strcmp(label, "+matmulNBits,add") == 0;
+            took = took || oproj;
+            moved = moved || (label && !oproj);
         }
         fprintf(f, "%8d", w->calls);
         if (t)

@@ -137,10 +137,8 @@ static uint32_t dec_work_rows(int64_t H) { return H > GQA_DEC_WIDE_H ? GQA_DEC_W
 /* Workgroups per (batch, head) of the fused decode kernel: GQA_DEC_MAX_CHUNKS for caches of more than
  * GQA_DEC_SPLIT_CAPACITY rows, else 1 (heads over GQA_DEC_WIDE_H channels: one per GQA_DEC_WIDE_WORK_ROWS
  * rows of the capacity, at most GQA_DEC_MAX_CHUNKS) (WEBNNC_GQA_DEC_CHUNKS=1..64 overrides); fewer when
- * their partial results would not fit the last one's shared memory, 1 when the partial results for the
- * largest batch would not fit the scratch storage.  Depends on the node's bounds only (the same at
- * check and record time).  *ws_bytes / *words: what the chunks need. */
-/* ... before the scratch storage is considered (also plan_oproj.c's condition, through ext_gqa_oproj_ok). */
+ * their partial results would not fit the last one's shared memory.  Before the scratch storage is
+ * considered (dec_chunks); also plan_oproj.c's condition, through ext_gqa_oproj_ok. */
 static uint64_t dec_chunks_wanted(const Node *n) {
     const Value *pk = n->inputs[GQA_PAST_KEY];
     int64_t C = pk->rank == 4 ? pk->shape[2].v : 0, H = pk->rank == 4 ? pk->shape[3].v : 0;
@@ -155,6 +153,9 @@ static uint64_t dec_chunks_wanted(const Node *n) {
     return chunks;
 }
 
+/* ... and 1 when the partial results for the largest batch would not fit the scratch storage.
+ * Depends on the node's bounds only (the same at check and record time).  *ws_bytes / *words: what
+ * the chunks need. */
 static uint32_t dec_chunks(const KernelCtx *kc, const Node *n, uint64_t *ws_bytes, uint64_t *words) {
     const Value *pk = n->inputs[GQA_PAST_KEY];
     int64_t N = node_int(n, "numHeads", 0), H = pk->rank == 4 ? pk->shape[3].v : 0;
@@ -446,7 +447,6 @@ static bool dec_fused(const KernelCtx *kc, const Node *n, const GqaDims *d) { re
 
 /* The output projection a decode dispatch takes over (kfam_gqa_oproj): the rewrite's extra inputs. */
 typedef struct {
-    const Node *oproj;
     NBitsGeom geo;
     const KTensor *w, *scales, *zp, *res, *res_bias, *y; /* zp, res_bias NULL when absent */
 } OprojRun;
@@ -645,7 +645,7 @@ static int oproj_record(KernelCtx *kc, const Node *n, const KTensor *in, const K
     GqaDims d;
     if (gqa_dims(n, in, out, &d) < 0) return -1;
     if (d.B * d.S != 1) return record_node(kc, n, in, out, &d, NULL);
-    OprojRun run = {.oproj = f->oproj, .w = &in[OPROJ_W], .scales = &in[OPROJ_SCALES], .res = &in[OPROJ_RES], .y = &in[OPROJ_Y],
+    OprojRun run = {.w = &in[OPROJ_W], .scales = &in[OPROJ_SCALES], .res = &in[OPROJ_RES], .y = &in[OPROJ_Y],
                     .zp = in[OPROJ_ZP].value ? &in[OPROJ_ZP] : NULL, .res_bias = in[OPROJ_RES_BIAS].value ? &in[OPROJ_RES_BIAS] : NULL};
     if (nbits_geometry(f->oproj, &run.geo) < 0) return -1;
     uint64_t rows = (uint64_t)run.geo.n;

@@ -12,7 +12,6 @@
  * plan_residual_rewrite.  WEBNNC_NO_FUSE=1 or WEBNNC_OPROJ_FOLD=0 disables it. */
 
 #include "core.h"
-#include "k_ext_nbits.h"
 #include "k_oproj_fold.h"
 #include "rt_model.h"
 

@@ -15,7 +15,7 @@ layout(local_size_x_id = 0) in;
 // parameters live is decided here, once, for every shader: a uniform buffer at binding 20
 // (K_PARAMS_BINDING in runtime/kernel.h) holding
 // each dispatch's block at its own offset (runtime/replay.c), so that a recorded command buffer is
-// replayed for new sizes by rewriting the blocks, not the commands.  Bindings 0..15 are the kernel's.
+// replayed for new sizes by rewriting the blocks, not the commands.  Bindings 0..19 are the kernel's.
 // A uniform block, not a storage one: the NVIDIA compiler reads its members as constant-bank operands
 // instead of reloading them through the cache (H100, Qwen2-0.5B int4: prefill GPU time 12.1 -> 10.7
 // ms, decode 1383 -> 1368 us per step).  Its layout stays std430 (the C structs' layout), which needs
