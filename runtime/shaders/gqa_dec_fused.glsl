@@ -27,12 +27,16 @@
 // channels, rounded as the output tensor stores them, by the head's columns of their share of
 // o_proj's rows (one row per invocation, its weights loaded after the key loop).  Each row's N
 // partial sums (one per head) go into a 64-bit accumulator with atomicAdd, as fixed-point integers
-// (x 2^32, offset by 2^49 to be non-negative: a partial sum is clamped to |s| < 2^17, twice float16's
-// largest value) plus a count of one in the top byte: integer addition does not depend on the order in
-// which the heads arrive, so the results do not either.  The invocation whose add brings the count to
-// N has the whole sum: it writes o_proj's output as plan_residual.c's epilogue would, the product
-// rounded to the activation type plus the residual (and its bias), and sets the accumulator back to
-// zero (the runtime's counters, which every dispatch leaves zero).  N <= 64.
+// (x 2^32, offset by 2^49 to be non-negative: partial sums |s| < 2^17 - 1, twice float16's largest
+// value) plus a count of one in bits 56..62: integer addition does not depend on the order in which
+// the heads arrive, so the results do not either.  A partial sum outside that range (or NaN, or
+// infinite) adds only its count there; it is added as a float to a second accumulator of the row
+// (a compare-and-swap loop) and sets bit 63, so that such rows still get the sum, infinity or NaN
+// that o_proj would give (in the order the heads arrive: only on those rows).  The invocation whose
+// add brings the count to N has the whole sum: it writes o_proj's output as plan_residual.c's
+// epilogue would, the product rounded to the activation type plus the residual (and its bias), and
+// sets the accumulators back to zero (the runtime's counters, which every dispatch leaves zero).
+// N <= 64.
 // A batch whose seqlensK is outside 0..C-1 gets zeros and writes no cache row.  No attentionBias
 // or headSink here (the host keeps the four-dispatch path for them); smoothSoftmax is supported.
 #include "common.glsl"
@@ -101,7 +105,7 @@ layout(std430, binding = 11) readonly buffer Kn { A_T k_norm[]; };
 layout(std430, binding = 12) coherent buffer Ws { float ws[]; };   // [B * N][CHUNKS][2 + H]
 layout(std430, binding = 13) coherent buffer Cnt { uint cnt[]; }; // [B * N]
 #if OPROJ_FOLD // (one chunk: bindings 12 and 13 are free)
-layout(std430, binding = 12) buffer Acc { uint64_t acc64[]; };          // [o_rows] accumulators
+layout(std430, binding = 12) buffer Acc { uint64_t acc64[]; };          // [2][o_rows] accumulators (fixed point, float)
 layout(std430, binding = 13) readonly buffer OZ { uint o_zp[]; };       // o_proj's zero points (uint4)
 layout(std430, binding = 14) readonly buffer OW { uvec4 o_w[]; };       // o_proj's weights
 layout(std430, binding = 15) readonly buffer OS { A_T o_scale[]; };
@@ -266,12 +270,27 @@ void oproj_finish(bool live) {
                     a = fma(float((ow[u][j] >> (4u * i)) & 15u) - z, dec_o[u * 32u + j * 8u + i], a);
             s = fma(osc[u], a, s);
         }
-    const uint64_t offset = 1ul << 49, one = 1ul << 56;
-    uint64_t add = uint64_t(int64_t(roundEven(clamp(s, -131071.0, 131071.0) * 4294967296.0)) + int64_t(offset)) + one;
+    const uint64_t offset = 1ul << 49, one = 1ul << 56, spilled = 1ul << 63;
+    bool fits = abs(s) < 131071.0; // false for NaN and the infinities too
+    if (!fits) { // (rare) added as a float instead, flagged
+        uint slot = pc.o_rows + o_row;
+        uint64_t cur = acc64[slot], prev;
+        do {
+            prev = cur;
+            cur = atomicCompSwap(acc64[slot], prev, uint64_t(floatBitsToUint(uintBitsToFloat(uint(prev)) + s)));
+        } while (cur != prev);
+        memoryBarrierBuffer();
+        atomicOr(acc64[o_row], spilled);
+    }
+    uint64_t add = uint64_t(int64_t(roundEven((fits ? s : 0.0) * 4294967296.0)) + int64_t(offset)) + one;
     uint64_t old = atomicAdd(acc64[o_row], add);
-    if (uint(old >> 56) != pc.N - 1u) return;
+    if ((uint(old >> 56) & 127u) != pc.N - 1u) return;
     int64_t sum = int64_t((old + add) & (one - 1ul)) - int64_t(pc.N) * int64_t(offset);
     float p = float(sum) * (1.0 / 4294967296.0);
+    if ((old & spilled) != 0ul) {
+        memoryBarrierBuffer();
+        p += uintBitsToFloat(uint(atomicExchange(acc64[pc.o_rows + o_row], 0ul)));
+    }
     float y = (A_BITS == 16 ? a_round(p) : p) + ores; // summed in that order, as the residual epilogue does
     o_y[pc.base_y + o_row] = A_T(OPROJ_RB ? y + orb : y);
     acc64[o_row] = 0ul;

@@ -13,10 +13,12 @@
  * uint8 or no zero points, blocks of 32 and 64, the product as the projection's input or as its
  * skip, a skip bias, grouped heads, a length outside the cache (zeros from the attention, so the
  * projection sees the residual alone), more o_proj rows than a workgroup has invocations (several
- * workgroups per head).  Where it does not apply (a head of 48 channels, o_proj with a bias) the
+ * workgroups per head); per-head partial sums beyond the fixed-point range and a NaN in the cache
+ * (the same large values, infinities and NaN as with the fold off).  Where it does not apply (a head of 48 channels, o_proj with a bias) the
  * graph runs as with the fold off, bit for bit, and so does it with two new tokens (prefill: the
  * attention as it is, the pair as plan_residual.c's). */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,8 @@ typedef struct {
     bool zp, gated, skip_bias, oproj_bias;
     int slot; /* the projection's operand the product is: FP_INPUT or FP_SKIP */
     bool folds;
+    double scale_mul; /* o_proj's scales times this (0: 1): partial sums past the fixed-point range */
+    bool poison;      /* a NaN in the past values of kv head 0 */
 } FoldCase;
 
 /* The chain of case c; the attention, matmulNBits and projection nodes in nodes[3]. */
@@ -44,6 +48,11 @@ static Graph *fold_graph(FoldCase c, Node **nodes, char *label, size_t label_siz
     in[GQA_QUERY] = ext_rand(g, "qkv", c.dt, 3, (int64_t[]){1, c.S, qw}, &s, -1, 1);
     in[GQA_PAST_KEY] = ext_rand(g, "pk", c.dt, 4, cache, &s, -1, 1);
     in[GQA_PAST_VALUE] = ext_rand(g, "pv", c.dt, 4, cache, &s, -1, 1);
+    if (c.poison) { /* row 0 of kv head 0, attended by its heads */
+        void *pv = (void *)(uintptr_t)in[GQA_PAST_VALUE]->data;
+        if (c.dt == DT_F32) ((float *)pv)[0] = NAN;
+        else ((uint16_t *)pv)[0] = 0x7e00;
+    }
     in[GQA_SEQLENS_K] = ext_ints(g, "seqlens", DT_I32, 1, (int64_t[]){1}, (int64_t[]){total - 1});
     in[GQA_TOTAL_SEQ] = ext_ints(g, "total", DT_I32, 0, NULL, &total);
     in[GQA_COS] = ext_rand(g, "cos", c.dt, 2, (int64_t[]){c.C + 4, c.H / 2}, &s, -1, 1);
@@ -59,7 +68,8 @@ static Graph *fold_graph(FoldCase c, Node **nodes, char *label, size_t label_siz
     Node *p = graph_new_node(g, OP_MATMUL_NBITS, "o_proj");
     node_add_input(g, p, a->outputs[GQA_OUT]);
     node_add_input(g, p, ext_rand(g, "w", DT_U8, 3, (int64_t[]){c.O, kb, c.block / 2}, &s, 0, 0));
-    node_add_input(g, p, ext_rand(g, "scales", c.dt, 1, (int64_t[]){c.O * kb}, &s, 0.01, 0.05));
+    double mul = c.scale_mul > 0 ? c.scale_mul : 1;
+    node_add_input(g, p, ext_rand(g, "scales", c.dt, 1, (int64_t[]){c.O * kb}, &s, 0.01 * mul, 0.05 * mul));
     if (c.zp || c.oproj_bias) node_add_input(g, p, c.zp ? ext_rand(g, "zp", DT_U8, 1, (int64_t[]){c.O * ((kb + 1) / 2)}, &s, 0, 0) : NULL);
     if (c.oproj_bias) node_add_input(g, p, ext_rand(g, "o_bias", c.dt, 1, &c.O, &s, -0.5, 0.5));
     node_set_uint(g, p, "k", k);
@@ -87,9 +97,11 @@ static Graph *fold_graph(FoldCase c, Node **nodes, char *label, size_t label_siz
     if (!c.gated) node_set_ints(g, n, "splits", 2, (int64_t[]){32, 16});
     ck_assert_msg(graph_insert_node(g, n) == 0, "%s", diag_message());
     for (int i = 0; i < n->n_outputs; i++) graph_add_output(g, n->outputs[i]);
-    snprintf(label, label_size, "%s %s N %lld/%lld H %lld C %lld past %lld S %lld o_proj %lld block %d zp %d slot %d skipBias %d",
+    snprintf(label, label_size,
+             "%s %s N %lld/%lld H %lld C %lld past %lld S %lld o_proj %lld block %d zp %d slot %d skipBias %d scales x %g%s",
              c.gated ? "gatedMlp" : "qkvProjection", dtype_name(c.dt), (long long)c.N, (long long)c.KV, (long long)c.H,
-             (long long)c.C, (long long)c.seqlen, (long long)c.S, (long long)c.O, c.block, c.zp, c.slot, c.skip_bias);
+             (long long)c.C, (long long)c.seqlen, (long long)c.S, (long long)c.O, c.block, c.zp, c.slot, c.skip_bias, mul,
+             c.poison ? " NaN value" : "");
     nodes[0] = a, nodes[1] = p, nodes[2] = n;
     return g;
 }
@@ -162,6 +174,9 @@ static void check_fold(FoldCase c) {
     ck_assert_msg(on.dispatches == off.dispatches - (c.folds && c.S == 1 ? 1 : 0), "%s: %d dispatches folded, %d not", label,
                   on.dispatches, off.dispatches);
     size_t es = dtype_storage_bytes(c.dt, 1);
+    uint64_t non_finite = 0;
+    /* large partial sums that cancel: float32 rounding of their size (1e-6 of the scales' factor) */
+    double cancel = c.scale_mul > 1 ? 1e-6 * c.scale_mul : 0;
     for (int run = 0; run < FOLD_RUNS; run++)
         for (int k = 0; k < on.n_out; k++) {
             ck_assert(on.bytes[k] == off.bytes[k]);
@@ -169,14 +184,18 @@ static void check_fold(FoldCase c) {
             for (uint64_t i = 0; i < on.bytes[k] / es; i++) {
                 double r = c.dt == DT_F32 ? ((const float *)want)[i] : ten_f16_to_f64(((const uint16_t *)want)[i]);
                 double v = c.dt == DT_F32 ? ((const float *)got)[i] : ten_f16_to_f64(((const uint16_t *)got)[i]);
-                bool ok = c.folds && c.S == 1 ? fabs(v - r) <= (c.dt == DT_F32 ? 1e-5 + 1e-5 * fabs(r) : 2e-3 + 4e-3 * fabs(r))
-                                  : memcmp(got + i * es, want + i * es, es) == 0;
+                bool ok = !c.folds || c.S != 1         ? memcmp(got + i * es, want + i * es, es) == 0
+                          : isnan(r) || isinf(r) ? (isnan(v) && isnan(r)) || v == r
+                                                 : fabs(v - r) <= (c.dt == DT_F32 ? 1e-5 + 1e-5 * fabs(r) : 2e-3 + 4e-3 * fabs(r)) + cancel;
+                non_finite += !isfinite(r);
                 ck_assert_msg(ok, "%s: run %d output %d element %llu: %.9g folded, %.9g not", label, run + 1, k,
                               (unsigned long long)i, v, r);
             }
             free(on.out[run][k]);
             free(off.out[run][k]);
         }
+    /* the poisoned and the float16 out-of-range cases do reach NaN / infinity (else they test nothing new) */
+    ck_assert_msg(non_finite > 0 || (!c.poison && !(c.scale_mul > 1 && c.dt == DT_F16)), "%s: no output is NaN or infinite", label);
     graph_free(g);
 }
 
@@ -190,6 +209,21 @@ START_TEST(decode_fold) {
     check_fold((FoldCase){DT_F32, 8, 8, 64, 24, 0, 64, 1, 32, true, false, false, false, sk, true});
     /* a length outside the cache: the attention's output is zeros, the projection sees the residual */
     check_fold((FoldCase){DT_F16, 4, 2, 64, 16, 16, 96, 1, 32, true, true, false, false, sk, true});
+}
+END_TEST
+
+/* Partial sums outside the fixed-point range, NaN and infinities: the rows' float accumulators give
+ * what o_proj gives. */
+START_TEST(decode_fold_range) {
+    const int in = FP_INPUT, sk = FP_SKIP;
+    /* per-head partial sums of about 1e6 (float32: the sum stays finite) */
+    check_fold((FoldCase){DT_F32, 4, 2, 32, 40, 7, 96, 1, 32, false, false, false, false, in, true, 1e7, false});
+    check_fold((FoldCase){DT_F32, 14, 2, 64, 96, 80, 128, 1, 32, true, true, false, false, sk, true, 1e6, false});
+    /* float16: o_proj's products overflow to infinity, the normalization makes NaN */
+    check_fold((FoldCase){DT_F16, 4, 2, 64, 32, 9, 64, 1, 32, true, true, false, false, sk, true, 1e6, false});
+    /* a NaN value in the cache: every o_proj row is NaN */
+    check_fold((FoldCase){DT_F16, 14, 2, 64, 96, 80, 128, 1, 32, true, true, false, false, sk, true, 0, true});
+    check_fold((FoldCase){DT_F32, 8, 8, 64, 24, 5, 64, 1, 32, true, false, false, false, in, true, 0, true});
 }
 END_TEST
 
@@ -208,6 +242,7 @@ int main(void) {
     tcase_add_checked_fixture(tc, rt_setup, rt_teardown);
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, decode_fold);
+    tcase_add_test(tc, decode_fold_range);
     tcase_add_test(tc, no_fold);
     suite_add_tcase(su, tc);
     return rt_main(su);
