@@ -41,11 +41,10 @@
 #include <vulkan/vulkan.h>
 
 #include "core.h"
+#include "shaders/bindings.h" /* K_MAX_BINDINGS, K_PARAMS_BINDING */
 #include "webnnc_runtime.h"
 
 #define K_MAX_RANK 6     /* ranks the strided shaders index; more are collapsed */
-#define K_MAX_BINDINGS 20 /* tensor bindings 0..19 (ext_gqa_dec_oproj.comp uses 0..18) */
-#define K_PARAMS_BINDING K_MAX_BINDINGS /* the parameter block (common.glsl PARAMS_BLOCK) */
 /* Descriptor type of binding i: storage buffers for tensors, a uniform buffer for the parameter block. */
 static inline VkDescriptorType k_binding_type(int i) {
     return i == K_PARAMS_BINDING ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;

@@ -12,16 +12,17 @@
 layout(local_size_x_id = 0) in;
 
 // Every kernel declares its parameters as `PARAMS_BLOCK PC { ... } pc;` so that where the
-// parameters live is decided here, once, for every shader: a uniform buffer at binding 20
-// (K_PARAMS_BINDING in runtime/kernel.h) holding
+// parameters live is decided here, once, for every shader: a uniform buffer at binding
+// K_PARAMS_BINDING (bindings.h, which runtime/kernel.h includes too) holding
 // each dispatch's block at its own offset (runtime/replay.c), so that a recorded command buffer is
-// replayed for new sizes by rewriting the blocks, not the commands.  Bindings 0..19 are the kernel's.
+// replayed for new sizes by rewriting the blocks, not the commands.  Bindings below it are the kernel's.
 // A uniform block, not a storage one: the NVIDIA compiler reads its members as constant-bank operands
 // instead of reloading them through the cache (H100, Qwen2-0.5B int4: prefill GPU time 12.1 -> 10.7
 // ms, decode 1383 -> 1368 us per step).  Its layout stays std430 (the C structs' layout), which needs
 // the device feature uniformBufferStandardLayout (runtime/vk_device.c requires it).
 #extension GL_EXT_scalar_block_layout : require
-#define PARAMS_BLOCK layout(std430, set = 0, binding = 20) uniform
+#include "bindings.h"
+#define PARAMS_BLOCK layout(std430, set = 0, binding = K_PARAMS_BINDING) uniform
 
 uint flat_group() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
 uint flat_id() { return flat_group() * gl_WorkGroupSize.x + gl_LocalInvocationID.x; }
