@@ -1,4 +1,4 @@
-/* cmd_bench.c - `webnnc bench [copy|matvec|matvec-int4|matvec-int4-nozp|dispatch|gemm-int4|attention-prefill|all]
+/* cmd_bench.c - `webnnc bench [copy|matvec|matvec-int4|matvec-int4-nozp|dispatch|launch|gemm-int4|attention-prefill|all]
  * [--device N] [--size N] [--rows N] [--nodes N] [--tokens N] [--iters N] [--copy-mib N] [--json]
  * [--no-fuse]`: runtime benchmarks (not tests).
  *
@@ -27,6 +27,9 @@
  *                drops); bytes = packed weights + scales + x + y.
  *   dispatch     a chain of --nodes (300) dependent add ops on float32 [64]; per-dispatch cost
  *                = run / nodes (every node waits on the previous one: dispatch + barrier).
+ *   launch       --nodes independent add ops on float32 [64] (each x + x into its own graph
+ *                output): no barrier between them, so run / nodes is the launch cost alone;
+ *                `dispatch` minus `launch` is what a barrier between dependent dispatches costs.
  *   gemm-int4    matmulNBits with --tokens (512) float16 activation rows of S and a uint4 [S, S]
  *                weight (the prefill GEMM); TFLOP/s from 2 M S S.
  *   attention-prefill  groupQueryAttention over a --tokens prompt, Qwen2-0.5B's layer shape
@@ -48,7 +51,7 @@ static const ArgSpec specs[] = {
     {"device", 0, ARG_VALUE, "N", "Vulkan device index (see `webnnc devices`; default auto)"},
     {"size", 0, ARG_VALUE, "S", "row length S of the mat-vec benchmarks (default 4096; multiple of 32)"},
     {"rows", 0, ARG_VALUE, "N", "output rows N of the mat-vec benchmarks (default S: S x S weights)"},
-    {"nodes", 0, ARG_VALUE, "N", "nodes of the dispatch benchmark's chain (default 300)"},
+    {"nodes", 0, ARG_VALUE, "N", "nodes of the dispatch and launch benchmarks (default 300)"},
     {"tokens", 0, ARG_VALUE, "N", "activation rows / prompt tokens of gemm-int4 and attention-prefill (default 512)"},
     {"iters", 0, ARG_VALUE, "N", "timed runs per benchmark (default 50)"},
     {"copy-mib", 0, ARG_VALUE, "N", "MiB copied by the copy benchmark (default 256; 64 on CPU devices)"},
@@ -56,8 +59,8 @@ static const ArgSpec specs[] = {
     {"no-fuse", 0, ARG_FLAG, NULL, "disable the plan-level mat-vec rewrites (generic kernels)"},
 };
 
-enum { B_COPY, B_MATVEC, B_MATVEC_INT4, B_MATVEC_INT4_NOZP, B_DISPATCH, B_GEMM_INT4, B_ATTN_PREFILL, B_COUNT };
-static const char *const bench_names[B_COUNT] = {"copy", "matvec", "matvec-int4", "matvec-int4-nozp", "dispatch",
+enum { B_COPY, B_MATVEC, B_MATVEC_INT4, B_MATVEC_INT4_NOZP, B_DISPATCH, B_LAUNCH, B_GEMM_INT4, B_ATTN_PREFILL, B_COUNT };
+static const char *const bench_names[B_COUNT] = {"copy", "matvec", "matvec-int4", "matvec-int4-nozp", "dispatch", "launch",
                                                  "gemm-int4", "attention-prefill"};
 
 typedef struct {
@@ -293,22 +296,27 @@ done:
     return rc;
 }
 
-static int bench_dispatch(WnrtContext *ctx, const BenchConfig *cfg, bool *ts, BenchResult *r) {
-    Graph *g = graph_new("bench_dispatch");
+/* dispatch: a chain of dependent adds; launch (independent): each x + x into its own output. */
+static int bench_dispatch(WnrtContext *ctx, const BenchConfig *cfg, bool independent, bool *ts, BenchResult *r) {
+    Graph *g = graph_new(independent ? "bench_launch" : "bench_dispatch");
     if (!g) {
         diag_error("out of memory");
         return -1;
     }
     Value *x = input(g, "x", DT_F32, 1, 64), *v = x;
-    for (int64_t i = 0; i < cfg->nodes && v; i++) v = binary(g, OP_ADD, v, x);
+    for (int64_t i = 0; i < cfg->nodes && v; i++) {
+        v = binary(g, OP_ADD, independent ? x : v, x);
+        if (v && independent) graph_add_output(g, v);
+    }
     int rc = -1;
     if (v) {
-        graph_add_output(g, v);
+        if (!independent) graph_add_output(g, v);
         rc = time_graph(ctx, g, cfg, ts, r);
     }
     r->repeat = 1;
     r->bytes = 0;
-    snprintf(r->detail, sizeof r->detail, "%lld dependent add nodes on float32 [64]", (long long)cfg->nodes);
+    snprintf(r->detail, sizeof r->detail, "%lld %s add nodes on float32 [64]", (long long)cfg->nodes,
+             independent ? "independent" : "dependent");
     graph_free(g);
     return rc;
 }
@@ -372,8 +380,9 @@ static void print_results(const WnrtDeviceInfo *d, int dev_index, const BenchCon
         double per = r->gpu_us / (double)r->repeat;
         double gbs = r->bytes > 0 ? r->bytes / r->gpu_us / 1e3 : 0;
         double pct = copy_gbs > 0 && r->bytes > 0 ? 100.0 * gbs / copy_gbs : 0;
-        double per_dispatch = b == B_DISPATCH ? r->gpu_us / (double)cfg->nodes : 0;
-        double per_dispatch_wall = b == B_DISPATCH ? r->wall_us / (double)cfg->nodes : 0;
+        bool chain = b == B_DISPATCH || b == B_LAUNCH;
+        double per_dispatch = chain ? r->gpu_us / (double)cfg->nodes : 0;
+        double per_dispatch_wall = chain ? r->wall_us / (double)cfg->nodes : 0;
         if (json) {
             printf("%s\n  {\"name\": \"%s\", \"detail\": ", first ? "" : ",", bench_names[b]);
             json_string(r->detail);
@@ -382,11 +391,11 @@ static void print_results(const WnrtDeviceInfo *d, int dev_index, const BenchCon
                    r->gpu_us, r->gpu_min_us, r->wall_us, (long long)r->repeat, per, r->bytes, gbs, pct, r->dispatches,
                    r->barriers);
             if (r->flops > 0) printf(", \"tflops\": %.3f", r->flops / r->gpu_us / 1e6);
-            if (b == B_DISPATCH)
+            if (chain)
                 printf(", \"nodes\": %lld, \"per_dispatch_us\": %.3f, \"per_dispatch_wall_us\": %.3f", (long long)cfg->nodes,
                        per_dispatch, per_dispatch_wall);
             printf("}");
-        } else if (b == B_DISPATCH) {
+        } else if (chain) {
             printf("%-12s %s: %.1f us per run (wall %.1f us), %.3f us per dispatch (wall %.3f us); %d dispatches, %d barriers\n",
                    bench_names[b], r->detail, r->gpu_us, r->wall_us, per_dispatch, per_dispatch_wall, r->dispatches, r->barriers);
         } else if (r->flops > 0) {
@@ -416,7 +425,7 @@ int cmd_bench(const CliCommand *self, int argc, char **argv) {
     for (int b = 0; b < B_COUNT; b++) any = any || want[b];
     if (!any)
         return cli_usage_error(self,
-                               "unknown benchmark '%s' (copy, matvec, matvec-int4, matvec-int4-nozp, dispatch, gemm-int4, "
+                               "unknown benchmark '%s' (copy, matvec, matvec-int4, matvec-int4-nozp, dispatch, launch, gemm-int4, "
                                "attention-prefill or all)",
                                which);
     BenchConfig cfg;
@@ -448,7 +457,7 @@ int cmd_bench(const CliCommand *self, int argc, char **argv) {
     for (int b = 0; b < B_COUNT && !err; b++) {
         if (!want[b]) continue;
         if (b == B_COPY) err = bench_copy(ctx, &cfg, &ts, &res[b]);
-        else if (b == B_DISPATCH) err = bench_dispatch(ctx, &cfg, &ts, &res[b]);
+        else if (b == B_DISPATCH || b == B_LAUNCH) err = bench_dispatch(ctx, &cfg, b == B_LAUNCH, &ts, &res[b]);
         else if (b == B_GEMM_INT4 || b == B_ATTN_PREFILL) err = bench_flops(ctx, &cfg, b, &ts, &res[b]);
         else err = bench_matvec(ctx, &cfg, b != B_MATVEC, b == B_MATVEC_INT4, &ts, &res[b]);
     }

@@ -11,7 +11,9 @@ identifiers (`past.0.key` -> `present.0.key`, the GenAI KV naming) in the ONNX t
 (inputs and expected outputs in one folder): PASS, FAIL (exit 1) on a wrong expectation, clean
 errors on a missing input / wrong dtype.  `bench matvec-int4 --size S --rows N --json`: the weight
 shape and bytes moved follow --rows (N x S uint4, scales and zero points per 32 along S), and a bad
---rows, or weights of over 2 GiB per set, is a usage error.
+--rows, or weights of over 2 GiB per set, is a usage error.  `bench dispatch` and `bench launch
+--nodes 12 --json`: 12 node dispatches each, a barrier before every dependent one and none between
+the independent ones (at most the two around a staging device's input and output copies).
 """
 import json
 import os
@@ -217,10 +219,29 @@ def bench_rows():
           f"over {mv['repeat']})")
 
 
+def bench_chains():
+    for name, barriers in (("dispatch", 11), ("launch", 0)):
+        r = e2e.run_webnnc(["bench", name, "--nodes", "12", "--iters", "2", "--json"])
+        check(r.returncode == 0, f"bench {name} --nodes 12: exit 0 ({r.describe()})")
+        if r.returncode:
+            continue
+        res = json.loads(r.stdout)["results"]
+        b = res[0] if len(res) == 1 else {}
+        check(b.get("name") == name and b.get("nodes") == 12 and b.get("per_dispatch_us", 0) > 0,
+              f"bench {name} --json: one result of 12 nodes with a per-dispatch time ({res})")
+        # the 12 nodes and, where the device stages graph inputs and outputs, their copies (a
+        # barrier after the input's, one before the outputs')
+        check(b.get("dispatches", 0) >= 12 and b.get("barriers", -1) >= barriers and
+              (name == "dispatch" or b.get("barriers", 3) <= 2),
+              f"bench {name}: 12 nodes, {'no barrier between them' if not barriers else 'a barrier before each dependent node'} "
+              f"({b.get('dispatches')} dispatches, {b.get('barriers')} barriers)")
+
+
 def main():
     testdata = os.path.join(e2e.source_root(), "testdata")
     cli_basics()
     bench_rows()
+    bench_chains()
     inspect_onnx(testdata)
     with tempfile.TemporaryDirectory(prefix="webnnc-cli-") as tmp:
         convert_models(testdata, tmp)
