@@ -117,7 +117,7 @@ static void print_rows(const ProfReport *r, const ProfAgg *a, bool by_node, FILE
             fprintf(f, "%-36.36s ", ops);
             absorbed = absorbed || next_absorbed(r, w->key, -1) >= 0;
             const char *label = rewrite_label(r, w->key);
-            bool oproj = label && strcmp(label, "+matmulNBits,add") == 0;
+            bool oproj = label && strcmp(label, WNRT_REWRITE_TAKES_OPROJ) == 0;
             took = took || oproj;
             moved = moved || (label && !oproj);
         }
@@ -142,7 +142,7 @@ static void print_rows(const ProfReport *r, const ProfAgg *a, bool by_node, FILE
         fprintf(f, "+add / -add: a matmulNBits that also adds the skip sum of the projection reading its product / that "
                    "projection (runtime/plan_residual.c)\n");
     if (took)
-        fprintf(f, "groupQueryAttention +matmulNBits,add: at decode the attention also does the output projection after it "
+        fprintf(f, "groupQueryAttention " WNRT_REWRITE_TAKES_OPROJ ": at decode the attention also does the output projection after it "
                    "and its skip sum, and that matmulNBits has no dispatches (runtime/plan_oproj.c)\n");
     free(rows);
 }

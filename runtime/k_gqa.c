@@ -467,7 +467,7 @@ static uint32_t oproj_reps(uint64_t rows, uint32_t wg) {
 
 /* ext_gqa_dec_oproj.comp's operands, parameters and specialization constants (13..15). */
 static int bind_oproj(KernelCtx *kc, const Node *n, const OprojRun *f, DecFusedPush *pc, KBind *b, uint32_t *spec, uint32_t wg) {
-    uint64_t rows = (uint64_t)f->geo.n, words = 4 * rows; /* two 64-bit accumulators per row */
+    uint64_t rows = (uint64_t)f->geo.n, words = OPROJ_ACC_WORDS * rows;
     uint32_t wbase, zbase = 0;
     pc->o_rows = (uint32_t)rows;
     pc->o_kshift = 0;
@@ -633,7 +633,7 @@ static int oproj_check(KernelCtx *kc, const Node *n) {
     }
     DType dt = n->inputs[GQA_QUERY]->dtype;
     if (gqa_check(kc, n) < 0 || kcheck_shader(kc, n, "ext_gqa_dec_oproj", dt, dt) < 0) return -1;
-    if (kc_counters_reserve(kc, 4 * (uint64_t)geo.n) < 0) {
+    if (kc_counters_reserve(kc, OPROJ_ACC_WORDS * (uint64_t)geo.n) < 0) {
         diag_node_error(n, "internal: %lld o_proj accumulators exceed the scratch storage", (long long)geo.n);
         return -1;
     }

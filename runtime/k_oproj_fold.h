@@ -19,6 +19,9 @@
  * zero points, the residual r, its bias (skipBias) and y (written by the attention: plan.c gives it
  * storage from the attention on). */
 enum { OPROJ_W = GQA_SLOTS, OPROJ_SCALES, OPROJ_ZP, OPROJ_RES, OPROJ_RES_BIAS, OPROJ_Y, OPROJ_INPUTS };
+/* Counter words of o_proj's accumulators per row: a 64-bit fixed-point sum and a 64-bit float spill
+ * (shaders/gqa_dec_fused.glsl oproj_finish). */
+#define OPROJ_ACC_WORDS 4
 /* kc_node_params of the rewritten attention: the matmulNBits it takes over. */
 typedef struct {
     const Node *oproj;

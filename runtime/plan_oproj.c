@@ -24,7 +24,7 @@ static int visit(WnrtModel *m, const Node *n, const int *uses) {
         !plan_node_open(m, a) || !ext_gqa_oproj_ok(&m->dev->info, a, p))
         return 0;
     OprojFold params = {.oproj = p};
-    PlanRewrite attn = {.fam = &kfam_gqa_oproj, .n_inputs = OPROJ_INPUTS, .label = "+matmulNBits,add"};
+    PlanRewrite attn = {.fam = &kfam_gqa_oproj, .n_inputs = OPROJ_INPUTS, .label = WNRT_REWRITE_TAKES_OPROJ};
     for (int k = 0; k < GQA_SLOTS && k < a->n_inputs; k++) attn.inputs[k] = a->inputs[k];
     attn.inputs[OPROJ_W] = p->inputs[1];
     attn.inputs[OPROJ_SCALES] = p->inputs[2];

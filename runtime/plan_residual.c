@@ -65,11 +65,11 @@ int plan_residual_pair(WnrtModel *m, PlanRewriteStore *store, const Node *n, con
      * operand: swapped where the product was the skip (the sum x + skip is symmetric, so
      * recordings that do not fold compute the same) */
     const Value *other = n->inputs[slot == FP_INPUT ? FP_SKIP : FP_INPUT];
-    PlanRewrite prod = {.fam = prod_fam, .n_inputs = 7, .label = "+add"};
+    PlanRewrite prod = {.fam = prod_fam, .n_inputs = 7, .label = WNRT_REWRITE_ADDS_SKIP};
     for (int k = 0; k < p->n_inputs && k < 5; k++) prod.inputs[k] = p->inputs[k];
     prod.inputs[5] = other;
     prod.inputs[6] = n->n_inputs > FP_SKIP_BIAS ? n->inputs[FP_SKIP_BIAS] : NULL;
-    PlanRewrite proj = {.fam = &kfam_fused_folded, .n_inputs = n->n_inputs, .label = "-add"};
+    PlanRewrite proj = {.fam = &kfam_fused_folded, .n_inputs = n->n_inputs, .label = WNRT_REWRITE_READS_SUM};
     for (int k = 0; k < n->n_inputs; k++) proj.inputs[k] = n->inputs[k];
     proj.inputs[FP_INPUT] = n->inputs[slot];
     proj.inputs[FP_SKIP] = other;

@@ -101,9 +101,16 @@ typedef struct {
  * epilogue; the absorbed node has no dispatch of its own), or -1. */
 int wnrt_node_absorbed_into(const WnrtModel *m, int node_index);
 /* A short note on how a plan-level rewrite changed node `node_index`'s work beyond absorbing nodes,
- * or NULL: "+add" (a matmulNBits that also adds the skip sum of the normalized projection after
- * it), "-add" (that projection, which reads the sum instead of adding it; runtime/plan_residual.c). */
+ * or NULL: one of the labels below. */
 const char *wnrt_node_rewrite_label(const WnrtModel *m, int node_index);
+/* a matmulNBits that also adds the skip sum of the normalized projection after it
+ * (runtime/plan_residual.c) */
+#define WNRT_REWRITE_ADDS_SKIP "+add"
+/* that projection, which reads the sum instead of adding it */
+#define WNRT_REWRITE_READS_SUM "-add"
+/* decode attention that also does the output projection (a matmulNBits) after it and its skip sum
+ * (runtime/plan_oproj.c) */
+#define WNRT_REWRITE_TAKES_OPROJ "+matmulNBits,add"
 
 int wnrt_output_count(const WnrtModel *m);
 int wnrt_output_info(const WnrtModel *m, int index, WnrtTensorInfo *out);

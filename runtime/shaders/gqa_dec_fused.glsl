@@ -272,8 +272,8 @@ void oproj_finish(bool live) {
         }
     const uint64_t offset = 1ul << 49, one = 1ul << 56, spilled = 1ul << 63;
     bool fits = abs(s) < 131071.0; // false for NaN and the infinities too
+    uint slot = pc.o_rows + o_row;  // the row's float accumulator
     if (!fits) { // (rare) added as a float instead, flagged
-        uint slot = pc.o_rows + o_row;
         uint64_t cur = acc64[slot], prev;
         do {
             prev = cur;
@@ -289,7 +289,7 @@ void oproj_finish(bool live) {
     float p = float(sum) * (1.0 / 4294967296.0);
     if ((old & spilled) != 0ul) {
         memoryBarrierBuffer();
-        p += uintBitsToFloat(uint(atomicExchange(acc64[pc.o_rows + o_row], 0ul)));
+        p += uintBitsToFloat(uint(atomicExchange(acc64[slot], 0ul)));
     }
     float y = (A_BITS == 16 ? a_round(p) : p) + ores; // summed in that order, as the residual epilogue does
     o_y[pc.base_y + o_row] = A_T(OPROJ_RB ? y + orb : y);
