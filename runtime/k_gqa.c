@@ -494,6 +494,24 @@ static int bind_oproj(KernelCtx *kc, const Node *n, const OprojRun *f, DecFusedP
 
 /* Decode in one dispatch: prep of query, key and value rows, cache write and attention (and, with
  * `fold`, the output projection after it: ext_gqa_dec_oproj.comp). */
+/* Spec constants of ext_gqa_dec_fused.comp / ext_gqa_dec_oproj.comp: 0..15 as recorded, 16..24 the
+ * node's geometry fixed at pipeline creation (gqa_dec_fused.glsl FIX_*: head size, heads, kv heads,
+ * cache rows, rotary size, window, whether softcap is set, o_proj's rows and block shift), so that
+ * the kernel's loops over channels have constant bounds and its head and cache indices constant
+ * arithmetic.  H200, Qwen2-0.5B webgpu `generate` of 128 tokens, the same binary with
+ * WEBNNC_GQA_DEC_FIXED=0 / 1 alternating three times (the mat-vecs' geometry fixed in both): 1361-1365
+ * -> 1396-1403 tok/s after 128 prompt tokens, 1230-1233 -> 1273-1281 after 512, the same ids;
+ * attention 11.95 -> 11.03 us a layer (timestamped), 78 -> 67 registers, 40 -> 30 KB of code.  (The
+ * head size alone, another call: 1330-1335 -> 1352-1353 and 1204-1205 -> 1229-1233.)
+ * WEBNNC_GQA_DEC_FIXED=0: never. */
+#define DEC_SPEC 25
+static void dec_fix(uint32_t *spec, const DecFusedPush *pc, bool fold) {
+    if (!wnrt_env_flag("WEBNNC_GQA_DEC_FIXED", true)) return;
+    spec[16] = pc->H, spec[17] = pc->N, spec[18] = pc->kvN, spec[19] = pc->C, spec[20] = pc->rot + 1;
+    spec[21] = pc->window + 1, spec[22] = pc->softcap > 0.0f ? 2 : 1;
+    if (fold) spec[23] = pc->o_rows, spec[24] = pc->o_kshift + 1;
+}
+
 static int record_dec_fused(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out, const GqaDims *d,
                             const OprojRun *fold) {
     int sh = kc_find_shader(kc, n, fold ? "ext_gqa_dec_oproj" : "ext_gqa_dec_fused", in[GQA_QUERY].dtype, in[GQA_QUERY].dtype);
@@ -536,11 +554,12 @@ static int record_dec_fused(KernelCtx *kc, const Node *n, const KTensor *in, con
     const WnrtDeviceInfo *dev = kc_device(kc);
     uint32_t cpl = dec_cpl(kc, d), kb = dec_kb(kc, d);
     bool regs = dev->subgroup_shuffle && cpl <= GQA_DEC_REG_CPL && wnrt_env_flag("WEBNNC_GQA_DEC_REGS", true);
-    uint32_t spec[16] = {dec_wg(kc, d), cpl, node_bool(n, "smoothSoftmax", false), qn, kn, rot,
+    uint32_t spec[DEC_SPEC] = {dec_wg(kc, d), cpl, node_bool(n, "smoothSoftmax", false), qn, kn, rot,
                          node_bool(n, "rotaryInterleaved", false), has_pos, has_pos && in[GQA_POSITION_IDS].dtype == DT_I64, chunks,
                          kb, (uint32_t)wnrt_env_long("WEBNNC_GQA_DEC_CHUNK_ROWS", 16, 65536, dec_work_rows(d->H)), regs};
     if (fold && bind_oproj(kc, n, fold, &pc, b, spec, spec[0]) < 0) return -1;
-    return ext_dispatch_rows(kc, n, sh, spec, fold ? 16 : 13, &pc, sizeof pc, b, fold ? 19 : 14,
+    dec_fix(spec, &pc, fold);
+    return ext_dispatch_rows(kc, n, sh, spec, DEC_SPEC, &pc, sizeof pc, b, fold ? 19 : 14,
                              (uint64_t)(d->B * d->N) * chunks * (fold ? spec[13] : 1));
 }
 

@@ -19,7 +19,7 @@ typedef struct {
     uint32_t g_base, skip_base, sb_base, sum_base, half_n, split1, split2, y1_base, y2_base;
 } MatvecRowsPush;
 _Static_assert(sizeof(MatvecRowsPush) <= K_PUSH_MAX, "mat-vec push constants");
-#define KMV_SPEC 14 /* specialization constants of matvec_rows.glsl (0 .. RESIDUAL) */
+#define KMV_SPEC 19 /* specialization constants of matvec_rows.glsl (0 .. RESIDUAL, then the fixed geometry) */
 
 /* Workgroup size and rows per workgroup (bench/matvec_sweep.sh, 4096x4096, driver 580): float16
  * 64 x 4 rows (H200: 8.65 us), int4 32 x 2 rows (H100: float16-pair 4.09 us, 64 registers, 78.3%
@@ -163,6 +163,26 @@ static int vec_index(const Node *n, uint32_t base_bytes, uint64_t unit, uint32_t
     return 0;
 }
 
+/* Spec constants KMV_FIX.. (matvec_rows.glsl FIX_*): the weights' geometry of pc fixed at pipeline
+ * creation, or left to pc (all 0).  Fixed, the shader's unit loop has a constant bound and its
+ * block and scale indices constant shifts and multiplies.  H200, Qwen2-0.5B webgpu `generate` of 128
+ * tokens, the same binary with WEBNNC_MATVEC_FIXED=0 / 1 alternating three times: 1341-1343 ->
+ * 1361-1365 tok/s after 128 prompt tokens, 1214-1218 -> 1230-1233 after 512 (decode attention's
+ * geometry not fixed in either; with its head size fixed in both, another call: 1367-1373 -> 1389-1392 and
+ * 1244-1249 -> 1260-1268), the same ids; gatedMlp 95 -> 80 registers.  `bench`, % of copy at 4096² /
+ * 16384², two calls: without zero points 75.8-76.1 -> 78.2-78.5 / 80.3-80.4 -> 81.1-81.7; with them
+ * (the float16-pair kernel) 69.5-69.8 -> 68.0-68.1 / 72.6-72.8 -> 71.1-71.4, so that kernel keeps
+ * reading pc when it has zero points.  WEBNNC_MATVEC_FIXED=0: never. */
+#define KMV_FIX 14
+static void fix_geometry(uint32_t *spec, const MatvecRowsPush *pc, bool on) {
+    on = on && wnrt_env_flag("WEBNNC_MATVEC_FIXED", true);
+    spec[KMV_FIX] = on ? pc->units : 0;
+    spec[KMV_FIX + 1] = on ? pc->kshift + 1 : 0;
+    spec[KMV_FIX + 2] = on ? pc->block_n : 0;
+    spec[KMV_FIX + 3] = on ? pc->s_n + 1 : 0;
+    spec[KMV_FIX + 4] = on ? pc->s_k + 1 : 0;
+}
+
 /* What both forms share: operand sizes of x / scale / zp / bias, the shader's work split, the spec
  * constants (KMV_SPEC; 10 and 11 are the normalized projection's, 13 the residual epilogue's: 0
  * here), push constants and bindings 0 x, 2 scale, 3 zero points, 5 bias (absent ones: x again,
@@ -201,6 +221,7 @@ static int rows_setup(KernelCtx *kc, const Node *n, const KMatvecRows *p, const 
     pc->kshift = 32;
     for (uint32_t i = 0; i < 32; i++)
         if (pc->block_k == 1u << i) pc->kshift = i;
+    fix_geometry(spec, pc, true);
     uint32_t base;
     /* x bound whole (the same binding for every row picked), the first row by its index */
     if (bind_bytes(kc, n, x, 0, dtype_storage_bytes(x->dtype, x->numel) - 1, false, &b[0], &base) < 0 ||
@@ -255,7 +276,9 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
         return -1;
     }
     if (M == 0) return 0;
-    int sh = kc_find_shader(kc, n, half_dot(kc_device(kc), p, x->dtype) ? "matvec_rows_half" : "matvec_rows", x->dtype, x->dtype);
+    bool half = half_dot(kc_device(kc), p, x->dtype);
+    if (half && p->has_zp) fix_geometry(spec, &pc, false);
+    int sh = kc_find_shader(kc, n, half ? "matvec_rows_half" : "matvec_rows", x->dtype, x->dtype);
     if (sh < 0 || kc_bind_window(kc, n, y, 0, (int64_t)y->numel - 1, true, &b[4], &pc.y_base) < 0) return -1;
     b[6] = b[7] = b[0]; /* no residual: never read (spec constant) */
     if (res) {

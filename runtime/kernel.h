@@ -49,7 +49,7 @@
 static inline VkDescriptorType k_binding_type(int i) {
     return i == K_PARAMS_BINDING ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
-#define K_MAX_SPEC 16
+#define K_MAX_SPEC 32
 #define K_PUSH_MAX 160 /* parameter block bytes (a uniform buffer; ext_gqa_dec_oproj.comp's is 156) */
 
 typedef struct {

@@ -21,13 +21,21 @@
 // SMOOTH, the parameter block pc (fields H, scale, softcap), the output buffer io[], and
 // the functions dec_key(j, h) / dec_value(j, h) (channel h of key / value row j in memory),
 // dec_new_key(c, h) / dec_new_value(c, h) (channel h, the lane's c-th, of a row not in memory),
-// dec_bias(j) and dec_sink(head); optionally DEC_AFTER_KEYS, a function called after the key loop.
+// dec_bias(j) and dec_sink(head); optionally DEC_AFTER_KEYS, a function called after the key loop,
+// and DEC_H / DEC_SOFTCAP, the head size and whether pc.softcap may be set (default pc.H / true:
+// an includer that fixes them at pipeline creation gets constant loop bounds).
 #extension GL_KHR_shader_subgroup_basic : enable
 #extension GL_KHR_shader_subgroup_arithmetic : enable
 #extension GL_KHR_shader_subgroup_shuffle : enable
 #extension GL_EXT_control_flow_attributes : enable
 
 #define NEG_INF uintBitsToFloat(0xff800000u)
+#ifndef DEC_SOFTCAP
+#define DEC_SOFTCAP true // whether pc.softcap may be set (an includer may fix it)
+#endif
+#ifndef DEC_H
+#define DEC_H pc.H // the head size (an includer may make it a specialization constant)
+#endif
 #include "gqa_dec_sizes.glsl"
 shared float q[DEC_MAX_H];       // the query row
 shared float part_m[32], part_l[32];
@@ -43,7 +51,7 @@ float kx[DEC_KB * CPL], vx[DEC_KB * CPL], qv[CPL], acc[CPL];
 // The score of key j from its dot product x with the query: scaled, soft-capped, plus the bias.
 float dec_score(float x, uint j) {
     x *= pc.scale;
-    if (pc.softcap > 0.0) x = pc.softcap * tanh(x / pc.softcap);
+    if (DEC_SOFTCAP && pc.softcap > 0.0) x = pc.softcap * tanh(x / pc.softcap);
     if (HAS_BIAS) x += dec_bias(j);
     return x;
 }
@@ -152,16 +160,16 @@ void gqa_dec_attend_qv(uint lo, uint end, bool new_row, uint p_new, out float mt
         [[unroll]] for (uint t = 0u; t < DEC_KB; t++)
             [[unroll]] for (uint c = 0u; c < CPL; c++) {
                 uint h = lane + sgs * c, j = min(j0 + t, end - 1u);
-                kx[t * CPL + c] = h < pc.H ? dec_key(j, h) : 0.0;
-                vx[t * CPL + c] = h < pc.H ? dec_value(j, h) : 0.0;
+                kx[t * CPL + c] = h < DEC_H ? dec_key(j, h) : 0.0;
+                vx[t * CPL + c] = h < DEC_H ? dec_value(j, h) : 0.0;
             }
         dec_run(min(DEC_KB, end - j0), j0, m, l);
     }
     if (new_row && sg == ns - 1u) { // the last subgroup has the fewest memory runs
         [[unroll]] for (uint c = 0u; c < CPL; c++) {
             uint h = lane + sgs * c;
-            kx[c] = h < pc.H ? dec_new_key(c, h) : 0.0;
-            vx[c] = h < pc.H ? dec_new_value(c, h) : 0.0;
+            kx[c] = h < DEC_H ? dec_new_key(c, h) : 0.0;
+            vx[c] = h < DEC_H ? dec_new_value(c, h) : 0.0;
         }
         dec_run(1u, p_new, m, l);
     }
@@ -175,7 +183,7 @@ void gqa_dec_attend_qv(uint lo, uint end, bool new_row, uint p_new, out float mt
     }
     for (uint c = 0u; c < CPL; c++) {
         uint h = lane + sgs * c;
-        if (h < pc.H) part_acc[sg * pc.H + h] = acc[c];
+        if (h < DEC_H) part_acc[sg * DEC_H + h] = acc[c];
     }
     barrier();
     // The combine: the maximum and the sum over the partials by each subgroup's lanes; channel h
@@ -187,14 +195,14 @@ void gqa_dec_attend_qv(uint lo, uint end, bool new_row, uint p_new, out float mt
     lt = subgroupAdd(li);
     bool keep = orow == DEC_KEEP;
     float f = keep ? 1.0 : dec_out_factor(head, mt, lt);
-    for (uint e0 = 0u; e0 < pc.H * DEC_G; e0 += nt) { // (a bound the same for the whole workgroup)
+    for (uint e0 = 0u; e0 < DEC_H * DEC_G; e0 += nt) { // (a bound the same for the whole workgroup)
         uint e = e0 + tid, h = e / DEC_G, g = e % DEC_G;
         float o = 0.0;
-        if (h < pc.H)
+        if (h < DEC_H)
             for (uint i = g; i < ns; i += DEC_G)
-                if (part_m[i] != NEG_INF) o = fma(part_acc[i * pc.H + h], exp(part_m[i] - mt), o);
+                if (part_m[i] != NEG_INF) o = fma(part_acc[i * DEC_H + h], exp(part_m[i] - mt), o);
         for (uint x = DEC_G / 2u; x > 0u; x >>= 1u) o += subgroupShuffleXor(o, x);
-        if (h < pc.H && g == 0u) {
+        if (h < DEC_H && g == 0u) {
             if (keep) dec_o[h] = o;
             else io[orow + h] = A_T(o * f);
         }
@@ -207,7 +215,7 @@ void gqa_dec_attend_qv(uint lo, uint end, bool new_row, uint p_new, out float mt
 void gqa_dec_attend(uint lo, uint end, bool new_row, uint p_new, out float mt, out float lt, uint head, uint orow) {
     for (uint c = 0u; c < CPL; c++) {
         uint h = gl_SubgroupInvocationID + gl_SubgroupSize * c;
-        qv[c] = h < pc.H ? q[h] : 0.0;
+        qv[c] = h < DEC_H ? q[h] : 0.0;
     }
     gqa_dec_attend_qv(lo, end, new_row, p_new, mt, lt, head, orow);
 }
@@ -215,5 +223,5 @@ void gqa_dec_attend(uint lo, uint end, bool new_row, uint p_new, out float mt, o
 // io[orow ..] = dec_o[] normalized (dec_out_factor).
 void gqa_dec_finish(uint head, float mt, float lt, uint orow) {
     float f = dec_out_factor(head, mt, lt);
-    for (uint h = gl_LocalInvocationID.x; h < pc.H; h += gl_WorkGroupSize.x) io[orow + h] = A_T(dec_o[h] * f);
+    for (uint h = gl_LocalInvocationID.x; h < DEC_H; h += gl_WorkGroupSize.x) io[orow + h] = A_T(dec_o[h] * f);
 }

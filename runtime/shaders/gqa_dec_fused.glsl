@@ -72,6 +72,26 @@ layout(constant_id = 15) const bool OPROJ_RB = false; // the skip sum has a bias
 const uint OPROJ_REPS = 1u;
 #endif
 const bool HAS_BIAS = false, HAS_SINK = false;
+// The node's geometry fixed at pipeline creation (0: read from pc; k_gqa.c dec_fix): constant loop
+// bounds and index arithmetic instead of loads, branches and integer divisions.
+layout(constant_id = 16) const uint FIX_H = 0u;        // pc.H
+layout(constant_id = 17) const uint FIX_N = 0u;        // pc.N
+layout(constant_id = 18) const uint FIX_KVN = 0u;      // pc.kvN
+layout(constant_id = 19) const uint FIX_C = 0u;        // pc.C
+layout(constant_id = 20) const uint FIX_ROT = 0u;      // pc.rot + 1
+layout(constant_id = 21) const uint FIX_WINDOW = 0u;   // pc.window + 1
+layout(constant_id = 22) const uint FIX_SOFTCAP = 0u;  // 1: pc.softcap is 0, 2: it is not
+layout(constant_id = 23) const uint FIX_O_ROWS = 0u;   // pc.o_rows (OPROJ_FOLD)
+layout(constant_id = 24) const uint FIX_O_KSHIFT = 0u; // pc.o_kshift + 1 (OPROJ_FOLD)
+#define DEC_H (FIX_H != 0u ? FIX_H : pc.H)
+#define DEC_N (FIX_N != 0u ? FIX_N : pc.N)
+#define DEC_KVN (FIX_KVN != 0u ? FIX_KVN : pc.kvN)
+#define DEC_C (FIX_C != 0u ? FIX_C : pc.C)
+#define DEC_ROT (FIX_ROT != 0u ? FIX_ROT - 1u : pc.rot)
+#define DEC_WINDOW (FIX_WINDOW != 0u ? FIX_WINDOW - 1u : pc.window)
+#define DEC_SOFTCAP (FIX_SOFTCAP != 1u)
+#define O_ROWS (FIX_O_ROWS != 0u ? FIX_O_ROWS : pc.o_rows)
+#define O_KSHIFT (FIX_O_KSHIFT != 0u ? FIX_O_KSHIFT - 1u : pc.o_kshift)
 
 PARAMS_BLOCK PC {
     uint B, N, kvN, H, C, window, rot, max_pos;
@@ -117,8 +137,8 @@ layout(std430, binding = 18) writeonly buffer OY { A_T o_y[]; };        // o_pro
 shared float k_new[DEC_MAX_H], v_new[DEC_MAX_H]; // the new key / value rows
 shared bool last_chunk;
 uint dec_kv; // the (batch, kv head)'s first cache row
-float dec_key(uint j, uint h) { return float(k_cache[pc.base_k + (dec_kv + j) * pc.H + h]); }
-float dec_value(uint j, uint h) { return float(v_cache[pc.base_v + (dec_kv + j) * pc.H + h]); }
+float dec_key(uint j, uint h) { return float(k_cache[pc.base_k + (dec_kv + j) * DEC_H + h]); }
+float dec_value(uint j, uint h) { return float(v_cache[pc.base_v + (dec_kv + j) * DEC_H + h]); }
 float knew[CPL], vnew[CPL]; // REG_PREP: the new key / value rows, this lane's channels (last subgroup)
 float dec_new_key(uint c, uint h) { return REG_PREP ? knew[c] : k_new[h]; }
 float dec_new_value(uint c, uint h) { return REG_PREP ? vnew[c] : v_new[h]; }
@@ -137,7 +157,7 @@ void oproj_fetch();
 float rot_c[ROT_REGS], rot_s[ROT_REGS];
 uint rot_pos;
 void rotary_fetch(uint pos) {
-    uint half_ = pc.rot / 2u;
+    uint half_ = DEC_ROT / 2u;
     rot_pos = pos;
     [[unroll]] for (uint i = 0u; i < ROT_REGS; i++) {
         uint j = gl_LocalInvocationID.x + gl_WorkGroupSize.x * i;
@@ -149,7 +169,7 @@ void rotary_fetch(uint pos) {
 
 // Rotary embedding of pair j of row r (0: q[], 1: k_new[]) by (c, sn).
 void rotate_pair(uint r, uint j, float c, float sn) {
-    uint half_ = pc.rot / 2u;
+    uint half_ = DEC_ROT / 2u;
     uint i1 = INTERLEAVED ? 2u * j : j, i2 = INTERLEAVED ? 2u * j + 1u : j + half_;
     float a = r == 0u ? q[i1] : k_new[i1], bb = r == 0u ? q[i2] : k_new[i2];
     float x1 = a * c - bb * sn, x2 = bb * c + a * sn;
@@ -164,7 +184,7 @@ void rotate_pair(uint r, uint j, float c, float sn) {
 
 // Rotary embedding of the pairs of row r at rot_pos.
 void rotate(uint r) {
-    uint half_ = pc.rot / 2u, nt = gl_WorkGroupSize.x;
+    uint half_ = DEC_ROT / 2u, nt = gl_WorkGroupSize.x;
     [[unroll]] for (uint i = 0u; i < ROT_REGS; i++) {
         uint j = gl_LocalInvocationID.x + nt * i;
         if (j < half_) rotate_pair(r, j, rot_c[i], rot_s[i]);
@@ -181,10 +201,10 @@ void rotate(uint r) {
 float rc[CPL], rs[CPL]; // the cosine and sine of each channel's rotary pair (1, 0 past rot)
 
 void reg_rotary_fetch(uint pos) {
-    uint half_ = pc.rot / 2u;
+    uint half_ = DEC_ROT / 2u;
     [[unroll]] for (uint c = 0u; c < CPL; c++) {
         uint h = gl_SubgroupInvocationID + gl_SubgroupSize * c;
-        bool ok = h < pc.rot;
+        bool ok = h < DEC_ROT;
         uint j = INTERLEAVED ? h / 2u : h < half_ ? h : h - half_;
         rc[c] = ok ? float(cos_in[pc.base_cos + pos * half_ + j]) : 1.0;
         rs[c] = ok ? float(sin_in[pc.base_sin + pos * half_ + j]) : 0.0;
@@ -196,11 +216,11 @@ void reg_rotary_fetch(uint pos) {
 // x c - partner s, its second x c + partner s (rotate_pair).
 #define REG_ROTATE(X)                                                                              \
     {                                                                                              \
-        uint half_ = pc.rot / 2u, sgs = gl_SubgroupSize;                                           \
+        uint half_ = DEC_ROT / 2u, sgs = gl_SubgroupSize;                                           \
         float partner[CPL];                                                                        \
         [[unroll]] for (uint c = 0u; c < CPL; c++) {                                               \
             uint h = gl_SubgroupInvocationID + sgs * c;                                            \
-            uint ph = h >= pc.rot ? h : INTERLEAVED ? h ^ 1u : h < half_ ? h + half_ : h - half_;  \
+            uint ph = h >= DEC_ROT ? h : INTERLEAVED ? h ^ 1u : h < half_ ? h + half_ : h - half_;  \
             float v = 0.0;                                                                         \
             [[unroll]] for (uint c2 = 0u; c2 < CPL; c2++) {                                        \
                 float sh = subgroupShuffle(X[c2], ph % sgs);                                       \
@@ -220,15 +240,15 @@ void reg_rotary_fetch(uint pos) {
     {                                                                                              \
         float ss = 0.0;                                                                            \
         [[unroll]] for (uint c = 0u; c < CPL; c++) ss = fma(X[c], X[c], ss);                       \
-        float inv = 1.0 / sqrt(subgroupAdd(ss) / float(pc.H) + pc.eps);                            \
+        float inv = 1.0 / sqrt(subgroupAdd(ss) / float(DEC_H) + pc.eps);                            \
         [[unroll]] for (uint c = 0u; c < CPL; c++) {                                               \
             uint h = gl_SubgroupInvocationID + gl_SubgroupSize * c;                                \
-            X[c] = h < pc.H ? X[c] * inv * float(scale[base + h]) : 0.0;                           \
+            X[c] = h < DEC_H ? X[c] * inv * float(scale[base + h]) : 0.0;                           \
         }                                                                                          \
     }
 
 #if OPROJ_FOLD
-// This invocation's o_proj row (o_row < pc.o_rows: it has one), that row's weights, scales and zero
+// This invocation's o_proj row (o_row < O_ROWS: it has one), that row's weights, scales and zero
 // points over the head's channels (H / 32 units of 32, at most 4), and its residual (and bias), loaded
 // by oproj_fetch after the key loop (so that they are not held through it; their latency overlaps the
 // combine of the subgroups).
@@ -239,16 +259,16 @@ uint ozp[4];
 float ores, orb;
 
 void oproj_fetch() {
-    uint per = (pc.o_rows + OPROJ_REPS - 1u) / OPROJ_REPS, units = pc.H / 32u, tid = gl_LocalInvocationID.x;
-    uint blocks = (pc.N * pc.H) >> pc.o_kshift, z_row = (blocks + 1u) & ~1u;
-    o_row = tid < per ? o_rep * per + tid : pc.o_rows;
-    if (o_row >= pc.o_rows) return;
+    uint per = (O_ROWS + OPROJ_REPS - 1u) / OPROJ_REPS, units = DEC_H / 32u, tid = gl_LocalInvocationID.x;
+    uint blocks = (DEC_N * DEC_H) >> O_KSHIFT, z_row = (blocks + 1u) & ~1u;
+    o_row = tid < per ? o_rep * per + tid : O_ROWS;
+    if (o_row >= O_ROWS) return;
     ores = float(o_res[pc.base_res + o_row]);
     orb = OPROJ_RB ? float(o_rb[pc.base_rb + o_row]) : 0.0;
     [[unroll]] for (uint u = 0u; u < 4u; u++) {
         if (u >= units) break;
-        uint k = o_head * pc.H + u * 32u, blk = k >> pc.o_kshift;
-        ow[u] = o_w[pc.o_w + o_row * (pc.N * pc.H / 32u) + k / 32u];
+        uint k = o_head * DEC_H + u * 32u, blk = k >> O_KSHIFT;
+        ow[u] = o_w[pc.o_w + o_row * (DEC_N * DEC_H / 32u) + k / 32u];
         osc[u] = float(o_scale[pc.o_s + o_row * blocks + blk]);
         uint zi = pc.o_z + o_row * z_row + blk;
         ozp[u] = OPROJ_ZP ? (o_zp[zi / 8u] >> ((zi % 8u) * 4u)) & 15u : 8u;
@@ -259,11 +279,11 @@ void oproj_fetch() {
 // else zeros, which add nothing but their count) to the row's accumulator; the head that completes
 // the row writes o_proj's output plus the residual and leaves the accumulator zero.
 void oproj_finish(bool live) {
-    if (o_row >= pc.o_rows) return;
+    if (o_row >= O_ROWS) return;
     float s = 0.0;
     if (live)
         [[unroll]] for (uint u = 0u; u < 4u; u++) {
-            if (u >= pc.H / 32u) break;
+            if (u >= DEC_H / 32u) break;
             float a = 0.0, z = float(ozp[u]);
             [[unroll]] for (uint j = 0u; j < 4u; j++)
                 [[unroll]] for (uint i = 0u; i < 8u; i++)
@@ -272,7 +292,7 @@ void oproj_finish(bool live) {
         }
     const uint64_t offset = 1ul << 49, one = 1ul << 56, spilled = 1ul << 63;
     bool fits = abs(s) < 131071.0; // false for NaN and the infinities too
-    uint slot = pc.o_rows + o_row;  // the row's float accumulator
+    uint slot = O_ROWS + o_row;  // the row's float accumulator
     if (!fits) { // (rare) added as a float instead, flagged
         uint64_t cur = acc64[slot], prev;
         do {
@@ -284,8 +304,8 @@ void oproj_finish(bool live) {
     }
     uint64_t add = uint64_t(int64_t(roundEven((fits ? s : 0.0) * 4294967296.0)) + int64_t(offset)) + one;
     uint64_t old = atomicAdd(acc64[o_row], add);
-    if ((uint(old >> 56) & 127u) != pc.N - 1u) return;
-    int64_t sum = int64_t((old + add) & (one - 1ul)) - int64_t(pc.N) * int64_t(offset);
+    if ((uint(old >> 56) & 127u) != DEC_N - 1u) return;
+    int64_t sum = int64_t((old + add) & (one - 1ul)) - int64_t(DEC_N) * int64_t(offset);
     float p = float(sum) * (1.0 / 4294967296.0);
     if ((old & spilled) != 0ul) {
         memoryBarrierBuffer();
@@ -300,14 +320,14 @@ void oproj_finish(bool live) {
 void main() {
     uint rep = flat_group() % OPROJ_REPS, fg = flat_group() / OPROJ_REPS;
     uint g = fg / CHUNKS, chunk = fg % CHUNKS;
-    if (g >= pc.B * pc.N) return;
+    if (g >= pc.B * DEC_N) return;
     uint tid = gl_LocalInvocationID.x, nt = gl_WorkGroupSize.x, lane = gl_SubgroupInvocationID, sgs = gl_SubgroupSize;
-    uint head = g % pc.N, b = g / pc.N, kvh = head / (pc.N / pc.kvN);
-    uint orow = pc.base_out + g * pc.H;
+    uint head = g % DEC_N, b = g / DEC_N, kvh = head / (DEC_N / DEC_KVN);
+    uint orow = pc.base_out + g * DEC_H;
 #if OPROJ_FOLD
     o_head = head;
     o_rep = rep;
-    o_row = pc.o_rows; // (set by oproj_fetch after the key loop)
+    o_row = O_ROWS; // (set by oproj_fetch after the key loop)
 #endif
     bool new_sg = gl_SubgroupID == gl_NumSubgroups - 1u && chunk == CHUNKS - 1u; // takes the new row (REG_PREP)
     // The loads that need nothing computed here go first, together: the length, the position id,
@@ -315,19 +335,19 @@ void main() {
     // REG_PREP in registers).
     int total = seqlens_in[pc.base_seqlens + b] + 1;
     uint pos_id = POS_IDS ? EXT_INDEX_CLAMPED(pos_in, pc.base_pos, b, POS64, pc.max_pos) : 0u;
-    uint qs = pc.base_q_in + b * pc.q_row + (pc.q_head0 + head) * pc.H;
-    uint ks = pc.base_k_in + b * pc.k_row + (pc.k_head0 + kvh) * pc.H;
-    uint vs = pc.base_v_in + b * pc.v_row + (pc.v_head0 + kvh) * pc.H;
+    uint qs = pc.base_q_in + b * pc.q_row + (pc.q_head0 + head) * DEC_H;
+    uint ks = pc.base_k_in + b * pc.k_row + (pc.k_head0 + kvh) * DEC_H;
+    uint vs = pc.base_v_in + b * pc.v_row + (pc.v_head0 + kvh) * DEC_H;
     float sq = 0.0, sk = 0.0;
     if (REG_PREP) {
         [[unroll]] for (uint c = 0u; c < CPL; c++) {
             uint h = lane + sgs * c;
-            qv[c] = h < pc.H ? float(q_src[qs + h]) : 0.0;
-            knew[c] = new_sg && h < pc.H ? float(k_src[ks + h]) : 0.0;
-            vnew[c] = new_sg && h < pc.H ? float(v_src[vs + h]) : 0.0;
+            qv[c] = h < DEC_H ? float(q_src[qs + h]) : 0.0;
+            knew[c] = new_sg && h < DEC_H ? float(k_src[ks + h]) : 0.0;
+            vnew[c] = new_sg && h < DEC_H ? float(v_src[vs + h]) : 0.0;
         }
     } else {
-        for (uint h = tid; h < pc.H; h += nt) {
+        for (uint h = tid; h < DEC_H; h += nt) {
             float x = float(q_src[qs + h]), y = float(k_src[ks + h]);
             q[h] = x;
             k_new[h] = y;
@@ -336,9 +356,9 @@ void main() {
             sk = fma(y, y, sk);
         }
     }
-    if (total < 1 || total > int(pc.C)) {
+    if (total < 1 || total > int(DEC_C)) {
         if (rep == 0u)
-            for (uint h = tid; h < pc.H; h += nt) io[orow + h] = A_T(0.0);
+            for (uint h = tid; h < DEC_H; h += nt) io[orow + h] = A_T(0.0);
 #if OPROJ_FOLD
         oproj_fetch();
         oproj_finish(false);
@@ -346,7 +366,7 @@ void main() {
         return;
     }
     uint past = uint(total) - 1u;
-    uint lo = pc.window > 0u && past >= pc.window ? past - pc.window + 1u : 0u;
+    uint lo = DEC_WINDOW > 0u && past >= DEC_WINDOW ? past - DEC_WINDOW + 1u : 0u;
     // nch of the CHUNKS workgroups work, the last ones, each on DEC_CHUNK_ROWS cache rows or more
     // (k_gqa.c GQA_DEC_WORK_ROWS: what the combine costs against the key runs it saves).  The last
     // chunk's workgroup also takes the new row; alone when nch = 1.
@@ -356,8 +376,8 @@ void main() {
     uint len = (past - lo + nch - 1u) / nch; // cache rows per working chunk
     uint c0 = split ? min(lo + (chunk - first) * len, past) : lo, c1 = split ? min(c0 + len, past) : past;
     uint rot_at = POS_IDS ? pos_id : min(past, pc.max_pos - 1u);
-    dec_kv = (b * pc.kvN + kvh) * pc.C;
-    bool stores = head % (pc.N / pc.kvN) == 0u && chunk == CHUNKS - 1u && rep == 0u; // writes row past of the caches
+    dec_kv = (b * DEC_KVN + kvh) * DEC_C;
+    bool stores = head % (DEC_N / DEC_KVN) == 0u && chunk == CHUNKS - 1u && rep == 0u; // writes row past of the caches
     uint dest = split || OPROJ_FOLD != 0 ? DEC_KEEP : orow;
     float mt, lt;
     if (REG_PREP) {
@@ -371,9 +391,9 @@ void main() {
             [[unroll]] for (uint c = 0u; c < CPL; c++) {
                 uint h = lane + sgs * c;
                 knew[c] = float(A_T(knew[c]));
-                if (stores && h < pc.H) {
-                    k_store[pc.base_k + (dec_kv + past) * pc.H + h] = A_T(knew[c]);
-                    v_store[pc.base_v + (dec_kv + past) * pc.H + h] = A_T(vnew[c]);
+                if (stores && h < DEC_H) {
+                    k_store[pc.base_k + (dec_kv + past) * DEC_H + h] = A_T(knew[c]);
+                    v_store[pc.base_v + (dec_kv + past) * DEC_H + h] = A_T(vnew[c]);
                 }
             }
         }
@@ -381,12 +401,12 @@ void main() {
     } else {
         if (ROTARY) rotary_fetch(rot_at);
         if (Q_NORM) {
-            float inv = 1.0 / sqrt(ext_wg_sum(sq, true) / float(pc.H) + pc.eps);
-            for (uint h = tid; h < pc.H; h += nt) q[h] = q[h] * inv * float(q_norm[pc.base_q_norm + h]);
+            float inv = 1.0 / sqrt(ext_wg_sum(sq, true) / float(DEC_H) + pc.eps);
+            for (uint h = tid; h < DEC_H; h += nt) q[h] = q[h] * inv * float(q_norm[pc.base_q_norm + h]);
         }
         if (K_NORM) {
-            float inv = 1.0 / sqrt(ext_wg_sum(sk, true) / float(pc.H) + pc.eps);
-            for (uint h = tid; h < pc.H; h += nt) k_new[h] = k_new[h] * inv * float(k_norm[pc.base_k_norm + h]);
+            float inv = 1.0 / sqrt(ext_wg_sum(sk, true) / float(DEC_H) + pc.eps);
+            for (uint h = tid; h < DEC_H; h += nt) k_new[h] = k_new[h] * inv * float(k_norm[pc.base_k_norm + h]);
         }
         barrier();
         if (ROTARY) {
@@ -394,14 +414,14 @@ void main() {
             rotate(1u);
             barrier();
         }
-        for (uint h = tid; h < pc.H; h += nt) { // the rounding of the stored rows
+        for (uint h = tid; h < DEC_H; h += nt) { // the rounding of the stored rows
             q[h] = float(A_T(q[h]));
             k_new[h] = float(A_T(k_new[h]));
         }
         if (stores)
-            for (uint h = tid; h < pc.H; h += nt) {
-                k_store[pc.base_k + (dec_kv + past) * pc.H + h] = A_T(k_new[h]);
-                v_store[pc.base_v + (dec_kv + past) * pc.H + h] = A_T(v_new[h]);
+            for (uint h = tid; h < DEC_H; h += nt) {
+                k_store[pc.base_k + (dec_kv + past) * DEC_H + h] = A_T(k_new[h]);
+                v_store[pc.base_v + (dec_kv + past) * DEC_H + h] = A_T(v_new[h]);
             }
         barrier();
         gqa_dec_attend(c0, c1, chunk == CHUNKS - 1u, past, mt, lt, head, dest);
@@ -409,7 +429,7 @@ void main() {
 #if OPROJ_FOLD
     // the output as stored (the first workgroup of the head writes it), then its o_proj share
     float f = dec_out_factor(head, mt, lt);
-    for (uint h = tid; h < pc.H; h += nt) {
+    for (uint h = tid; h < DEC_H; h += nt) {
         float o = A_BITS == 16 ? a_round(dec_o[h] * f) : dec_o[h] * f;
         if (rep == 0u) io[orow + h] = A_T(o);
         dec_o[h] = o;
@@ -419,8 +439,8 @@ void main() {
     return;
 #endif
     if (!split) return; // (the output written)
-    uint part = pc.base_ws + (g * CHUNKS + chunk) * (2u + pc.H);
-    for (uint h = tid; h < pc.H; h += nt) ws[part + 2u + h] = dec_o[h];
+    uint part = pc.base_ws + (g * CHUNKS + chunk) * (2u + DEC_H);
+    for (uint h = tid; h < DEC_H; h += nt) ws[part + 2u + h] = dec_o[h];
     if (tid == 0u) {
         ws[part] = mt;
         ws[part + 1u] = lt;
@@ -435,7 +455,7 @@ void main() {
     // the subgroup combine; k_gqa.c keeps nch * (2 + H) <= DEC_PARTIALS).  Read from memory step by
     // step, they had cost three rounds: H200, Qwen2-0.5B shape, 4 working chunks after 512 tokens,
     // attention 14.8 -> 12.9 us per layer; the combine left out altogether (wrong results) 10.1.
-    uint stride = 2u + pc.H, parts = pc.base_ws + (g * CHUNKS + first) * stride; // the working chunks' partials
+    uint stride = 2u + DEC_H, parts = pc.base_ws + (g * CHUNKS + first) * stride; // the working chunks' partials
     for (uint i = tid; i < nch * stride; i += nt) part_acc[i] = ws[parts + i];
     if (tid == 0u) cnt[pc.base_cnt + g] = 0u;
     barrier();
@@ -445,7 +465,7 @@ void main() {
         float mc = part_acc[c * stride];
         if (mc != NEG_INF) l_all += part_acc[c * stride + 1u] * exp(mc - m_all);
     }
-    for (uint h = tid; h < pc.H; h += nt) {
+    for (uint h = tid; h < DEC_H; h += nt) {
         float o = 0.0;
         for (uint c = 0u; c < nch; c++) {
             float mc = part_acc[c * stride];

@@ -85,6 +85,18 @@ layout(constant_id = 12) const uint TPR = 0u;        // invocations per row grou
                                                      // subgroup size; needs subgroupShuffleXor); 0: the workgroup
 layout(constant_id = 13) const uint RESIDUAL = 0u; // not NORM_PROJ: 1 y += res (binding 6), 2 also += res_bias (binding 7)
 const bool CLUSTER = TPR != 0u;
+// The weights' geometry fixed at pipeline creation where the host knows it (0: read from pc):
+// constant loop bounds and index arithmetic instead of loads and integer divisions.
+layout(constant_id = 14) const uint FIX_UNITS = 0u;   // pc.units
+layout(constant_id = 15) const uint FIX_KSHIFT = 0u;  // pc.kshift + 1
+layout(constant_id = 16) const uint FIX_BLOCK_N = 0u; // pc.block_n
+layout(constant_id = 17) const uint FIX_S_N = 0u;     // pc.s_n + 1
+layout(constant_id = 18) const uint FIX_S_K = 0u;     // pc.s_k + 1
+#define MV_UNITS (FIX_UNITS != 0u ? FIX_UNITS : pc.units)
+#define MV_KSHIFT (FIX_KSHIFT != 0u ? FIX_KSHIFT - 1u : pc.kshift)
+#define MV_BLOCK_N (FIX_BLOCK_N != 0u ? FIX_BLOCK_N : pc.block_n)
+#define MV_S_N (FIX_S_N != 0u ? FIX_S_N - 1u : pc.s_n)
+#define MV_S_K (FIX_S_K != 0u ? FIX_S_K - 1u : pc.s_k)
 
 PARAMS_BLOCK PC {
     uint rows;      // rows of this dispatch
@@ -188,7 +200,7 @@ void load_x16(uint m, uint k0) {
 float dot_float(uint row, uint u) {
     float acc = 0.0;
     if (WBITS == 16u) {
-        uint i = pc.w_base + (row * pc.units + u) * 2u;
+        uint i = pc.w_base + (row * MV_UNITS + u) * 2u;
         for (uint h = 0u; h < 2u; h++) {
             uvec4 q = w4[i + h];
             for (uint j = 0u; j < 4u; j++) {
@@ -198,7 +210,7 @@ float dot_float(uint row, uint u) {
             }
         }
     } else {
-        uint i = pc.w_base + (row * pc.units + u) * 4u;
+        uint i = pc.w_base + (row * MV_UNITS + u) * 4u;
         for (uint h = 0u; h < 4u; h++) acc += dot(uintBitsToFloat(w4[i + h]), vec4(xv[h * 4u], xv[h * 4u + 1u], xv[h * 4u + 2u], xv[h * 4u + 3u]));
     }
     return acc;
@@ -212,7 +224,7 @@ void float_unit(uint m, uint u, uint wrow[8], inout float acc[8]) {
 // ---- quantized weights -----------------------------------------------------------------------
 
 // Block index along k of element k.
-uint kblock(uint k) { return pc.kshift < 32u ? k >> pc.kshift : k / pc.block_k; }
+uint kblock(uint k) { return MV_KSHIFT < 32u ? k >> MV_KSHIFT : k / pc.block_k; }
 
 // Zero point of block element zi, offset to unsigned (+8 / +128 when signed), from its 32-bit word.
 uint zero_point(uint word, uint zi) {
@@ -224,8 +236,8 @@ uint zero_point(uint word, uint zi) {
 void load_unit(uint m, uint u, uint wrow[8], uint rbase[8], out Unit t) {
     uint k0 = u * KPU;
     for (uint r = 0u; r < ROWS; r++) {
-        if (QWORDS == 4u) t.q[r] = w4[pc.w_base + wrow[r] * pc.units + u];
-        else t.q[r] = uvec4(w2[pc.w_base + wrow[r] * pc.units + u], 0u, 0u);
+        if (QWORDS == 4u) t.q[r] = w4[pc.w_base + wrow[r] * MV_UNITS + u];
+        else t.q[r] = uvec4(w2[pc.w_base + wrow[r] * MV_UNITS + u], 0u, 0u);
     }
     uint xi = pc.x_base + m * pc.x_stride + k0 * A_BITS / 128u;
     for (uint c = 0u; c < XVECS; c++) t.x[c] = x4[xi + c];
@@ -237,7 +249,7 @@ void load_unit(uint m, uint u, uint wrow[8], uint rbase[8], out Unit t) {
         t.sb[c] = NP_SKIP_BIAS ? sb4[pc.sb_base + gi + c] : uvec4(0u);
     }
 #endif
-    uint kb[2] = uint[2](kblock(k0) * pc.s_k, SPLIT && SUBS > 1u ? kblock(k0 + 16u) * pc.s_k : 0u);
+    uint kb[2] = uint[2](kblock(k0) * MV_S_K, SPLIT && SUBS > 1u ? kblock(k0 + 16u) * MV_S_K : 0u);
     for (uint r = 0u; r < ROWS; r++)
         for (uint b = 0u; b < (SPLIT && SUBS > 1u ? 2u : 1u); b++) {
             uint bi = rbase[r] + kb[b];
@@ -345,7 +357,7 @@ void unpack_x(const Unit t, uint m, uint u, bool write_sum) {
 // `use_half`, else exact.
 void compute_unit(uint m, uint u, const Unit t, uint rbase[8], bool use_half, inout float acc[8]) {
     bool two = SPLIT && SUBS > 1u;
-    uint bi0 = kblock(u * KPU) * pc.s_k, bi1 = two ? kblock(u * KPU + 16u) * pc.s_k : bi0;
+    uint bi0 = kblock(u * KPU) * MV_S_K, bi1 = two ? kblock(u * KPU + 16u) * MV_S_K : bi0;
     uint mid = two ? QWORDS / 2u : QWORDS;
     if (!use_half) unpack_x(t, m, u, row_group == 0u);
     for (uint r = 0u; r < ROWS; r++) {
@@ -373,17 +385,17 @@ void run_units(uint m, uint u0, uint wrow[8], uint rbase[8], bool use_half, inou
     uint wgs = CLUSTER ? TPR : gl_WorkGroupSize.x, u = u0;
     if (QUANT) {
         Unit t;
-        for (; u < pc.units; u += wgs) {
+        for (; u < MV_UNITS; u += wgs) {
             load_unit(m, u, wrow, rbase, t);
             compute_unit(m, u, t, rbase, use_half, acc);
         }
         return;
     }
-    for (; u + wgs < pc.units; u += 2u * wgs) {
+    for (; u + wgs < MV_UNITS; u += 2u * wgs) {
         float_unit(m, u, wrow, acc);
         float_unit(m, u + wgs, wrow, acc);
     }
-    if (u < pc.units) float_unit(m, u, wrow, acc);
+    if (u < MV_UNITS) float_unit(m, u, wrow, acc);
 }
 
 #if NORM_PROJ
@@ -421,7 +433,7 @@ void prefetch_residual(uint m, uint first, uint nrows, uint lane, uint outs) {
 // the gate row's), up (gated: the up row's), ss (NORM_PROJ: sum of v^2 over k).
 void finish(uint m, uint r, uint n, float s, float up, float ss) {
 #if NORM_PROJ
-    float inv = 1.0 / sqrt(ss / float(pc.units * KPU) + pc.eps);
+    float inv = 1.0 / sqrt(ss / float(MV_UNITS * KPU) + pc.eps);
     s *= inv;
     if (HAS_BIAS) s += float(bias_in[pc.b_base + n]);
     if (NP_GATED) {
@@ -464,7 +476,7 @@ void main() {
     uint wrow[8], rbase[8];
     for (uint r = 0u; r < ROWS; r++) {
         wrow[r] = min(first + r % OUTS, pc.rows - 1u) + (r >= OUTS ? pc.half_n : 0u);
-        rbase[r] = QUANT ? ((pc.row0 + wrow[r]) / pc.block_n) * pc.s_n : 0u;
+        rbase[r] = QUANT ? ((pc.row0 + wrow[r]) / MV_BLOCK_N) * MV_S_N : 0u;
     }
     if (RESIDUAL != 0u) prefetch_residual(m, first, nrows, lane, OUTS);
     run_units(m, lane, wrow, rbase, HALF, acc);

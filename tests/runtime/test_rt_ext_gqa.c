@@ -148,27 +148,31 @@ static const GqaCase decode_cases[] = {
  * (WEBNNC_GQA_DEC_TRANSPOSE=0, gqa_dec.glsl), split and in two dispatches.
  * The fused kernel prepares the query and new rows in registers where a lane holds few channels
  * (REG_PREP; lavapipe's subgroups of 8: head sizes up to 64), else and under WEBNNC_GQA_DEC_REGS=0
- * in shared memory. */
+ * in shared memory.  Its geometry is fixed at pipeline creation, and under WEBNNC_GQA_DEC_FIXED=0
+ * read from the parameters. */
 START_TEST(decode) {
     static const struct {
-        const char *chunks, *fused, *transpose, *regs;
+        const char *chunks, *fused, *transpose, *regs, *fixed;
     } modes[] = {
-        {NULL, NULL, NULL, NULL}, {"6", NULL, NULL, NULL}, {"3", NULL, NULL, NULL}, {NULL, "0", NULL, NULL},
-        {"3", NULL, "0", NULL},   {NULL, "0", "0", NULL},  {NULL, NULL, NULL, "0"}, {"3", NULL, NULL, "0"},
+        {NULL, NULL, NULL, NULL, NULL}, {"6", NULL, NULL, NULL, NULL}, {"3", NULL, NULL, NULL, NULL},
+        {NULL, "0", NULL, NULL, NULL},  {"3", NULL, "0", NULL, NULL},  {NULL, "0", "0", NULL, NULL},
+        {NULL, NULL, NULL, "0", NULL},  {"3", NULL, NULL, "0", NULL},
+        /* the geometry read from the parameters instead of fixed at pipeline creation */
+        {NULL, NULL, NULL, NULL, "0"},  {"3", NULL, NULL, "0", "0"},
     };
     for (size_t mode = 0; mode < sizeof modes / sizeof modes[0]; mode++) {
         if (modes[mode].chunks) {
             setenv("WEBNNC_GQA_DEC_CHUNKS", modes[mode].chunks, 1);
             setenv("WEBNNC_GQA_DEC_CHUNK_ROWS", "128", 1);
         }
-        const char *names[] = {"WEBNNC_GQA_FUSED", "WEBNNC_GQA_DEC_TRANSPOSE", "WEBNNC_GQA_DEC_REGS"};
-        const char *values[] = {modes[mode].fused, modes[mode].transpose, modes[mode].regs};
-        for (int e = 0; e < 3; e++)
+        const char *names[] = {"WEBNNC_GQA_FUSED", "WEBNNC_GQA_DEC_TRANSPOSE", "WEBNNC_GQA_DEC_REGS", "WEBNNC_GQA_DEC_FIXED"};
+        const char *values[] = {modes[mode].fused, modes[mode].transpose, modes[mode].regs, modes[mode].fixed};
+        for (int e = 0; e < 4; e++)
             if (values[e]) setenv(names[e], values[e], 1);
         for (size_t i = 0; i < sizeof decode_cases / sizeof decode_cases[0]; i++) check_gqa(decode_cases[i]);
         unsetenv("WEBNNC_GQA_DEC_CHUNKS");
         unsetenv("WEBNNC_GQA_DEC_CHUNK_ROWS");
-        for (int e = 0; e < 3; e++) unsetenv(names[e]);
+        for (int e = 0; e < 4; e++) unsetenv(names[e]);
     }
     /* a cache of more than 1024 rows splits by default (k_gqa.c GQA_DEC_SPLIT_CAPACITY: 8 workgroups
      * per head, all working after 1050 rows); 64 asked for with one per 16 rows would hold 64 x 66

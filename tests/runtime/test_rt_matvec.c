@@ -267,6 +267,19 @@ START_TEST(half_overflow_fallback) {
 }
 END_TEST
 
+/* The weights' geometry read from the parameters instead of fixed at pipeline creation
+ * (WEBNNC_MATVEC_FIXED=0; the float16-pair kernel with zero points always reads them). */
+START_TEST(geometry_from_params) {
+    setenv("WEBNNC_MATVEC_FIXED", "0", 1);
+    check_quant(&(QCase){DT_U4, true, 1, 256, 40, 32, false});
+    check_quant(&(QCase){DT_U4, false, 2, 96, 33, 16, false});
+    check_quant(&(QCase){DT_U4, true, 2, 192, 13, 48, false, true});
+    check_quant(&(QCase){DT_I8, true, 3, 208, 10, 16, false, true});
+    check_quant(&(QCase){DT_I4, true, 1, 80, 21, 16, false});
+    unsetenv("WEBNNC_MATVEC_FIXED");
+}
+END_TEST
+
 /* Row groups of 2 .. subgroup-size invocations (rt_each_matvec_tpr): 1-4 activation rows, partial
  * row groups, 8-byte and split units, long rows, 8-bit, and the float16-pair kernel with its
  * overflow fallback. */
@@ -366,6 +379,7 @@ int main(void) {
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, transpose_bits);
     tcase_add_test(tc, f16_kn);
+    tcase_add_test(tc, geometry_from_params);
     tcase_add_test(tc, f16_nk_transposed);
     tcase_add_test(tc, f32_small_m);
     tcase_add_test(tc, f16_wide);

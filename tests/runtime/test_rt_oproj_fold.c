@@ -209,6 +209,12 @@ START_TEST(decode_fold) {
     check_fold((FoldCase){DT_F32, 8, 8, 64, 24, 0, 64, 1, 32, true, false, false, false, sk, true});
     /* a length outside the cache: the attention's output is zeros, the projection sees the residual */
     check_fold((FoldCase){DT_F16, 4, 2, 64, 16, 16, 96, 1, 32, true, true, false, false, sk, true});
+    /* the geometry (o_proj's rows and blocks among it) read from the parameters, not fixed at
+     * pipeline creation */
+    setenv("WEBNNC_GQA_DEC_FIXED", "0", 1);
+    check_fold((FoldCase){DT_F16, 14, 2, 64, 96, 80, 128, 1, 32, true, true, false, false, sk, true});
+    check_fold((FoldCase){DT_F16, 4, 1, 128, 48, 30, 1024, 1, 64, true, true, true, false, in, true});
+    unsetenv("WEBNNC_GQA_DEC_FIXED");
 }
 END_TEST
 
