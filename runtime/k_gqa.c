@@ -492,8 +492,6 @@ static int bind_oproj(KernelCtx *kc, const Node *n, const OprojRun *f, DecFusedP
     return 0;
 }
 
-/* Decode in one dispatch: prep of query, key and value rows, cache write and attention (and, with
- * `fold`, the output projection after it: ext_gqa_dec_oproj.comp). */
 /* Spec constants of ext_gqa_dec_fused.comp / ext_gqa_dec_oproj.comp: 0..15 as recorded, 16..24 the
  * node's geometry fixed at pipeline creation (gqa_dec_fused.glsl FIX_*: head size, heads, kv heads,
  * cache rows, rotary size, window, whether softcap is set, o_proj's rows and block shift), so that
@@ -512,6 +510,8 @@ static void dec_fix(uint32_t *spec, const DecFusedPush *pc, bool fold) {
     if (fold) spec[23] = pc->o_rows, spec[24] = pc->o_kshift + 1;
 }
 
+/* Decode in one dispatch: prep of query, key and value rows, cache write and attention (and, with
+ * `fold`, the output projection after it: ext_gqa_dec_oproj.comp). */
 static int record_dec_fused(KernelCtx *kc, const Node *n, const KTensor *in, const KTensor *out, const GqaDims *d,
                             const OprojRun *fold) {
     int sh = kc_find_shader(kc, n, fold ? "ext_gqa_dec_oproj" : "ext_gqa_dec_fused", in[GQA_QUERY].dtype, in[GQA_QUERY].dtype);
