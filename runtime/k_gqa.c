@@ -555,8 +555,9 @@ static int record_dec_fused(KernelCtx *kc, const Node *n, const KTensor *in, con
     uint32_t cpl = dec_cpl(kc, d), kb = dec_kb(kc, d);
     bool regs = dev->subgroup_shuffle && cpl <= GQA_DEC_REG_CPL && wnrt_env_flag("WEBNNC_GQA_DEC_REGS", true);
     uint32_t spec[DEC_SPEC] = {dec_wg(kc, d), cpl, node_bool(n, "smoothSoftmax", false), qn, kn, rot,
-                         node_bool(n, "rotaryInterleaved", false), has_pos, has_pos && in[GQA_POSITION_IDS].dtype == DT_I64, chunks,
-                         kb, (uint32_t)wnrt_env_long("WEBNNC_GQA_DEC_CHUNK_ROWS", 16, 65536, dec_work_rows(d->H)), regs};
+                               node_bool(n, "rotaryInterleaved", false), has_pos, has_pos && in[GQA_POSITION_IDS].dtype == DT_I64,
+                               chunks, kb, (uint32_t)wnrt_env_long("WEBNNC_GQA_DEC_CHUNK_ROWS", 16, 65536, dec_work_rows(d->H)),
+                               regs};
     if (fold && bind_oproj(kc, n, fold, &pc, b, spec, spec[0]) < 0) return -1;
     dec_fix(spec, &pc, fold);
     return ext_dispatch_rows(kc, n, sh, spec, DEC_SPEC, &pc, sizeof pc, b, fold ? 19 : 14,
