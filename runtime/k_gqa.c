@@ -502,12 +502,14 @@ static int bind_oproj(KernelCtx *kc, const Node *n, const OprojRun *f, DecFusedP
  * attention 11.95 -> 11.03 us a layer (timestamped), 78 -> 67 registers, 40 -> 30 KB of code.  (The
  * head size alone, another call: 1330-1335 -> 1352-1353 and 1204-1205 -> 1229-1233.)
  * WEBNNC_GQA_DEC_FIXED=0: never. */
-#define DEC_SPEC 25
+#define DEC_FIX 16
+#define DEC_SPEC (DEC_FIX + 9)
 static void dec_fix(uint32_t *spec, const DecFusedPush *pc, bool fold) {
     if (!wnrt_env_flag("WEBNNC_GQA_DEC_FIXED", true)) return;
-    spec[16] = pc->H, spec[17] = pc->N, spec[18] = pc->kvN, spec[19] = pc->C, spec[20] = pc->rot + 1;
-    spec[21] = pc->window + 1, spec[22] = pc->softcap > 0.0f ? 2 : 1;
-    if (fold) spec[23] = pc->o_rows, spec[24] = pc->o_kshift + 1;
+    uint32_t *f = spec + DEC_FIX;
+    f[0] = pc->H, f[1] = pc->N, f[2] = pc->kvN, f[3] = pc->C, f[4] = K_FIXED1(pc->rot), f[5] = K_FIXED1(pc->window);
+    f[6] = pc->softcap > 0.0f ? 2 : 1;
+    if (fold) f[7] = pc->o_rows, f[8] = K_FIXED1(pc->o_kshift);
 }
 
 /* Decode in one dispatch: prep of query, key and value rows, cache write and attention (and, with

@@ -177,16 +177,17 @@ static int vec_index(const Node *n, uint32_t base_bytes, uint64_t unit, uint32_t
 static void fix_geometry(uint32_t *spec, const MatvecRowsPush *pc, bool on) {
     on = on && wnrt_env_flag("WEBNNC_MATVEC_FIXED", true);
     spec[KMV_FIX] = on ? pc->units : 0;
-    spec[KMV_FIX + 1] = on ? pc->kshift + 1 : 0;
+    spec[KMV_FIX + 1] = on ? K_FIXED1(pc->kshift) : 0;
     spec[KMV_FIX + 2] = on ? pc->block_n : 0;
-    spec[KMV_FIX + 3] = on ? pc->s_n + 1 : 0;
-    spec[KMV_FIX + 4] = on ? pc->s_k + 1 : 0;
+    spec[KMV_FIX + 3] = on ? K_FIXED1(pc->s_n) : 0;
+    spec[KMV_FIX + 4] = on ? K_FIXED1(pc->s_k) : 0;
 }
 
 /* What both forms share: operand sizes of x / scale / zp / bias, the shader's work split, the spec
- * constants (KMV_SPEC; 10 and 11 are the normalized projection's, 13 the residual epilogue's: 0
- * here), push constants and bindings 0 x, 2 scale, 3 zero points, 5 bias (absent ones: x again,
- * never read).  Weights (1) and outputs are the caller's.  *M = activation rows. */
+ * constants 0 .. KMV_FIX - 1 (10 and 11 are the normalized projection's, 13 the residual epilogue's:
+ * 0 here), push constants and bindings 0 x, 2 scale, 3 zero points, 5 bias (absent ones: x again,
+ * never read).  Weights (1), outputs and the fixed geometry (fix_geometry) are the caller's.
+ * *M = activation rows. */
 static int rows_setup(KernelCtx *kc, const Node *n, const KMatvecRows *p, const KTensor *x, const KTensor *w,
                       const KTensor *scale, const KTensor *zp, const KTensor *bias, MatvecRowsPush *pc, KBind *b,
                       uint32_t *spec, uint32_t *rows, uint64_t *M) {
@@ -221,7 +222,6 @@ static int rows_setup(KernelCtx *kc, const Node *n, const KMatvecRows *p, const 
     pc->kshift = 32;
     for (uint32_t i = 0; i < 32; i++)
         if (pc->block_k == 1u << i) pc->kshift = i;
-    fix_geometry(spec, pc, true);
     uint32_t base;
     /* x bound whole (the same binding for every row picked), the first row by its index */
     if (bind_bytes(kc, n, x, 0, dtype_storage_bytes(x->dtype, x->numel) - 1, false, &b[0], &base) < 0 ||
@@ -277,7 +277,7 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
     }
     if (M == 0) return 0;
     bool half = half_dot(kc_device(kc), p, x->dtype);
-    if (half && p->has_zp) fix_geometry(spec, &pc, false);
+    fix_geometry(spec, &pc, !(half && p->has_zp));
     int sh = kc_find_shader(kc, n, half ? "matvec_rows_half" : "matvec_rows", x->dtype, x->dtype);
     if (sh < 0 || kc_bind_window(kc, n, y, 0, (int64_t)y->numel - 1, true, &b[4], &pc.y_base) < 0) return -1;
     b[6] = b[7] = b[0]; /* no residual: never read (spec constant) */
@@ -351,6 +351,7 @@ int kmatvec_norm_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
         return -1;
     }
     if (rows_setup(kc, n, p, x, w, scale, zp, bias, &pc, b, spec, &rows, &M) < 0) return -1;
+    fix_geometry(spec, &pc, true);
     for (int i = 0; i < q->n_out; i++) total += (uint64_t)q->cols[i];
     if (total != out_n || (q->gated && N % 2) || q->norm_scale->numel != K || (q->skip && q->skip->numel != x->numel) ||
         (q->skip_bias && q->skip_bias->numel != K) || (q->sum && q->sum->numel != x->numel)) {

@@ -50,6 +50,9 @@ static inline VkDescriptorType k_binding_type(int i) {
     return i == K_PARAMS_BINDING ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 #define K_MAX_SPEC 32
+/* A specialization constant that fixes a parameter which may be 0 holds it + 1 (0: not fixed;
+ * shaders/common.glsl FIXED1_OR). */
+#define K_FIXED1(v) ((uint32_t)(v) + 1u)
 #define K_PUSH_MAX 160 /* parameter block bytes (a uniform buffer; ext_gqa_dec_oproj.comp's is 156) */
 
 typedef struct {

@@ -23,6 +23,12 @@ layout(local_size_x_id = 0) in;
 #extension GL_EXT_scalar_block_layout : require
 #include "bindings.h"
 #define PARAMS_BLOCK layout(std430, set = 0, binding = K_PARAMS_BINDING) uniform
+// A parameter that the host may fix at pipeline creation as specialization constant F (0: not
+// fixed, read P from the parameter block): FIXED_OR for values that are never 0, FIXED1_OR for values
+// that may be (F holds the value + 1: runtime/kernel.h K_FIXED1).  Fixed, the compiler sees constant
+// loop bounds and index arithmetic.
+#define FIXED_OR(F, P) ((F) != 0u ? (F) : (P))
+#define FIXED1_OR(F, P) ((F) != 0u ? (F) - 1u : (P))
 
 uint flat_group() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
 uint flat_id() { return flat_group() * gl_WorkGroupSize.x + gl_LocalInvocationID.x; }

@@ -72,8 +72,8 @@ layout(constant_id = 15) const bool OPROJ_RB = false; // the skip sum has a bias
 const uint OPROJ_REPS = 1u;
 #endif
 const bool HAS_BIAS = false, HAS_SINK = false;
-// The node's geometry fixed at pipeline creation (0: read from pc; k_gqa.c dec_fix): constant loop
-// bounds and index arithmetic instead of loads, branches and integer divisions.
+// The node's geometry fixed at pipeline creation (common.glsl FIXED_OR; k_gqa.c dec_fix): constant
+// loop bounds and index arithmetic instead of loads, branches and integer divisions.
 layout(constant_id = 16) const uint FIX_H = 0u;        // pc.H
 layout(constant_id = 17) const uint FIX_N = 0u;        // pc.N
 layout(constant_id = 18) const uint FIX_KVN = 0u;      // pc.kvN
@@ -83,15 +83,15 @@ layout(constant_id = 21) const uint FIX_WINDOW = 0u;   // pc.window + 1
 layout(constant_id = 22) const uint FIX_SOFTCAP = 0u;  // 1: pc.softcap is 0, 2: it is not
 layout(constant_id = 23) const uint FIX_O_ROWS = 0u;   // pc.o_rows (OPROJ_FOLD)
 layout(constant_id = 24) const uint FIX_O_KSHIFT = 0u; // pc.o_kshift + 1 (OPROJ_FOLD)
-#define DEC_H (FIX_H != 0u ? FIX_H : pc.H)
-#define DEC_N (FIX_N != 0u ? FIX_N : pc.N)
-#define DEC_KVN (FIX_KVN != 0u ? FIX_KVN : pc.kvN)
-#define DEC_C (FIX_C != 0u ? FIX_C : pc.C)
-#define DEC_ROT (FIX_ROT != 0u ? FIX_ROT - 1u : pc.rot)
-#define DEC_WINDOW (FIX_WINDOW != 0u ? FIX_WINDOW - 1u : pc.window)
+#define DEC_H FIXED_OR(FIX_H, pc.H)
+#define DEC_N FIXED_OR(FIX_N, pc.N)
+#define DEC_KVN FIXED_OR(FIX_KVN, pc.kvN)
+#define DEC_C FIXED_OR(FIX_C, pc.C)
+#define DEC_ROT FIXED1_OR(FIX_ROT, pc.rot)
+#define DEC_WINDOW FIXED1_OR(FIX_WINDOW, pc.window)
 #define DEC_SOFTCAP (FIX_SOFTCAP != 1u)
-#define O_ROWS (FIX_O_ROWS != 0u ? FIX_O_ROWS : pc.o_rows)
-#define O_KSHIFT (FIX_O_KSHIFT != 0u ? FIX_O_KSHIFT - 1u : pc.o_kshift)
+#define O_ROWS FIXED_OR(FIX_O_ROWS, pc.o_rows)
+#define O_KSHIFT FIXED1_OR(FIX_O_KSHIFT, pc.o_kshift)
 
 PARAMS_BLOCK PC {
     uint B, N, kvN, H, C, window, rot, max_pos;

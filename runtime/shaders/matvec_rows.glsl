@@ -85,18 +85,18 @@ layout(constant_id = 12) const uint TPR = 0u;        // invocations per row grou
                                                      // subgroup size; needs subgroupShuffleXor); 0: the workgroup
 layout(constant_id = 13) const uint RESIDUAL = 0u; // not NORM_PROJ: 1 y += res (binding 6), 2 also += res_bias (binding 7)
 const bool CLUSTER = TPR != 0u;
-// The weights' geometry fixed at pipeline creation where the host knows it (0: read from pc):
+// The weights' geometry fixed at pipeline creation where the host knows it (common.glsl FIXED_OR):
 // constant loop bounds and index arithmetic instead of loads and integer divisions.
 layout(constant_id = 14) const uint FIX_UNITS = 0u;   // pc.units
 layout(constant_id = 15) const uint FIX_KSHIFT = 0u;  // pc.kshift + 1
 layout(constant_id = 16) const uint FIX_BLOCK_N = 0u; // pc.block_n
 layout(constant_id = 17) const uint FIX_S_N = 0u;     // pc.s_n + 1
 layout(constant_id = 18) const uint FIX_S_K = 0u;     // pc.s_k + 1
-#define MV_UNITS (FIX_UNITS != 0u ? FIX_UNITS : pc.units)
-#define MV_KSHIFT (FIX_KSHIFT != 0u ? FIX_KSHIFT - 1u : pc.kshift)
-#define MV_BLOCK_N (FIX_BLOCK_N != 0u ? FIX_BLOCK_N : pc.block_n)
-#define MV_S_N (FIX_S_N != 0u ? FIX_S_N - 1u : pc.s_n)
-#define MV_S_K (FIX_S_K != 0u ? FIX_S_K - 1u : pc.s_k)
+#define MV_UNITS FIXED_OR(FIX_UNITS, pc.units)
+#define MV_KSHIFT FIXED1_OR(FIX_KSHIFT, pc.kshift)
+#define MV_BLOCK_N FIXED_OR(FIX_BLOCK_N, pc.block_n)
+#define MV_S_N FIXED1_OR(FIX_S_N, pc.s_n)
+#define MV_S_K FIXED1_OR(FIX_S_K, pc.s_k)
 
 PARAMS_BLOCK PC {
     uint rows;      // rows of this dispatch
