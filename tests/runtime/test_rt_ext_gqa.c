@@ -167,12 +167,13 @@ START_TEST(decode) {
         }
         const char *names[] = {"WEBNNC_GQA_FUSED", "WEBNNC_GQA_DEC_TRANSPOSE", "WEBNNC_GQA_DEC_REGS", "WEBNNC_GQA_DEC_FIXED"};
         const char *values[] = {modes[mode].fused, modes[mode].transpose, modes[mode].regs, modes[mode].fixed};
-        for (int e = 0; e < 4; e++)
+        const int n_env = (int)(sizeof names / sizeof names[0]);
+        for (int e = 0; e < n_env; e++)
             if (values[e]) setenv(names[e], values[e], 1);
         for (size_t i = 0; i < sizeof decode_cases / sizeof decode_cases[0]; i++) check_gqa(decode_cases[i]);
         unsetenv("WEBNNC_GQA_DEC_CHUNKS");
         unsetenv("WEBNNC_GQA_DEC_CHUNK_ROWS");
-        for (int e = 0; e < 4; e++) unsetenv(names[e]);
+        for (int e = 0; e < n_env; e++) unsetenv(names[e]);
     }
     /* a cache of more than 1024 rows splits by default (k_gqa.c GQA_DEC_SPLIT_CAPACITY: 8 workgroups
      * per head, all working after 1050 rows); 64 asked for with one per 16 rows would hold 64 x 66
