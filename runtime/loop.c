@@ -21,6 +21,17 @@
 #include "vk_pipeline.h"
 
 #define PICK_WG 1024 /* pick workgroup size where the device allows (else the largest power of 2 it does) */
+/* Greedy picks split the row over workgroups of PICK_GREEDY_WG invocations, one batch of loads each
+ * (next_token.comp VEC_BATCH vectors or ARGMAX_BATCH elements), at most PICK_MAX_GROUPS of them (<=
+ * the workgroup size: the last one merges one result per invocation).  H200, Qwen2-0.5B webgpu
+ * (151936 float16 logits: 19 workgroups), `generate` of 128 tokens, three alternating runs, tok/s
+ * after 128 / 512 prompt tokens: one workgroup of 1024 1409-1418 / 1289-1290, split 1422-1428 /
+ * 1296-1299 (8, 38 or 76 workgroups within 0.4% of 19), the same ids.  WEBNNC_PICK_GROUPS=N: N
+ * workgroups for every greedy pick (1: one of PICK_WG, as sampling always has). */
+#define PICK_GREEDY_WG 256
+#define PICK_MAX_GROUPS 256
+#define PICK_VEC_BATCH 4u
+#define PICK_SCALAR_BATCH 16u
 #define PICK_VEC_LOADS 32u /* PickParams.flags: the logits row is read in 16-byte vectors (next_token.comp) */
 #define LOOP_PICK_NAN 0x80000000u /* a ring entry of a step whose logits were all NaN (next_token.comp) */
 
@@ -36,6 +47,7 @@ typedef struct { /* next_token.comp PARAMS_BLOCK */
     uint32_t top_k;
     float top_p;
     uint32_t seed_lo, seed_hi;
+    uint32_t groups;
 } PickParams;
 
 struct TokenLoop {
@@ -53,6 +65,9 @@ struct TokenLoop {
     ReplaySlots params;
     MemPool *ring_pool;
     MemAlloc ring; /* steps + 1 picked ids */
+    MemPool *ws_pool;
+    MemAlloc ws; /* split greedy picks: arrival count, then (logit, index) per workgroup (next_token.comp) */
+    int groups;  /* WEBNNC_PICK_GROUPS: workgroups of every greedy pick (0: by the row's length) */
     int64_t next_pos;  /* position of the token the next step feeds */
     bool pick_pending; /* the last wnrt_run picked a token into ring[0] */
     bool vec_loads;    /* picks may read aligned logits rows in 16-byte vectors (WEBNNC_PICK_VEC=0: never) */
@@ -87,6 +102,14 @@ static KBind source_bind(const WnrtModel *m, const struct TokenLoop *L, int inpu
     return (KBind){a->buffer, a->offset, (a->size + 3) & ~(uint64_t)3, true};
 }
 
+/* Workgroups of wg invocations for a greedy pick over `items` vectors or elements, `batch` per
+ * invocation: one batch each, at most PICK_MAX_GROUPS and wg (WEBNNC_PICK_GROUPS overrides). */
+static uint32_t pick_groups(const struct TokenLoop *L, uint32_t wg, uint64_t items, uint32_t batch) {
+    uint64_t g = L->groups ? (uint64_t)L->groups : (items + (uint64_t)wg * batch - 1) / ((uint64_t)wg * batch);
+    uint64_t cap = wg < PICK_MAX_GROUPS ? wg : PICK_MAX_GROUPS;
+    return (uint32_t)(g < 1 ? 1 : g > cap ? cap : g);
+}
+
 /* The pick reading logits row `row` into ring entry `slot`, feeding position `pos` (grid 0: off). */
 static int pick(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, uint64_t row, int slot, int64_t pos, bool on) {
     const Value *lv = m->g->outputs[L->logits];
@@ -99,7 +122,7 @@ static int pick(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, uint64_t row, 
     PickParams pp = {(uint32_t)vocab, (uint32_t)row, (uint32_t)slot, (uint32_t)pos, 0,
                      L->cfg.temperature > 0 ? 1.0f / L->cfg.temperature : 0.0f, (uint32_t)L->cfg.top_k, L->cfg.top_p,
                      (uint32_t)L->cfg.seed, (uint32_t)(L->cfg.seed >> 32)};
-    KBind b[5];
+    KBind b[6];
     b[0] = (KBind){la->buffer, la->offset, range, false};
     b[1] = source_bind(m, L, L->ids, 0, 1, &pp.flags);
     b[2] = source_bind(m, L, L->pos, 2, 4, &pp.flags);
@@ -109,9 +132,18 @@ static int pick(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, uint64_t row, 
      * vectors from the binding's start; WEBNNC_PICK_VEC=0: scalar loads) */
     if (L->vec_loads && la->offset % 16 == 0 && row * (uint64_t)dtype_bits(lv->dtype) / 8 % 16 == 0)
         pp.flags |= PICK_VEC_LOADS;
-    uint32_t wg = PICK_WG;
-    while (wg > m->dev->info.max_workgroup_invocations) wg /= 2;
-    return kc_dispatch(kc, NULL, L->shader, &wg, 1, &pp, sizeof pp, b, 5, on, 1, 1);
+    /* greedy: split where the row has more than one workgroup's batch; else (and sampling) one
+     * workgroup of PICK_WG */
+    uint32_t max_wg = m->dev->info.max_workgroup_invocations, wg = PICK_GREEDY_WG;
+    while (wg > max_wg) wg /= 2;
+    bool vec = (pp.flags & PICK_VEC_LOADS) != 0;
+    pp.groups = pp.inv_temp == 0.0f ? pick_groups(L, wg, vec ? vocab * (uint64_t)dtype_bits(lv->dtype) / 128 : vocab,
+                                                  vec ? PICK_VEC_BATCH : PICK_SCALAR_BATCH)
+                                    : 1;
+    if (pp.groups == 1)
+        for (wg = PICK_WG; wg > max_wg;) wg /= 2;
+    b[5] = (KBind){L->ws.buffer, L->ws.offset, L->ws.size, true};
+    return kc_dispatch(kc, NULL, L->shader, &wg, 1, &pp, sizeof pp, b, 6, on ? pp.groups : 0, 1, 1);
 }
 
 /* Shapes of a decode step over `total` tokens into m->now_shapes. */
@@ -173,6 +205,7 @@ void wnrt_loop_free(WnrtModel *m) {
     wnrt_replay_trace_free(&L->now);
     free(L->dirty.index);
     vk_mempool_destroy(L->ring_pool);
+    vk_mempool_destroy(L->ws_pool);
     free(L);
     m->loop = NULL;
 }
@@ -197,6 +230,7 @@ int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c) {
     L->cfg = *c;
     if (!L->cfg.steps) L->cfg.steps = (int)wnrt_env_long("WEBNNC_LOOP_STEPS", 1, 256, WNRT_LOOP_STEPS);
     L->vec_loads = wnrt_env_flag("WEBNNC_PICK_VEC", true);
+    L->groups = (int)wnrt_env_long("WEBNNC_PICK_GROUPS", 0, PICK_MAX_GROUPS, 0);
     L->ids = input_index(m, c->input_ids, true);
     L->pos = input_index(m, c->position_ids, false);
     L->mask = input_index(m, c->attention_mask, true);
@@ -221,6 +255,12 @@ int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c) {
         vk_mempool_hint(L->ring_pool, ring_bytes); /* a block of its size, not the pool's default 256 MiB */
     if (!L->ring_pool || vk_mempool_alloc(L->ring_pool, ring_bytes, &L->ring) < 0 || !L->ring.map) {
         if (!diag_has_error()) diag_error("device token loop: the id ring is not host visible");
+        wnrt_loop_free(m);
+        return -1;
+    }
+    uint64_t ws_bytes = 4 * (1 + 2 * (uint64_t)PICK_MAX_GROUPS);
+    if ((L->ws_pool = vk_mempool_create(m->dev, MEM_DEVICE))) vk_mempool_hint(L->ws_pool, ws_bytes);
+    if (!L->ws_pool || vk_mempool_alloc(L->ws_pool, ws_bytes, &L->ws) < 0 || vk_zero_fill(m->dev, &L->ws) < 0) {
         wnrt_loop_free(m);
         return -1;
     }

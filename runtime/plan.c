@@ -158,14 +158,9 @@ static int assign(WnrtModel *m, Slot **slots, int *n_slots, int *cap, int32_t *s
 /* The counters of kc_counters_reserve, uploaded as zeros. */
 static int zeroed_counters(WnrtModel *m) {
     uint64_t bytes = m->counter_words * 4;
-    void *zeros = calloc(1, (size_t)bytes);
-    Uploader *up = zeros ? vk_uploader_create(m->dev) : NULL;
-    int rc = up && vk_mempool_alloc(m->pool, bytes, &m->counters) == 0 && vk_uploader_put(up, &m->counters, 0, zeros, bytes) == 0 ? 0 : -1;
-    if (up && vk_uploader_finish(up) < 0) rc = -1;
-    if (!zeros) diag_error("out of memory");
-    free(zeros);
-    if (rc == 0) m->stats.peak_bytes += bytes;
-    return rc;
+    if (vk_mempool_alloc(m->pool, bytes, &m->counters) < 0 || vk_zero_fill(m->dev, &m->counters) < 0) return -1;
+    m->stats.peak_bytes += bytes;
+    return 0;
 }
 
 int plan_model(WnrtModel *m) {

@@ -208,3 +208,16 @@ int vk_uploader_finish(Uploader *u) {
     free(u);
     return rc;
 }
+
+int vk_zero_fill(VkDev *d, const MemAlloc *a) {
+    void *zeros = calloc(1, (size_t)a->size);
+    if (!zeros) {
+        diag_error("out of memory");
+        return -1;
+    }
+    Uploader *up = vk_uploader_create(d);
+    int rc = up && vk_uploader_put(up, a, 0, zeros, a->size) == 0 ? 0 : -1;
+    if (up && vk_uploader_finish(up) < 0) rc = -1;
+    free(zeros);
+    return rc;
+}

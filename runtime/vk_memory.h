@@ -36,5 +36,7 @@ typedef struct Uploader Uploader;
 Uploader *vk_uploader_create(VkDev *d);
 int vk_uploader_put(Uploader *u, const MemAlloc *dst, uint64_t dst_offset, const void *src, uint64_t n);
 int vk_uploader_finish(Uploader *u); /* flushes and frees */
+/* Writes zeros over allocation a (counters that kernels expect to start at 0). */
+int vk_zero_fill(VkDev *d, const MemAlloc *a);
 
 #endif

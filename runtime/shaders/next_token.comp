@@ -3,7 +3,12 @@
 // row, picks the next token and writes it as the next step's input_ids, with that step's
 // position_ids and its attention_mask element, and into the ring the host reads back.
 // Greedy (inv_temp == 0): the first index of the largest logit, exactly the host's argmax (a NaN
-// never wins; a NaN first logit gives 0, as the host's strict comparison does).
+// never wins; a NaN first logit gives 0, as the host's strict comparison does).  Greedy picks may
+// split the row over pc.groups workgroups (runtime/loop.c): workgroup g scans the g-th contiguous
+// chunk (the last one also the elements after the last whole vector), writes its first index of
+// the largest and that logit to ws[], and counts its arrival in ws[0]; the last to arrive merges
+// the groups' results with the same comparison (so the same index: ties go to the smaller one),
+// sets ws[0] back to 0 and writes the token.
 // Sampling: softmax of logits * inv_temp over the tokens kept by top-k (ties at the k-th value
 // kept) and then top-p (the fewest highest tokens whose mass reaches top_p), thresholds found by a
 // bitwise search over order-preserving 32-bit keys; one uniform number from a hash of (seed,
@@ -22,6 +27,7 @@ layout(std430, binding = 1) buffer Ids { uint ids_w[]; };
 layout(std430, binding = 2) buffer Pos { uint pos_w[]; };
 layout(std430, binding = 3) buffer Mask { uint mask_w[]; };
 layout(std430, binding = 4) buffer Ring { uint ring[]; };
+layout(std430, binding = 5) coherent buffer Ws { uint ws[]; }; // groups > 1: [0] arrivals, then (logit, index) per group
 PARAMS_BLOCK PC {
     uint vocab;    // row length
     uint row;      // element index of the row's first logit
@@ -33,10 +39,14 @@ PARAMS_BLOCK PC {
     uint top_k;    // 0: every token
     float top_p;   // >= 1: every token
     uint seed_lo, seed_hi;
+    uint groups;   // workgroups splitting the row (greedy only; 1: this one scans it all)
 } pc;
+
+const uint NONE = 0xffffffffu; // no index kept (every logit seen NaN)
 
 shared float red_f[WG_MAX];
 shared uint red_u[WG_MAX];
+shared bool last_group;
 
 float logit(uint i) { return float(logits[pc.row + i]); }
 
@@ -75,40 +85,50 @@ uint wg_count(uint v) {
 // Keeps (x, i) in (best, bi) when x is not NaN and larger than best (or the first one kept): with
 // rising i per invocation, a strict > keeps the first index of the largest.
 void keep_max(float x, uint i, inout float best, inout uint bi) {
-    if (!isnan(x) && (bi == 0xffffffffu || x > best)) best = x, bi = i;
+    if (!isnan(x) && (bi == NONE || x > best)) best = x, bi = i;
 }
 
-// Invocation t's scan of elements t, t + WG, ... in batches of ARGMAX_BATCH whose loads are all
-// issued before any is compared.  (256 invocations reading one logit at a time: Qwen2-0.5B,
-// vocabulary 151936, decoded 596 / 580 tok/s after 128 / 512-token prompts on an H100, against
-// 624 / 621 with this, in the same run.)
+// Workgroup g's chunk [lo, hi) of n items (elements or vectors) split into pc.groups near-equal parts.
+void chunk_of(uint n, out uint lo, out uint hi) {
+    uint per = (n + pc.groups - 1u) / pc.groups;
+    lo = min(gl_WorkGroupID.x * per, n);
+    hi = min(lo + per, n);
+}
+
+// Invocation t's scan of its workgroup's elements lo + t, lo + t + WG, ... in batches of
+// ARGMAX_BATCH whose loads are all issued before any is compared.  (256 invocations reading one
+// logit at a time: Qwen2-0.5B, vocabulary 151936, decoded 596 / 580 tok/s after 128 / 512-token
+// prompts on an H100, against 624 / 621 with this, in the same run.)
 void scan_scalar(inout float best, inout uint bi) {
-    uint t = gl_LocalInvocationID.x;
-    for (uint base = 0u; base < pc.vocab; base += WG * ARGMAX_BATCH) {
+    uint t = gl_LocalInvocationID.x, lo, hi;
+    chunk_of(pc.vocab, lo, hi);
+    for (uint base = lo; base < hi; base += WG * ARGMAX_BATCH) {
         float x[ARGMAX_BATCH];
         [[unroll]] for (uint u = 0u; u < ARGMAX_BATCH; u++) {
             uint i = base + t + WG * u;
-            x[u] = i < pc.vocab ? logit(i) : uintBitsToFloat(0x7fc00000u); // past the end: NaN, never kept
+            x[u] = i < hi ? logit(i) : uintBitsToFloat(0x7fc00000u); // past the end: NaN, never kept
         }
         [[unroll]] for (uint u = 0u; u < ARGMAX_BATCH; u++) keep_max(x[u], base + t + WG * u, best, bi);
     }
 }
 
-// The same over 16-byte vectors (flag 32): invocation t takes vectors t, t + WG, ... (VEC_BATCH
-// loads issued together), then the elements after the last whole vector; its indices still rise.
-// A row of 151936 float16 is 19 vectors per invocation of 1024, where scalar loads took 149.
+// The same over 16-byte vectors (flag 32): invocation t takes its workgroup's vectors lo + t,
+// lo + t + WG, ... (VEC_BATCH loads issued together), then (the last workgroup) the elements after
+// the last whole vector; its indices still rise.  A row of 151936 float16 is 19 vectors per
+// invocation of one workgroup of 1024, where scalar loads took 149.
 const uint PER_VEC = 128u / A_BITS;
 void scan_vec(inout float best, inout uint bi) {
-    uint t = gl_LocalInvocationID.x, nvec = pc.vocab / PER_VEC, v0 = pc.row / PER_VEC;
-    for (uint base = 0u; base < nvec; base += WG * VEC_BATCH) {
+    uint t = gl_LocalInvocationID.x, nvec = pc.vocab / PER_VEC, v0 = pc.row / PER_VEC, lo, hi;
+    chunk_of(nvec, lo, hi);
+    for (uint base = lo; base < hi; base += WG * VEC_BATCH) {
         uvec4 q[VEC_BATCH];
         [[unroll]] for (uint u = 0u; u < VEC_BATCH; u++) {
             uint v = base + t + WG * u;
-            q[u] = logits4[v0 + min(v, nvec - 1u)]; // past the end: clamped, not kept below
+            q[u] = logits4[v0 + min(v, hi - 1u)]; // past the end: clamped, not kept below
         }
         [[unroll]] for (uint u = 0u; u < VEC_BATCH; u++) {
             uint v = base + t + WG * u;
-            if (v >= nvec) continue;
+            if (v >= hi) continue;
             [[unroll]] for (uint w = 0u; w < 4u; w++) {
 #if A_BITS == 16
                 vec2 f = unpackHalf2x16(q[u][w]);
@@ -121,16 +141,13 @@ void scan_vec(inout float best, inout uint bi) {
         }
     }
     uint i = nvec * PER_VEC + t;
-    if (i < pc.vocab) keep_max(logit(i), i, best, bi);
+    if (gl_WorkGroupID.x == pc.groups - 1u && i < pc.vocab) keep_max(logit(i), i, best, bi);
 }
 
-// The first index of the largest non-NaN logit (0xffffffff: none); every invocation gets it.
-uint wg_argmax() {
+// The invocations' (logit, index) pairs merged: the first index of the largest (NONE: none kept);
+// every invocation gets it and its logit.
+uint wg_merge(float best, uint bi, out float value) {
     uint t = gl_LocalInvocationID.x;
-    float best = 0.0;
-    uint bi = 0xffffffffu;
-    if ((pc.flags & 32u) != 0u) scan_vec(best, bi);
-    else scan_scalar(best, bi);
     red_f[t] = best;
     red_u[t] = bi;
     barrier();
@@ -138,14 +155,43 @@ uint wg_argmax() {
         if (t < s) {
             uint oi = red_u[t + s];
             float ov = red_f[t + s];
-            if (oi != 0xffffffffu && (red_u[t] == 0xffffffffu || ov > red_f[t] || (ov == red_f[t] && oi < red_u[t])))
+            if (oi != NONE && (red_u[t] == NONE || ov > red_f[t] || (ov == red_f[t] && oi < red_u[t])))
                 red_f[t] = ov, red_u[t] = oi;
         }
         barrier();
     }
     uint r = red_u[0];
+    value = red_f[0];
     barrier();
     return r;
+}
+
+// The first index of the largest non-NaN logit of the row (NONE: none) in the workgroup that
+// returns true (every invocation of it gets the index); with groups, the others return false.
+bool row_argmax(out uint r) {
+    float best = 0.0, value;
+    uint bi = NONE, t = gl_LocalInvocationID.x;
+    if ((pc.flags & 32u) != 0u) scan_vec(best, bi);
+    else scan_scalar(best, bi);
+    r = wg_merge(best, bi, value);
+    if (pc.groups == 1u) return true;
+    uint g = gl_WorkGroupID.x;
+    if (t == 0u) {
+        ws[1u + 2u * g] = floatBitsToUint(value);
+        ws[2u + 2u * g] = r;
+    }
+    memoryBarrierBuffer();
+    barrier();
+    if (t == 0u) last_group = atomicAdd(ws[0], 1u) == pc.groups - 1u;
+    barrier();
+    if (!last_group) return false;
+    memoryBarrierBuffer();
+    bool mine = t < pc.groups; // (loop.c: groups <= the workgroup size)
+    float v = mine ? uintBitsToFloat(ws[1u + 2u * t]) : 0.0;
+    uint i = mine ? ws[2u + 2u * t] : NONE;
+    if (t == 0u) ws[0] = 0u;
+    r = wg_merge(v, i, value);
+    return true;
 }
 
 uint hash(uint x) {
@@ -222,12 +268,13 @@ uint sample_token(uint best) {
 }
 
 void main() {
-    uint best = wg_argmax();
-    uint id = best == 0xffffffffu || isnan(logit(0u)) ? 0u : best;
-    if (pc.inv_temp > 0.0 && best != 0xffffffffu) id = sample_token(best);
+    uint best;
+    if (!row_argmax(best)) return;
+    uint id = best == NONE || isnan(logit(0u)) ? 0u : best;
+    if (pc.inv_temp > 0.0 && best != NONE) id = sample_token(best);
     if (gl_LocalInvocationID.x != 0u) return;
     // every logit NaN: the ring says so (bit 31, loop.c LOOP_PICK_NAN) and the host stops with an error
-    ring[pc.slot] = best == 0xffffffffu ? 0x80000000u : id; // below: 64-bit integers are (low, high) word pairs
+    ring[pc.slot] = best == NONE ? 0x80000000u : id; // below: 64-bit integers are (low, high) word pairs
     bool ids64 = (pc.flags & 1u) != 0u, pos64 = (pc.flags & 4u) != 0u, mask64 = (pc.flags & 16u) != 0u;
     ids_w[0] = id;
     if (ids64) ids_w[1] = 0u;

@@ -13,14 +13,15 @@ ONNX folder) gives the same token ids on every runtime path:
   (WEBNNC_FORCE_STAGING=1: the io_copy dispatches a discrete GPU uses; lavapipe maps its memory);
 - `replay-batches-of-3`: the device loop in batches of 3 steps (WEBNNC_LOOP_STEPS=3), so that batches
   after the second write only the parameter slots found changed while the one before ran, the host
-  polling each batch's fence (WEBNNC_WAIT_POLL=1, the GPU default).
+  polling each batch's fence (WEBNNC_WAIT_POLL=1, the GPU default), and every greedy pick split over
+  2 workgroups (WEBNNC_PICK_GROUPS=2; the corpus' 1024-token vocabularies fit one by default).
 Also: a 64-token generation (qwen2-int4-webgpu) whose runtime statistics (`generate -v`) show at most
 2 recordings and 63 decode steps in the device loop, against 64 recordings without replay; sampling
 on the device (--temperature/--top-k/--top-p/--seed) is deterministic per seed, --top-k 1 and --top-p 1e-6
 equal greedy, two seeds differ, and sampling without the device loop is refused (exit 2); a model whose
 logits are all NaN stops generate with an error (exit 2, like any model that cannot run), on the device
-loop and on the host argmax; the device pick (16-byte and scalar loads) equals the host argmax on logits
-full of bit-identical ties and with maxima in the elements after the last whole vector (pick_checks); a 40-token prompt gives the same ids unfused and fully fused (composed
+loop and on the host argmax; the device pick (16-byte and scalar loads, one workgroup or split over
+several) equals the host argmax on logits full of bit-identical ties and with maxima in the elements after the last whole vector (pick_checks); a 40-token prompt gives the same ids unfused and fully fused (composed
 prefill of qkvProjection / gatedMlp, with gatedMlp's act(gate) * up in its GEMM or as a separate
 dispatch, and the tile kernel) on three int4 models; and fully fused, the same ids with the skip sums of
 qkvProjection / gatedMlp folded into the matmulNBits before them (runtime/plan_residual.c, forced on
@@ -45,12 +46,12 @@ MODES = {
     "replay": {},
     "replay-host-loop": {"WEBNNC_DEVICE_LOOP": "0"},
     "replay-staging": {"WEBNNC_FORCE_STAGING": "1"},
-    "replay-batches-of-3": {"WEBNNC_LOOP_STEPS": "3", "WEBNNC_WAIT_POLL": "1"},
+    "replay-batches-of-3": {"WEBNNC_LOOP_STEPS": "3", "WEBNNC_WAIT_POLL": "1", "WEBNNC_PICK_GROUPS": "2"},
 }
 STATS = re.compile(r"runtime: (\d+) recordings, (\d+) replays")
 LOOP = re.compile(r"device token loop: (\d+) decode steps in (\d+) submissions, (\d+) of them prepared ahead")
 ENV_KEYS = ("WEBNNC_REPLAY", "WEBNNC_FORCE_STAGING", "WEBNNC_DEVICE_LOOP", "WEBNNC_ALL_LOGITS", "WEBNNC_LOOP_STEPS", "WEBNNC_WAIT_POLL",
-            "WEBNNC_PICK_VEC")
+            "WEBNNC_PICK_VEC", "WEBNNC_PICK_GROUPS")
 
 
 def generate(model, env_extra, max_new, extra=()):
@@ -238,7 +239,9 @@ def pick_checks(models_dir):
     them a copy of one of columns 3..13 (j -> 3 + j % 11: each of those logits 92 times, bit-identical).
     The ids of the device loop with 16-byte loads (the default), with scalar loads (WEBNNC_PICK_VEC=0) and
     with logits of every prompt position (WEBNNC_ALL_LOGITS=1: the prefill's pick reads row 7, which
-    starts off a 16-byte boundary, so it must fall back to scalar loads) must equal the host argmax's
+    starts off a 16-byte boundary, so it must fall back to scalar loads), each in one workgroup (the
+    default for this vocabulary) and split over several (WEBNNC_PICK_GROUPS: each workgroup's chunk
+    holds ties of the others', the last one the tail), must equal the host argmax's
     (first index of the largest), and the host's must hold both kinds of pick (a tail index, and a tied
     one below 11) for the check to mean anything."""
     import tempfile
@@ -259,7 +262,10 @@ def pick_checks(models_dir):
             got = {}
             for mode, env in (("host argmax", {"WEBNNC_DEVICE_LOOP": "0"}), ("device, 16-byte loads", {}),
                               ("device, scalar loads", {"WEBNNC_PICK_VEC": "0"}),
-                              ("device, every logits row", {"WEBNNC_ALL_LOGITS": "1"})):
+                              ("device, every logits row", {"WEBNNC_ALL_LOGITS": "1"}),
+                              ("device, 16-byte loads, 4 workgroups", {"WEBNNC_PICK_GROUPS": "4"}),
+                              ("device, scalar loads, 3 workgroups", {"WEBNNC_PICK_VEC": "0", "WEBNNC_PICK_GROUPS": "3"}),
+                              ("device, every logits row, 5 workgroups", {"WEBNNC_ALL_LOGITS": "1", "WEBNNC_PICK_GROUPS": "5"})):
                 ids, _, steps, why = generate(tmp, env, 24)
                 if ids is None:
                     problems.append(f"pick {name} {mode}: {why}")
