@@ -25,7 +25,8 @@
 // are taken here, so that o_proj needs no dispatch of its own.  OPROJ_REPS workgroups per head each
 // attend over the whole cache (the same work, the same results) and multiply the head's output
 // channels, rounded as the output tensor stores them, by the head's columns of their share of
-// o_proj's rows (one row per invocation, its weights loaded after the key loop).  Each row's N
+// o_proj's rows (one row per invocation, its weights loaded at the start and parked in shared memory
+// through the key loop, OPROJ_EARLY, or loaded after the key loop).  Each row's N
 // partial sums (one per head) go into a 64-bit accumulator with atomicAdd, as fixed-point integers
 // (x 2^32, offset by 2^49 to be non-negative: partial sums |s| < 2^17 - 1, twice float16's largest
 // value) plus a count of one in bits 56..62: integer addition does not depend on the order in which
@@ -83,6 +84,14 @@ layout(constant_id = 21) const uint FIX_WINDOW = 0u;   // pc.window + 1
 layout(constant_id = 22) const uint FIX_SOFTCAP = 0u;  // 1: pc.softcap is 0, 2: it is not
 layout(constant_id = 23) const uint FIX_O_ROWS = 0u;   // pc.o_rows (OPROJ_FOLD)
 layout(constant_id = 24) const uint FIX_O_KSHIFT = 0u; // pc.o_kshift + 1 (OPROJ_FOLD)
+#if OPROJ_FOLD
+// o_proj's operands loaded at the start, with the query row, and parked in shared memory before the
+// key loop (each invocation its own row's: no barrier), instead of loaded after the key loop
+// (k_gqa.c: workgroups of at most OPROJ_PARK_ROWS rows).
+layout(constant_id = 25) const bool OPROJ_EARLY = false;
+#else
+const bool OPROJ_EARLY = false;
+#endif
 #define DEC_H FIXED_OR(FIX_H, pc.H)
 #define DEC_N FIXED_OR(FIX_N, pc.N)
 #define DEC_KVN FIXED_OR(FIX_KVN, pc.kvN)
@@ -250,15 +259,21 @@ void reg_rotary_fetch(uint pos) {
 #if OPROJ_FOLD
 // This invocation's o_proj row (o_row < O_ROWS: it has one), that row's weights, scales and zero
 // points over the head's channels (H / 32 units of 32, at most 4), and its residual (and bias), loaded
-// by oproj_fetch after the key loop (so that they are not held through it; their latency overlaps the
-// combine of the subgroups).
+// by oproj_load: after the key loop (oproj_fetch; so that they are not held through it, their latency
+// overlapping the combine of the subgroups), or OPROJ_EARLY at the start, parked in shared memory
+// through the key loop (oproj_park / oproj_unpark).
 uint o_row, o_head, o_rep;
 uvec4 ow[4];
 float osc[4];
 uint ozp[4];
 float ores, orb;
+#define OPROJ_PARK_ROWS 256u // k_gqa.c GQA_OPROJ_PARK_ROWS
+shared uvec4 o_wsh[OPROJ_EARLY ? OPROJ_PARK_ROWS * 4u : 1u];
+shared vec4 o_ssh[OPROJ_EARLY ? OPROJ_PARK_ROWS : 1u];
+shared uvec4 o_zsh[OPROJ_EARLY ? OPROJ_PARK_ROWS : 1u];
+shared vec2 o_rsh[OPROJ_EARLY ? OPROJ_PARK_ROWS : 1u];
 
-void oproj_fetch() {
+void oproj_load() {
     uint per = (O_ROWS + OPROJ_REPS - 1u) / OPROJ_REPS, units = DEC_H / 32u, tid = gl_LocalInvocationID.x;
     uint blocks = (DEC_N * DEC_H) >> O_KSHIFT, z_row = (blocks + 1u) & ~1u;
     o_row = tid < per ? o_rep * per + tid : O_ROWS;
@@ -275,10 +290,39 @@ void oproj_fetch() {
     }
 }
 
+// DEC_AFTER_KEYS: the operands' loads after the key loop (unless loaded early).
+void oproj_fetch() {
+    if (!OPROJ_EARLY) oproj_load();
+}
+
+void oproj_park() {
+    uint tid = gl_LocalInvocationID.x;
+    if (!OPROJ_EARLY || o_row >= O_ROWS) return;
+    [[unroll]] for (uint u = 0u; u < 4u; u++)
+        if (u < DEC_H / 32u) o_wsh[tid * 4u + u] = ow[u];
+    o_ssh[tid] = vec4(osc[0], osc[1], osc[2], osc[3]);
+    o_zsh[tid] = uvec4(ozp[0], ozp[1], ozp[2], ozp[3]);
+    o_rsh[tid] = vec2(ores, orb);
+}
+
+void oproj_unpark() {
+    uint tid = gl_LocalInvocationID.x;
+    if (!OPROJ_EARLY || o_row >= O_ROWS) return;
+    [[unroll]] for (uint u = 0u; u < 4u; u++)
+        if (u < DEC_H / 32u) ow[u] = o_wsh[tid * 4u + u];
+    vec4 s = o_ssh[tid];
+    uvec4 z = o_zsh[tid];
+    vec2 r = o_rsh[tid];
+    osc[0] = s.x, osc[1] = s.y, osc[2] = s.z, osc[3] = s.w;
+    ozp[0] = z.x, ozp[1] = z.y, ozp[2] = z.z, ozp[3] = z.w;
+    ores = r.x, orb = r.y;
+}
+
 // Adds this invocation's row of o_proj times the head's output channels (dec_o[], as stored; `live`:
 // else zeros, which add nothing but their count) to the row's accumulator; the head that completes
 // the row writes o_proj's output plus the residual and leaves the accumulator zero.
 void oproj_finish(bool live) {
+    oproj_unpark();
     if (o_row >= O_ROWS) return;
     float s = 0.0;
     if (live)
@@ -356,11 +400,15 @@ void main() {
             sk = fma(y, y, sk);
         }
     }
+#if OPROJ_FOLD
+    if (OPROJ_EARLY) oproj_load(); // in flight with the loads above
+#endif
     if (total < 1 || total > int(DEC_C)) {
         if (rep == 0u)
             for (uint h = tid; h < DEC_H; h += nt) io[orow + h] = A_T(0.0);
 #if OPROJ_FOLD
         oproj_fetch();
+        oproj_park();
         oproj_finish(false);
 #endif
         return;
@@ -397,6 +445,9 @@ void main() {
                 }
             }
         }
+#if OPROJ_FOLD
+        oproj_park();
+#endif
         gqa_dec_attend_qv(c0, c1, chunk == CHUNKS - 1u, past, mt, lt, head, dest);
     } else {
         if (ROTARY) rotary_fetch(rot_at);
@@ -424,6 +475,9 @@ void main() {
                 v_store[pc.base_v + (dec_kv + past) * DEC_H + h] = A_T(v_new[h]);
             }
         barrier();
+#if OPROJ_FOLD
+        oproj_park();
+#endif
         gqa_dec_attend(c0, c1, chunk == CHUNKS - 1u, past, mt, lt, head, dest);
     }
 #if OPROJ_FOLD

@@ -14,7 +14,9 @@
  * skip, a skip bias, grouped heads, a length outside the cache (zeros from the attention, so the
  * projection sees the residual alone), more o_proj rows than a workgroup has invocations (several
  * workgroups per head); per-head partial sums beyond the fixed-point range and a NaN in the cache
- * (the same large values, infinities and NaN as with the fold off).  Where it does not apply (a head of 48 channels, o_proj with a bias) the
+ * (the same large values, infinities and NaN as with the fold off); o_proj's operands loaded at the
+ * start and parked in shared memory (the default) and after the key loop (WEBNNC_OPROJ_EARLY=0).
+ * Where it does not apply (a head of 48 channels, o_proj with a bias) the
  * graph runs as with the fold off, bit for bit, and so does it with two new tokens (prefill: the
  * attention as it is, the pair as plan_residual.c's). */
 #include <math.h>
@@ -215,6 +217,12 @@ START_TEST(decode_fold) {
     check_fold((FoldCase){DT_F16, 14, 2, 64, 96, 80, 128, 1, 32, true, true, false, false, sk, true});
     check_fold((FoldCase){DT_F16, 4, 1, 128, 48, 30, 1024, 1, 64, true, true, true, false, in, true});
     unsetenv("WEBNNC_GQA_DEC_FIXED");
+    /* o_proj's operands loaded after the key loop instead of at the start (parked in shared memory) */
+    setenv("WEBNNC_OPROJ_EARLY", "0", 1);
+    check_fold((FoldCase){DT_F16, 14, 2, 64, 96, 80, 128, 1, 32, true, true, false, false, sk, true});
+    check_fold((FoldCase){DT_F32, 4, 1, 128, 48, 30, 1024, 1, 64, true, true, true, false, in, true});
+    check_fold((FoldCase){DT_F16, 4, 2, 64, 16, 16, 96, 1, 32, true, true, false, false, sk, true});
+    unsetenv("WEBNNC_OPROJ_EARLY");
 }
 END_TEST
 
