@@ -280,6 +280,25 @@ START_TEST(geometry_from_params) {
 }
 END_TEST
 
+/* The workgroup reduction over workgroups of whole subgroups that are no power of two (GPUs round
+ * long rows' workgroups up to one unit per invocation: k_matvec.c MV_LONG_WG; forced here). */
+START_TEST(workgroups_not_power_of_two) {
+    setenv("WEBNNC_MATVEC_TPR", "0", 1);
+    static const char *sizes[] = {"96", "160"};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        setenv("WEBNNC_MATVEC_WG", sizes[i], 1);
+        check_quant(&(QCase){DT_U4, true, 1, 2080, 19, 32, false});
+        check_quant(&(QCase){DT_U4, true, 2, 4864, 9, 32, false});
+        check_quant(&(QCase){DT_I8, true, 3, 208, 10, 16, false, true});
+        force_half(true);
+        check_quant(&(QCase){DT_U4, true, 1, 2080, 19, 32, false});
+        force_half(false);
+    }
+    unsetenv("WEBNNC_MATVEC_WG");
+    unsetenv("WEBNNC_MATVEC_TPR");
+}
+END_TEST
+
 /* Row groups of 2 .. subgroup-size invocations (rt_each_matvec_tpr): 1-4 activation rows, partial
  * row groups, 8-byte and split units, long rows, 8-bit, and the float16-pair kernel with its
  * overflow fallback. */
@@ -397,6 +416,7 @@ int main(void) {
     tcase_add_test(tc, half_kernel);
     tcase_add_test(tc, half_overflow_fallback);
     tcase_add_test(tc, cluster_row_groups);
+    tcase_add_test(tc, workgroups_not_power_of_two);
     tcase_add_test(tc, k_not_multiple_of_16);
     tcase_add_test(tc, copy_vectors_exact);
     tcase_add_test(tc, copy_vectors_tail);
