@@ -460,15 +460,22 @@ typedef struct {
  * same work; what shrinks is each workgroup's share of the rows and of the atomics.) */
 #define GQA_OPROJ_ROWS 224
 /* o_proj's operands loaded at the start of the attention and parked in shared memory through the key
- * loop (gqa_dec_fused.glsl OPROJ_EARLY), where a workgroup has at most this many rows (its
- * OPROJ_PARK_ROWS); WEBNNC_OPROJ_EARLY=0: loaded after the key loop.  H200, `generate` of 128 tokens,
+ * loop (gqa_dec_fused.glsl OPROJ_PARK_ROWS / OPROJ_PARK_UNITS), where the parked rows (OPROJ_PARK_BYTES
+ * per row and unit of 32 channels, plus 12) fit the device's shared memory beside the kernel's other
+ * arrays (GQA_DEC_SHARED_BYTES: an upper bound of gqa_dec.glsl's and gqa_dec_fused.glsl's, kept in
+ * step with them); WEBNNC_OPROJ_EARLY=0: loaded after the key loop.  H200, `generate` of 128 tokens,
  * the same binary alternating, tok/s after 128 / 512 prompt tokens, late -> early: Qwen2-0.5B
  * 1416-1420 / 1294-1296 -> 1427-1428 / 1299-1301 (attention 11.01 -> 10.81 us timestamped, 67 -> 78
  * registers), SmolLM-135M 1389-1390 / 1235-1242 -> 1409 / 1249-1251; the same ids.  (Held in
  * registers through the key loop's last run instead, they had been slower: bench/HISTORY.md,
  * twenty-third session.) */
-#define GQA_OPROJ_PARK_ROWS 256
-#define OPROJ_EARLY_SPEC 25
+#define OPROJ_PARK_BYTES 20 /* a unit's 16 bytes of weights and its float scale */
+#define GQA_DEC_SHARED_BYTES (4 * (4 * GQA_DEC_MAX_H + 64 + GQA_DEC_PARTIALS + 32) + 256)
+#define OPROJ_PARK_SPEC 25 /* and 26: the units */
+static uint32_t oproj_park_rows(const WnrtDeviceInfo *dev, uint64_t rows_per_wg, uint32_t units) {
+    uint64_t bytes = GQA_DEC_SHARED_BYTES + rows_per_wg * (OPROJ_PARK_BYTES * (uint64_t)units + 12);
+    return bytes <= dev->max_shared_memory && wnrt_env_flag("WEBNNC_OPROJ_EARLY", true) ? (uint32_t)rows_per_wg : 0;
+}
 static uint32_t oproj_reps(uint64_t rows, uint32_t wg) {
     uint64_t need = (rows + wg - 1) / wg, want = (rows + GQA_OPROJ_ROWS - 1) / GQA_OPROJ_ROWS;
     uint32_t reps = (uint32_t)wnrt_env_long("WEBNNC_OPROJ_REPS", 1, 64, (long)(want > need ? want : need));
@@ -499,11 +506,12 @@ static int bind_oproj(KernelCtx *kc, const Node *n, const OprojRun *f, DecFusedP
     spec[13] = oproj_reps(rows, wg);
     spec[14] = f->zp != NULL;
     spec[15] = f->res_bias != NULL;
-    spec[OPROJ_EARLY_SPEC] = (rows + spec[13] - 1) / spec[13] <= GQA_OPROJ_PARK_ROWS && wnrt_env_flag("WEBNNC_OPROJ_EARLY", true);
+    spec[OPROJ_PARK_SPEC] = oproj_park_rows(kc_device(kc), (rows + spec[13] - 1) / spec[13], pc->H / 32);
+    spec[OPROJ_PARK_SPEC + 1] = pc->H / 32;
     return 0;
 }
 
-/* Spec constants of ext_gqa_dec_fused.comp / ext_gqa_dec_oproj.comp: 0..15 and 25 (OPROJ_EARLY_SPEC) as recorded, 16..24 the
+/* Spec constants of ext_gqa_dec_fused.comp / ext_gqa_dec_oproj.comp: 0..15, 25 and 26 (OPROJ_PARK_SPEC) as recorded, 16..24 the
  * node's geometry fixed at pipeline creation (gqa_dec_fused.glsl FIX_*: head size, heads, kv heads,
  * cache rows, rotary size, window, whether softcap is set, o_proj's rows and block shift), so that
  * the kernel's loops over channels have constant bounds and its head and cache indices constant
@@ -514,7 +522,7 @@ static int bind_oproj(KernelCtx *kc, const Node *n, const OprojRun *f, DecFusedP
  * head size alone, another call: 1330-1335 -> 1352-1353 and 1204-1205 -> 1229-1233.)
  * WEBNNC_GQA_DEC_FIXED=0: never. */
 #define DEC_FIX 16
-#define DEC_SPEC (OPROJ_EARLY_SPEC + 1)
+#define DEC_SPEC (OPROJ_PARK_SPEC + 2)
 static void dec_fix(uint32_t *spec, const DecFusedPush *pc, bool fold) {
     if (!wnrt_env_flag("WEBNNC_GQA_DEC_FIXED", true)) return;
     uint32_t *f = spec + DEC_FIX;

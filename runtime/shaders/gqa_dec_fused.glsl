@@ -86,9 +86,12 @@ layout(constant_id = 23) const uint FIX_O_ROWS = 0u;   // pc.o_rows (OPROJ_FOLD)
 layout(constant_id = 24) const uint FIX_O_KSHIFT = 0u; // pc.o_kshift + 1 (OPROJ_FOLD)
 #if OPROJ_FOLD
 // o_proj's operands loaded at the start, with the query row, and parked in shared memory before the
-// key loop (each invocation its own row's: no barrier), instead of loaded after the key loop
-// (k_gqa.c: workgroups of at most OPROJ_PARK_ROWS rows).
-layout(constant_id = 25) const bool OPROJ_EARLY = false;
+// key loop (each invocation its own row's: no barrier), instead of loaded after the key loop: the
+// rows of a workgroup (0: not parked) and the units of 32 channels per row (k_gqa.c oproj_park_rows,
+// which keeps the parked arrays within the device's shared memory).
+layout(constant_id = 25) const uint OPROJ_PARK_ROWS = 0u;
+layout(constant_id = 26) const uint OPROJ_PARK_UNITS = 1u;
+const bool OPROJ_EARLY = OPROJ_PARK_ROWS != 0u;
 #else
 const bool OPROJ_EARLY = false;
 #endif
@@ -267,11 +270,13 @@ uvec4 ow[4];
 float osc[4];
 uint ozp[4];
 float ores, orb;
-#define OPROJ_PARK_ROWS 256u // k_gqa.c GQA_OPROJ_PARK_ROWS
-shared uvec4 o_wsh[OPROJ_EARLY ? OPROJ_PARK_ROWS * 4u : 1u];
-shared vec4 o_ssh[OPROJ_EARLY ? OPROJ_PARK_ROWS : 1u];
-shared uvec4 o_zsh[OPROJ_EARLY ? OPROJ_PARK_ROWS : 1u];
-shared vec2 o_rsh[OPROJ_EARLY ? OPROJ_PARK_ROWS : 1u];
+// The parked operands, row by row (k_gqa.c OPROJ_PARK_BYTES per row and unit): weights and scales
+// per unit, the zero points packed 4 bits per unit, the residual and its bias.
+const uint PARK_N = OPROJ_EARLY ? OPROJ_PARK_ROWS : 1u, PARK_U = OPROJ_EARLY ? OPROJ_PARK_UNITS : 1u;
+shared uvec4 o_wsh[PARK_N * PARK_U];
+shared float o_ssh[PARK_N * PARK_U];
+shared uint o_zsh[PARK_N];
+shared vec2 o_rsh[PARK_N];
 
 void oproj_load() {
     uint per = (O_ROWS + OPROJ_REPS - 1u) / OPROJ_REPS, units = DEC_H / 32u, tid = gl_LocalInvocationID.x;
@@ -296,25 +301,29 @@ void oproj_fetch() {
 }
 
 void oproj_park() {
-    uint tid = gl_LocalInvocationID.x;
+    uint tid = gl_LocalInvocationID.x, z = 0u;
     if (!OPROJ_EARLY || o_row >= O_ROWS) return;
     [[unroll]] for (uint u = 0u; u < 4u; u++)
-        if (u < DEC_H / 32u) o_wsh[tid * 4u + u] = ow[u];
-    o_ssh[tid] = vec4(osc[0], osc[1], osc[2], osc[3]);
-    o_zsh[tid] = uvec4(ozp[0], ozp[1], ozp[2], ozp[3]);
+        if (u < PARK_U) {
+            o_wsh[tid * PARK_U + u] = ow[u];
+            o_ssh[tid * PARK_U + u] = osc[u];
+            z |= ozp[u] << (4u * u);
+        }
+    o_zsh[tid] = z;
     o_rsh[tid] = vec2(ores, orb);
 }
 
 void oproj_unpark() {
     uint tid = gl_LocalInvocationID.x;
     if (!OPROJ_EARLY || o_row >= O_ROWS) return;
+    uint z = o_zsh[tid];
     [[unroll]] for (uint u = 0u; u < 4u; u++)
-        if (u < DEC_H / 32u) ow[u] = o_wsh[tid * 4u + u];
-    vec4 s = o_ssh[tid];
-    uvec4 z = o_zsh[tid];
+        if (u < PARK_U) {
+            ow[u] = o_wsh[tid * PARK_U + u];
+            osc[u] = o_ssh[tid * PARK_U + u];
+            ozp[u] = (z >> (4u * u)) & 15u;
+        }
     vec2 r = o_rsh[tid];
-    osc[0] = s.x, osc[1] = s.y, osc[2] = s.z, osc[3] = s.w;
-    ozp[0] = z.x, ozp[1] = z.y, ozp[2] = z.z, ozp[3] = z.w;
     ores = r.x, orb = r.y;
 }
 
