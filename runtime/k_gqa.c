@@ -506,8 +506,9 @@ static int bind_oproj(KernelCtx *kc, const Node *n, const OprojRun *f, DecFusedP
     spec[13] = oproj_reps(rows, wg);
     spec[14] = f->zp != NULL;
     spec[15] = f->res_bias != NULL;
-    spec[OPROJ_PARK_SPEC] = oproj_park_rows(kc_device(kc), (rows + spec[13] - 1) / spec[13], pc->H / 32);
-    spec[OPROJ_PARK_SPEC + 1] = pc->H / 32;
+    uint32_t units = pc->H / 32; /* of 32 channels per o_proj row of a head */
+    spec[OPROJ_PARK_SPEC] = oproj_park_rows(kc_device(kc), (rows + spec[13] - 1) / spec[13], units);
+    spec[OPROJ_PARK_SPEC + 1] = units;
     return 0;
 }
 
