@@ -512,7 +512,7 @@ static int bind_oproj(KernelCtx *kc, const Node *n, const OprojRun *f, DecFusedP
     return 0;
 }
 
-/* Spec constants of ext_gqa_dec_fused.comp / ext_gqa_dec_oproj.comp: 0..15, 25 and 26 (OPROJ_PARK_SPEC) as recorded, 16..24 the
+/* Spec constants of ext_gqa_dec_fused.comp / ext_gqa_dec_oproj.comp: 0..15, 25 and 26 (OPROJ_PARK_SPEC) and 27 (DEC_PAIRS_SPEC) as recorded, 16..24 the
  * node's geometry fixed at pipeline creation (gqa_dec_fused.glsl FIX_*: head size, heads, kv heads,
  * cache rows, rotary size, window, whether softcap is set, o_proj's rows and block shift), so that
  * the kernel's loops over channels have constant bounds and its head and cache indices constant
@@ -523,13 +523,26 @@ static int bind_oproj(KernelCtx *kc, const Node *n, const OprojRun *f, DecFusedP
  * head size alone, another call: 1330-1335 -> 1352-1353 and 1204-1205 -> 1229-1233.)
  * WEBNNC_GQA_DEC_FIXED=0: never. */
 #define DEC_FIX 16
-#define DEC_SPEC (OPROJ_PARK_SPEC + 2)
+#define DEC_PAIRS_SPEC (OPROJ_PARK_SPEC + 2)
+#define DEC_SPEC (DEC_PAIRS_SPEC + 1)
 static void dec_fix(uint32_t *spec, const DecFusedPush *pc, bool fold) {
     if (!wnrt_env_flag("WEBNNC_GQA_DEC_FIXED", true)) return;
     uint32_t *f = spec + DEC_FIX;
     f[0] = pc->H, f[1] = pc->N, f[2] = pc->kvN, f[3] = pc->C, f[4] = K_FIXED1(pc->rot), f[5] = K_FIXED1(pc->window);
     f[6] = pc->softcap > 0.0f ? 2 : 1;
     if (fold) f[7] = pc->o_rows, f[8] = K_FIXED1(pc->o_kshift);
+}
+
+/* Whether the fused decode's key loop reads the caches as packed float16 pairs with the next run's
+ * loads issued before the current run is scored (gqa_dec.glsl DEC_PAIRS): float16 rows, an even
+ * count of channels per lane (a lane's pairs cover its registers) and even cache offsets (a pair is
+ * one aligned word).  H200, Qwen2-0.5B webgpu `generate` of 128 tokens, the same binary with
+ * WEBNNC_GQA_DEC_PAIRS=0 / 1 alternating three times: 1443-1447 -> 1461-1462 tok/s after 128 prompt
+ * tokens, 1311-1313 -> 1365-1368 after 512, the same ids; attention 10.82 -> 10.66 / 13.85 -> 12.67 us
+ * a layer (timestamped), 78 -> 79 registers.  WEBNNC_GQA_DEC_PAIRS=0: never. */
+static bool dec_pairs(const KTensor *query, uint32_t cpl, const DecFusedPush *pc) {
+    return query->dtype == DT_F16 && cpl % 2 == 0 && pc->H % 2 == 0 && pc->base_k % 2 == 0 && pc->base_v % 2 == 0 &&
+           wnrt_env_flag("WEBNNC_GQA_DEC_PAIRS", true);
 }
 
 /* Decode in one dispatch: prep of query, key and value rows, cache write and attention (and, with
@@ -580,6 +593,7 @@ static int record_dec_fused(KernelCtx *kc, const Node *n, const KTensor *in, con
                                node_bool(n, "rotaryInterleaved", false), has_pos, has_pos && in[GQA_POSITION_IDS].dtype == DT_I64,
                                chunks, kb, (uint32_t)wnrt_env_long("WEBNNC_GQA_DEC_CHUNK_ROWS", 16, 65536, dec_work_rows(d->H)),
                                regs};
+    spec[DEC_PAIRS_SPEC] = dec_pairs(&in[GQA_QUERY], cpl, &pc);
     if (fold && bind_oproj(kc, n, fold, &pc, b, spec, spec[0]) < 0) return -1;
     dec_fix(spec, &pc, fold);
     return ext_dispatch_rows(kc, n, sh, spec, DEC_SPEC, &pc, sizeof pc, b, fold ? 19 : 14,

@@ -24,12 +24,21 @@
 // dec_bias(j) and dec_sink(head); optionally DEC_AFTER_KEYS, a function called after the key loop,
 // and DEC_H / DEC_SOFTCAP, the head size and whether pc.softcap may be set (default pc.H / true:
 // an includer that fixes them at pipeline creation gets constant loop bounds).
+// Pairs (DEC_PAIRS, float16 caches; the includer defines DEC_PAIR_LOADS and dec_key_pair(j, p) /
+// dec_value_pair(j, p), channels 2p and 2p + 1 of a row as one packed word): a lane holds channel
+// pairs p = lane + SG * (c / 2) (dec_channel), each key's pair in one 32-bit load and register, so
+// that the next run's loads are issued before the current run is scored (two sets of registers,
+// as many as one run of unpacked channels): the runs' memory latencies overlap instead of adding
+// up.
 #extension GL_KHR_shader_subgroup_basic : enable
 #extension GL_KHR_shader_subgroup_arithmetic : enable
 #extension GL_KHR_shader_subgroup_shuffle : enable
 #extension GL_EXT_control_flow_attributes : enable
 
 #define NEG_INF uintBitsToFloat(0xff800000u)
+#ifndef DEC_PAIRS
+#define DEC_PAIRS false
+#endif
 #ifndef DEC_SOFTCAP
 #define DEC_SOFTCAP true // whether pc.softcap may be set (an includer may fix it)
 #endif
@@ -47,6 +56,33 @@ shared float part_acc[DEC_PARTIALS]; // [subgroup][channel]
 // value, the H100 compiler kept them in local memory: 784 bytes per invocation, and 23 us per layer
 // at 128 keys).
 float kx[DEC_KB * CPL], vx[DEC_KB * CPL], qv[CPL], acc[CPL];
+#ifdef DEC_PAIR_LOADS
+const uint DEC_CPL2 = (CPL + 1u) / 2u; // pairs per lane (DEC_PAIRS: CPL is even)
+uint kp1[DEC_KB * DEC_CPL2], vp1[DEC_KB * DEC_CPL2], kp2[DEC_KB * DEC_CPL2], vp2[DEC_KB * DEC_CPL2]; // two runs' packed pairs
+#endif
+
+// The channel that this lane's c-th register (qv, acc, a run's c-th channel) holds.
+uint dec_channel(uint c) {
+    uint lane = gl_SubgroupInvocationID, sgs = gl_SubgroupSize;
+    return DEC_PAIRS ? 2u * (lane + sgs * (c / 2u)) + (c & 1u) : lane + sgs * c;
+}
+
+// Channel c of key / value t of the run in register set buf: 0 kx / vx, 1 and 2 the packed pairs
+// (a constant at every call, so that the selection folds away and the arrays stay in registers).
+float dec_kx(uint buf, uint t, uint c) {
+#ifdef DEC_PAIR_LOADS
+    if (buf == 1u) return unpackHalf2x16(kp1[t * DEC_CPL2 + c / 2u])[c & 1u];
+    if (buf == 2u) return unpackHalf2x16(kp2[t * DEC_CPL2 + c / 2u])[c & 1u];
+#endif
+    return kx[t * CPL + c];
+}
+float dec_vx(uint buf, uint t, uint c) {
+#ifdef DEC_PAIR_LOADS
+    if (buf == 1u) return unpackHalf2x16(vp1[t * DEC_CPL2 + c / 2u])[c & 1u];
+    if (buf == 2u) return unpackHalf2x16(vp2[t * DEC_CPL2 + c / 2u])[c & 1u];
+#endif
+    return vx[t * CPL + c];
+}
 
 // The score of key j from its dot product x with the query: scaled, soft-capped, plus the bias.
 float dec_score(float x, uint j) {
@@ -69,15 +105,15 @@ float dec_score(float x, uint j) {
 // sum (the keys it scored), summed over the subgroup once after the key loop.
 #define DEC_LANE_SUMS (DEC_KB == 8u && gl_SubgroupSize >= 8u)
 
-// One run of n (1..DEC_KB) keys, held in kx / vx for t < n, into the online softmax (m, l, acc):
+// One run of n (1..DEC_KB) keys, held in register set buf (dec_kx) for t < n, into the online softmax (m, l, acc):
 // entries past n are never used (their scores are replaced by -inf and the value loop stops at n:
 // the new-row run of a subgroup that had no memory run leaves them as they were, and 0 * NaN is
 // NaN); j0 is the first key's index (for the bias).
-void dec_run(uint n, uint j0, inout float m, inout float l) {
+void dec_run(uint buf, uint n, uint j0, inout float m, inout float l) {
     float d[DEC_KB > 8u ? DEC_KB : 8u]; // the lanes' partial dot products, then the scores
     [[unroll]] for (uint t = 0u; t < DEC_KB; t++) {
         float x = 0.0;
-        [[unroll]] for (uint c = 0u; c < CPL; c++) x = fma(qv[c], kx[t * CPL + c], x);
+        [[unroll]] for (uint c = 0u; c < CPL; c++) x = fma(qv[c], dec_kx(buf, t, c), x);
         d[t] = x;
     }
     if (DEC_LANE_SUMS) {
@@ -99,7 +135,7 @@ void dec_run(uint n, uint j0, inout float m, inout float l) {
         [[unroll]] for (uint t = 0u; t < DEC_KB; t++) {
             if (t >= n) break;
             float et = subgroupShuffle(e, t * span);
-            [[unroll]] for (uint c = 0u; c < CPL; c++) acc[c] = fma(et, vx[t * CPL + c], acc[c]);
+            [[unroll]] for (uint c = 0u; c < CPL; c++) acc[c] = fma(et, dec_vx(buf, t, c), acc[c]);
         }
         m = mn;
         return;
@@ -117,7 +153,7 @@ void dec_run(uint n, uint j0, inout float m, inout float l) {
         if (t >= n) break;
         float e = d[t] == NEG_INF ? 0.0 : exp(d[t] - mn);
         l += e;
-        [[unroll]] for (uint c = 0u; c < CPL; c++) acc[c] = fma(e, vx[t * CPL + c], acc[c]);
+        [[unroll]] for (uint c = 0u; c < CPL; c++) acc[c] = fma(e, dec_vx(buf, t, c), acc[c]);
     }
     m = mn;
 }
@@ -141,7 +177,27 @@ float dec_out_factor(uint head, float mt, float lt) {
     return f / l2;
 }
 
-// Attention of the query row in qv[] (this lane's channels lane + SG * c, 0 past H; the same in
+#ifdef DEC_PAIR_LOADS
+// The packed pairs of the run of keys j0 .. j0 + DEC_KB - 1 into register set buf (keys past the end
+// read the last one and are dropped).
+void dec_load_pairs(uint buf, uint j0, uint end) {
+    uint lane = gl_SubgroupInvocationID, sgs = gl_SubgroupSize;
+    [[unroll]] for (uint t = 0u; t < DEC_KB; t++)
+        [[unroll]] for (uint c = 0u; c < DEC_CPL2; c++) {
+            uint p = lane + sgs * c, j = min(j0 + t, end - 1u);
+            uint k = 2u * p < DEC_H ? dec_key_pair(j, p) : 0u, v = 2u * p < DEC_H ? dec_value_pair(j, p) : 0u;
+            if (buf == 1u) {
+                kp1[t * DEC_CPL2 + c] = k;
+                vp1[t * DEC_CPL2 + c] = v;
+            } else {
+                kp2[t * DEC_CPL2 + c] = k;
+                vp2[t * DEC_CPL2 + c] = v;
+            }
+        }
+}
+#endif
+
+// Attention of the query row in qv[] (this lane's channels dec_channel(c), 0 past H; the same in
 // every subgroup) of `head` over the keys lo .. end - 1 read from memory and, when new_row, key
 // p_new from dec_new_key / dec_new_value (taken by the last subgroup).  Leaves the workgroup's
 // softmax max in mt, its sum in lt (relative to mt) and the unnormalized output channels in
@@ -154,7 +210,22 @@ void gqa_dec_attend_qv(uint lo, uint end, bool new_row, uint p_new, out float mt
     float m = NEG_INF, l = 0.0;
     [[unroll]] for (uint t = 0u; t < DEC_KB; t++) // defined, though dec_run never reads past a run's length
         [[unroll]] for (uint c = 0u; c < CPL; c++) kx[t * CPL + c] = vx[t * CPL + c] = 0.0;
-    for (uint j0 = lo + sg * DEC_KB; j0 < end; j0 += ns * DEC_KB) {
+    uint step = ns * DEC_KB, j0 = lo + sg * DEC_KB;
+#ifdef DEC_PAIR_LOADS
+    if (DEC_PAIRS) { // runs alternate between the two sets of pairs, the next one loaded first
+        if (j0 < end) dec_load_pairs(1u, j0, end);
+        while (j0 < end) {
+            uint j1 = j0 + step;
+            if (j1 < end) dec_load_pairs(2u, j1, end);
+            dec_run(1u, min(DEC_KB, end - j0), j0, m, l);
+            if (j1 >= end) break;
+            j0 = j1 + step;
+            if (j0 < end) dec_load_pairs(1u, j0, end);
+            dec_run(2u, min(DEC_KB, end - j1), j1, m, l);
+        }
+    } else
+#endif
+    for (; j0 < end; j0 += step) {
         // Every load of the run first (keys past the end read the last one and are dropped):
         // nothing uses a loaded value before all are issued, so they are in flight together.
         [[unroll]] for (uint t = 0u; t < DEC_KB; t++)
@@ -163,15 +234,16 @@ void gqa_dec_attend_qv(uint lo, uint end, bool new_row, uint p_new, out float mt
                 kx[t * CPL + c] = h < DEC_H ? dec_key(j, h) : 0.0;
                 vx[t * CPL + c] = h < DEC_H ? dec_value(j, h) : 0.0;
             }
-        dec_run(min(DEC_KB, end - j0), j0, m, l);
+        dec_run(0u, min(DEC_KB, end - j0), j0, m, l);
     }
     if (new_row && sg == ns - 1u) { // the last subgroup has the fewest memory runs
         [[unroll]] for (uint c = 0u; c < CPL; c++) {
-            uint h = lane + sgs * c;
-            kx[c] = h < DEC_H ? dec_new_key(c, h) : 0.0;
-            vx[c] = h < DEC_H ? dec_new_value(c, h) : 0.0;
+            uint h = dec_channel(c);
+            float k = dec_new_key(c, h), v = dec_new_value(c, h); // (outside the test: subgroup operations may read them)
+            kx[c] = h < DEC_H ? k : 0.0;
+            vx[c] = h < DEC_H ? v : 0.0;
         }
-        dec_run(1u, p_new, m, l);
+        dec_run(0u, 1u, p_new, m, l);
     }
 #ifdef DEC_AFTER_KEYS
     DEC_AFTER_KEYS(); // the includer's loads for after the attention, issued before the combine
@@ -182,7 +254,7 @@ void gqa_dec_attend_qv(uint lo, uint end, bool new_row, uint p_new, out float mt
         part_l[sg] = l;
     }
     for (uint c = 0u; c < CPL; c++) {
-        uint h = lane + sgs * c;
+        uint h = dec_channel(c);
         if (h < DEC_H) part_acc[sg * DEC_H + h] = acc[c];
     }
     barrier();
@@ -214,7 +286,7 @@ void gqa_dec_attend_qv(uint lo, uint end, bool new_row, uint p_new, out float mt
 // was written).
 void gqa_dec_attend(uint lo, uint end, bool new_row, uint p_new, out float mt, out float lt, uint head, uint orow) {
     for (uint c = 0u; c < CPL; c++) {
-        uint h = gl_SubgroupInvocationID + gl_SubgroupSize * c;
+        uint h = dec_channel(c);
         qv[c] = h < DEC_H ? q[h] : 0.0;
     }
     gqa_dec_attend_qv(lo, end, new_row, p_new, mt, lt, head, orow);

@@ -95,6 +95,9 @@ const bool OPROJ_EARLY = OPROJ_PARK_ROWS != 0u;
 #else
 const bool OPROJ_EARLY = false;
 #endif
+// The key loop on packed float16 pairs, the next run loaded while one is scored (gqa_dec.glsl
+// DEC_PAIRS; k_gqa.c dec_pairs: float16 rows, an even count of channels per lane, even bases).
+layout(constant_id = 27) const bool PAIRS = false;
 #define DEC_H FIXED_OR(FIX_H, pc.H)
 #define DEC_N FIXED_OR(FIX_N, pc.N)
 #define DEC_KVN FIXED_OR(FIX_KVN, pc.kvN)
@@ -151,6 +154,14 @@ shared bool last_chunk;
 uint dec_kv; // the (batch, kv head)'s first cache row
 float dec_key(uint j, uint h) { return float(k_cache[pc.base_k + (dec_kv + j) * DEC_H + h]); }
 float dec_value(uint j, uint h) { return float(v_cache[pc.base_v + (dec_kv + j) * DEC_H + h]); }
+#if A_BITS == 16
+#define DEC_PAIR_LOADS
+#define DEC_PAIRS PAIRS
+layout(std430, binding = 2) readonly buffer K2 { uint k_pairs[]; }; // the caches as packed float16 pairs
+layout(std430, binding = 3) readonly buffer V2 { uint v_pairs[]; };
+uint dec_key_pair(uint j, uint p) { return k_pairs[(pc.base_k + (dec_kv + j) * DEC_H) / 2u + p]; }
+uint dec_value_pair(uint j, uint p) { return v_pairs[(pc.base_v + (dec_kv + j) * DEC_H) / 2u + p]; }
+#endif
 float knew[CPL], vnew[CPL]; // REG_PREP: the new key / value rows, this lane's channels (last subgroup)
 float dec_new_key(uint c, uint h) { return REG_PREP ? knew[c] : k_new[h]; }
 float dec_new_value(uint c, uint h) { return REG_PREP ? vnew[c] : v_new[h]; }
@@ -223,6 +234,26 @@ void reg_rotary_fetch(uint pos) {
     }
 }
 
+// V = channel H of the row X[CPL] held across the subgroup (channel h in lane h % SG, register
+// h / SG; 0 past the row), by CPL shuffles.
+#define REG_CHANNEL(X, H, V)                                                                       \
+    {                                                                                              \
+        uint sgs_ = gl_SubgroupSize;                                                               \
+        V = 0.0;                                                                                   \
+        [[unroll]] for (uint c2 = 0u; c2 < CPL; c2++) {                                            \
+            float sh = subgroupShuffle(X[c2], (H) % sgs_);                                         \
+            if (c2 == (H) / sgs_) V = sh;                                                          \
+        }                                                                                          \
+    }
+
+// The row X[CPL] moved from channel lane + SG * c in register c to dec_channel(c) (DEC_PAIRS).
+#define REG_TO_PAIRS(X)                                                                            \
+    if (DEC_PAIRS) {                                                                               \
+        float moved[CPL];                                                                          \
+        [[unroll]] for (uint c = 0u; c < CPL; c++) REG_CHANNEL(X, dec_channel(c), moved[c])        \
+        [[unroll]] for (uint c = 0u; c < CPL; c++) X[c] = moved[c];                                \
+    }
+
 // Rotary embedding of the row X[CPL] held across the subgroup: the pair of channel h is
 // (h, h + half) or (h - half, h), interleaved (h & ~1, h | 1); its first member becomes
 // x c - partner s, its second x c + partner s (rotate_pair).
@@ -233,12 +264,7 @@ void reg_rotary_fetch(uint pos) {
         [[unroll]] for (uint c = 0u; c < CPL; c++) {                                               \
             uint h = gl_SubgroupInvocationID + sgs * c;                                            \
             uint ph = h >= DEC_ROT ? h : INTERLEAVED ? h ^ 1u : h < half_ ? h + half_ : h - half_;  \
-            float v = 0.0;                                                                         \
-            [[unroll]] for (uint c2 = 0u; c2 < CPL; c2++) {                                        \
-                float sh = subgroupShuffle(X[c2], ph % sgs);                                       \
-                if (c2 == ph / sgs) v = sh;                                                        \
-            }                                                                                      \
-            partner[c] = v;                                                                        \
+            REG_CHANNEL(X, ph, partner[c])                                                         \
         }                                                                                          \
         [[unroll]] for (uint c = 0u; c < CPL; c++) {                                               \
             uint h = gl_SubgroupInvocationID + sgs * c;                                            \
@@ -453,7 +479,10 @@ void main() {
                     v_store[pc.base_v + (dec_kv + past) * DEC_H + h] = A_T(vnew[c]);
                 }
             }
+            REG_TO_PAIRS(knew)
+            REG_TO_PAIRS(vnew)
         }
+        REG_TO_PAIRS(qv)
 #if OPROJ_FOLD
         oproj_park();
 #endif

@@ -149,24 +149,29 @@ static const GqaCase decode_cases[] = {
  * The fused kernel prepares the query and new rows in registers where a lane holds few channels
  * (REG_PREP; lavapipe's subgroups of 8: head sizes up to 64), else and under WEBNNC_GQA_DEC_REGS=0
  * in shared memory.  Its geometry is fixed at pipeline creation, and under WEBNNC_GQA_DEC_FIXED=0
- * read from the parameters. */
+ * read from the parameters.  Its key loop reads float16 caches as packed pairs, the next run
+ * loaded while one is scored (gqa_dec.glsl DEC_PAIRS), and under WEBNNC_GQA_DEC_PAIRS=0 one channel
+ * at a time. */
 START_TEST(decode) {
     static const struct {
-        const char *chunks, *fused, *transpose, *regs, *fixed;
+        const char *chunks, *fused, *transpose, *regs, *fixed, *pairs;
     } modes[] = {
-        {NULL, NULL, NULL, NULL, NULL}, {"6", NULL, NULL, NULL, NULL}, {"3", NULL, NULL, NULL, NULL},
-        {NULL, "0", NULL, NULL, NULL},  {"3", NULL, "0", NULL, NULL},  {NULL, "0", "0", NULL, NULL},
-        {NULL, NULL, NULL, "0", NULL},  {"3", NULL, NULL, "0", NULL},
+        {NULL, NULL, NULL, NULL, NULL, NULL}, {"6", NULL, NULL, NULL, NULL, NULL}, {"3", NULL, NULL, NULL, NULL, NULL},
+        {NULL, "0", NULL, NULL, NULL, NULL},  {"3", NULL, "0", NULL, NULL, NULL},  {NULL, "0", "0", NULL, NULL, NULL},
+        {NULL, NULL, NULL, "0", NULL, NULL},  {"3", NULL, NULL, "0", NULL, NULL},
         /* the geometry read from the parameters instead of fixed at pipeline creation */
-        {NULL, NULL, NULL, NULL, "0"},  {"3", NULL, NULL, "0", "0"},
+        {NULL, NULL, NULL, NULL, "0", NULL},  {"3", NULL, NULL, "0", "0", NULL},
+        /* float16 caches read one channel at a time */
+        {NULL, NULL, NULL, NULL, NULL, "0"},  {"3", NULL, NULL, "0", NULL, "0"},
     };
     for (size_t mode = 0; mode < sizeof modes / sizeof modes[0]; mode++) {
         if (modes[mode].chunks) {
             setenv("WEBNNC_GQA_DEC_CHUNKS", modes[mode].chunks, 1);
             setenv("WEBNNC_GQA_DEC_CHUNK_ROWS", "128", 1);
         }
-        const char *names[] = {"WEBNNC_GQA_FUSED", "WEBNNC_GQA_DEC_TRANSPOSE", "WEBNNC_GQA_DEC_REGS", "WEBNNC_GQA_DEC_FIXED"};
-        const char *values[] = {modes[mode].fused, modes[mode].transpose, modes[mode].regs, modes[mode].fixed};
+        const char *names[] = {"WEBNNC_GQA_FUSED", "WEBNNC_GQA_DEC_TRANSPOSE", "WEBNNC_GQA_DEC_REGS", "WEBNNC_GQA_DEC_FIXED",
+                               "WEBNNC_GQA_DEC_PAIRS"};
+        const char *values[] = {modes[mode].fused, modes[mode].transpose, modes[mode].regs, modes[mode].fixed, modes[mode].pairs};
         const int n_env = (int)(sizeof names / sizeof names[0]);
         for (int e = 0; e < n_env; e++)
             if (values[e]) setenv(names[e], values[e], 1);
