@@ -192,8 +192,17 @@ START_TEST(decode) {
     unsetenv("WEBNNC_GQA_DEC_CHUNK_ROWS");
     /* one subgroup per workgroup: with subgroups of fewer than 16 invocations (lavapipe: 8) the 64
      * rotary pairs of a 128-channel head outnumber the ones whose cosines are fetched ahead (4 per
-     * invocation), so ext_gqa_dec_fused.comp's rotate() loads the rest itself */
+     * invocation), so ext_gqa_dec_fused.comp's rotate() loads the rest itself.  A float16 cache
+     * read by one subgroup: the paired key loop alternates its two register sets over 75 and 74
+     * runs (lavapipe: runs of 4 keys at 8 channels per lane), so that it leaves the loop after
+     * either set, the last run partial or whole; and without pairs, one channel at a time. */
     setenv("WEBNNC_GQA_DEC_SUBGROUPS", "1", 1);
+    for (int pairs = 1; pairs >= 0; pairs--) {
+        if (!pairs) setenv("WEBNNC_GQA_DEC_PAIRS", "0", 1);
+        check_gqa((GqaCase){DT_F16, 1, 1, 4, 2, 64, 310, {300}, true, 64, false, false, false, false, false, false, 0, 0});
+        check_gqa((GqaCase){DT_F16, 1, 1, 4, 2, 64, 310, {296}, false, 64, false, true, true, false, false, false, 0, 0});
+        unsetenv("WEBNNC_GQA_DEC_PAIRS");
+    }
     check_gqa((GqaCase){DT_F32, 1, 1, 4, 2, 128, 40, {30}, false, 128, true, false, false, false, false, false, 0, 0});
     check_gqa((GqaCase){DT_F32, 1, 1, 4, 2, 128, 40, {30}, false, 128, false, true, true, false, false, false, 0, 0});
     unsetenv("WEBNNC_GQA_DEC_SUBGROUPS");
