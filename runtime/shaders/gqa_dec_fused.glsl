@@ -355,9 +355,10 @@ void oproj_unpark() {
 
 // Adds this invocation's row of o_proj times the head's output channels (dec_o[], as stored; `live`:
 // else zeros, which add nothing but their count) to the row's accumulator; the head that completes
-// the row writes o_proj's output plus the residual and leaves the accumulator zero.
-void oproj_finish(bool live) {
-    oproj_unpark();
+// the row writes o_proj's output plus the residual and leaves the accumulator zero.  `parked`: the
+// operands were parked (oproj_park) and are taken back first.
+void oproj_finish(bool live, bool parked) {
+    if (parked) oproj_unpark();
     if (o_row >= O_ROWS) return;
     float s = 0.0;
     if (live)
@@ -443,8 +444,7 @@ void main() {
             for (uint h = tid; h < DEC_H; h += nt) io[orow + h] = A_T(0.0);
 #if OPROJ_FOLD
         oproj_fetch();
-        oproj_park();
-        oproj_finish(false);
+        oproj_finish(false, false); // (the operands are still in registers: nothing parked)
 #endif
         return;
     }
@@ -527,7 +527,7 @@ void main() {
         dec_o[h] = o;
     }
     barrier();
-    oproj_finish(true);
+    oproj_finish(true, true);
     return;
 #endif
     if (!split) return; // (the output written)
