@@ -30,8 +30,8 @@
  * workgroups for every greedy pick (1: one of PICK_WG, as sampling always has). */
 #define PICK_GREEDY_WG 256
 #define PICK_MAX_GROUPS 256
-#define PICK_VEC_BATCH 4u
-#define PICK_SCALAR_BATCH 16u
+#define PICK_VEC_BATCH 4u     /* 16-byte vectors per invocation whose loads are issued together (8 measured no faster) */
+#define PICK_SCALAR_BATCH 16u /* the same in single logits (next_token.comp's spec constants 1 and 2) */
 #define PICK_VEC_LOADS 32u /* PickParams.flags: the logits row is read in 16-byte vectors (next_token.comp) */
 #define LOOP_PICK_NAN 0x80000000u /* a ring entry of a step whose logits were all NaN (next_token.comp) */
 
@@ -143,7 +143,8 @@ static int pick(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, uint64_t row, 
     if (pp.groups == 1)
         for (wg = PICK_WG; wg > max_wg;) wg /= 2;
     b[5] = (KBind){L->ws.buffer, L->ws.offset, L->ws.size, true};
-    return kc_dispatch(kc, NULL, L->shader, &wg, 1, &pp, sizeof pp, b, 6, on ? pp.groups : 0, 1, 1);
+    uint32_t spec[3] = {wg, PICK_SCALAR_BATCH, PICK_VEC_BATCH};
+    return kc_dispatch(kc, NULL, L->shader, spec, 3, &pp, sizeof pp, b, 6, on ? pp.groups : 0, 1, 1);
 }
 
 /* Shapes of a decode step over `total` tokens into m->now_shapes. */

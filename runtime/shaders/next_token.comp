@@ -19,8 +19,11 @@
 // The workgroup: PICK_WG invocations (runtime/loop.c: 1024 where the device allows, a power of 2).
 #define WG gl_WorkGroupSize.x
 #define WG_MAX 1024
-#define ARGMAX_BATCH 16u // logits per invocation whose loads are issued together (scan_scalar)
-#define VEC_BATCH 4u     // the same in 16-byte vectors (scan_vec: 32 float16 or 16 float32; 8 measured no faster)
+// Logits per invocation whose loads are issued together (scan_scalar), and the same in 16-byte
+// vectors (scan_vec: 32 float16 or 16 float32): runtime/loop.c PICK_SCALAR_BATCH / PICK_VEC_BATCH,
+// which also size the split greedy pick's chunks by them.
+layout(constant_id = 1) const uint ARGMAX_BATCH = 1u;
+layout(constant_id = 2) const uint VEC_BATCH = 1u;
 layout(std430, binding = 0) readonly buffer Logits { A_T logits[]; };
 layout(std430, binding = 0) readonly buffer Logits4 { uvec4 logits4[]; }; // read under flag 32 only
 layout(std430, binding = 1) buffer Ids { uint ids_w[]; };
