@@ -69,20 +69,15 @@ uint dec_channel(uint c) {
 
 // Channel c of key / value t of the run in register set buf: 0 kx / vx, 1 and 2 the packed pairs
 // (a constant at every call, so that the selection folds away and the arrays stay in registers).
-float dec_kx(uint buf, uint t, uint c) {
 #ifdef DEC_PAIR_LOADS
-    if (buf == 1u) return unpackHalf2x16(kp1[t * DEC_CPL2 + c / 2u])[c & 1u];
-    if (buf == 2u) return unpackHalf2x16(kp2[t * DEC_CPL2 + c / 2u])[c & 1u];
+#define DEC_PAIR_READ(P1, P2)                                                       \
+    if (buf == 1u) return unpackHalf2x16(P1[t * DEC_CPL2 + c / 2u])[c & 1u];        \
+    if (buf == 2u) return unpackHalf2x16(P2[t * DEC_CPL2 + c / 2u])[c & 1u];
+#else
+#define DEC_PAIR_READ(P1, P2)
 #endif
-    return kx[t * CPL + c];
-}
-float dec_vx(uint buf, uint t, uint c) {
-#ifdef DEC_PAIR_LOADS
-    if (buf == 1u) return unpackHalf2x16(vp1[t * DEC_CPL2 + c / 2u])[c & 1u];
-    if (buf == 2u) return unpackHalf2x16(vp2[t * DEC_CPL2 + c / 2u])[c & 1u];
-#endif
-    return vx[t * CPL + c];
-}
+float dec_kx(uint buf, uint t, uint c) { DEC_PAIR_READ(kp1, kp2) return kx[t * CPL + c]; }
+float dec_vx(uint buf, uint t, uint c) { DEC_PAIR_READ(vp1, vp2) return vx[t * CPL + c]; }
 
 // The score of key j from its dot product x with the query: scaled, soft-capped, plus the bias.
 float dec_score(float x, uint j) {
