@@ -217,7 +217,8 @@ void rotate(uint r) {
 }
 
 // ---- REG_PREP: every subgroup prepares the query row in registers (qv[c]: channel lane + SG * c),
-// and the last one the new key and value rows (knew, vnew), with no shared memory and no barrier.
+// and the last one the new key and value rows (knew, vnew), with no shared memory and no barrier;
+// with pairs (DEC_PAIRS) the three rows then move to gqa_dec.glsl's dec_channel order (REG_TO_PAIRS).
 // A rotary partner
 // in another lane comes by subgroupShuffle (CPL^2 shuffles a row: the host takes this path for few
 // channels per lane).
