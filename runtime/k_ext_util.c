@@ -38,9 +38,7 @@ int ext_bind_words(KernelCtx *kc, const Node *n, const KTensor *t, KBind *b, uin
 }
 
 uint32_t ext_wg(const KernelCtx *kc) {
-    uint32_t wg = EXT_WG, mx = kc_device(kc)->max_workgroup_invocations;
-    while (wg > mx && wg > 1) wg /= 2;
-    return wg;
+    return k_wg_within(EXT_WG, kc_device(kc)->max_workgroup_invocations);
 }
 
 uint32_t ext_sg_reduce(const KernelCtx *kc) { return kc_device(kc)->subgroup_arithmetic ? 1u : 0u; }

@@ -53,6 +53,11 @@ static inline VkDescriptorType k_binding_type(int i) {
 /* A specialization constant that fixes a parameter which may be 0 holds it + 1 (0: not fixed;
  * shaders/common.glsl FIXED1_OR). */
 #define K_FIXED1(v) ((uint32_t)(v) + 1u)
+/* The workgroup size `want` halved until the device's limit `max` takes it (a power of two stays one). */
+static inline uint32_t k_wg_within(uint32_t want, uint32_t max) {
+    while (want > max && want > 1) want /= 2;
+    return want;
+}
 #define K_PUSH_MAX 160 /* parameter block bytes (a uniform buffer; ext_gqa_dec_oproj.comp's is 156) */
 
 typedef struct {

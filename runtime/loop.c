@@ -134,14 +134,12 @@ static int pick(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, uint64_t row, 
         pp.flags |= PICK_VEC_LOADS;
     /* greedy: split where the row has more than one workgroup's batch; else (and sampling) one
      * workgroup of PICK_WG */
-    uint32_t max_wg = m->dev->info.max_workgroup_invocations, wg = PICK_GREEDY_WG;
-    while (wg > max_wg) wg /= 2;
+    uint32_t max_wg = m->dev->info.max_workgroup_invocations, wg = k_wg_within(PICK_GREEDY_WG, max_wg);
     bool vec = (pp.flags & PICK_VEC_LOADS) != 0;
     pp.groups = pp.inv_temp == 0.0f ? pick_groups(L, wg, vec ? vocab * (uint64_t)dtype_bits(lv->dtype) / 128 : vocab,
                                                   vec ? PICK_VEC_BATCH : PICK_SCALAR_BATCH)
                                     : 1;
-    if (pp.groups == 1)
-        for (wg = PICK_WG; wg > max_wg;) wg /= 2;
+    if (pp.groups == 1) wg = k_wg_within(PICK_WG, max_wg);
     b[5] = (KBind){L->ws.buffer, L->ws.offset, L->ws.size, true};
     uint32_t spec[3] = {wg, PICK_SCALAR_BATCH, PICK_VEC_BATCH};
     return kc_dispatch(kc, NULL, L->shader, spec, 3, &pp, sizeof pp, b, 6, on ? pp.groups : 0, 1, 1);
