@@ -461,7 +461,7 @@ typedef struct {
 #define GQA_OPROJ_ROWS 224
 /* o_proj's operands loaded at the start of the attention and parked in shared memory through the key
  * loop (gqa_dec_fused.glsl OPROJ_PARK_ROWS / OPROJ_PARK_UNITS), where the parked rows (OPROJ_PARK_BYTES
- * per row and unit of 32 channels, plus 12) fit the device's shared memory beside the kernel's other
+ * per row and unit of 32 channels, plus OPROJ_PARK_ROW_BYTES) fit the device's shared memory beside the kernel's other
  * arrays (GQA_DEC_SHARED_BYTES: an upper bound of gqa_dec.glsl's and gqa_dec_fused.glsl's, kept in
  * step with them); WEBNNC_OPROJ_EARLY=0: loaded after the key loop.  H200, `generate` of 128 tokens,
  * the same binary alternating, tok/s after 128 / 512 prompt tokens, late -> early: Qwen2-0.5B
@@ -469,11 +469,12 @@ typedef struct {
  * registers), SmolLM-135M 1389-1390 / 1235-1242 -> 1409 / 1249-1251; the same ids.  (Held in
  * registers through the key loop's last run instead, they had been slower: bench/HISTORY.md,
  * twenty-third session.) */
-#define OPROJ_PARK_BYTES 20 /* a unit's 16 bytes of weights and its float scale */
+#define OPROJ_PARK_BYTES 20    /* a unit's 16 bytes of weights and its float scale */
+#define OPROJ_PARK_ROW_BYTES 12 /* a row's packed zero points (a word) and its residual and bias (two floats) */
 #define GQA_DEC_SHARED_BYTES (4 * (4 * GQA_DEC_MAX_H + 64 + GQA_DEC_PARTIALS + 32) + 256)
 #define OPROJ_PARK_SPEC 25 /* and 26: the units */
 static uint32_t oproj_park_rows(const WnrtDeviceInfo *dev, uint64_t rows_per_wg, uint32_t units) {
-    uint64_t bytes = GQA_DEC_SHARED_BYTES + rows_per_wg * (OPROJ_PARK_BYTES * (uint64_t)units + 12);
+    uint64_t bytes = GQA_DEC_SHARED_BYTES + rows_per_wg * (OPROJ_PARK_BYTES * (uint64_t)units + OPROJ_PARK_ROW_BYTES);
     return bytes <= dev->max_shared_memory && wnrt_env_flag("WEBNNC_OPROJ_EARLY", true) ? (uint32_t)rows_per_wg : 0;
 }
 static uint32_t oproj_reps(uint64_t rows, uint32_t wg) {
