@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "gqa_dec_sizes.h"
 #include "k_ext_nbits.h"
 #include "k_ext_util.h"
 #include "k_oproj_fold.h"
@@ -46,9 +47,8 @@
                              * Qwen2-0.5B layer: 2 / 4 / 8 / 16 took 200 / 178 / 161 / 313 us), ... */
 #define GQA_FLASH_COOP_SUBGROUPS 4 /* subgroups of 32 per workgroup of ext_gqa_attn_flash_coop.comp, 16 query rows each
                                    * (WEBNNC_FLASH_COOP_SUBGROUPS = 1..4) */
-#define GQA_DEC_MAX_H 256   /* decode kernels (ext_gqa_attn_dec.comp, ext_gqa_dec_fused.comp): head size limit (shared
-                             * rows) */
-#define GQA_DEC_PARTIALS 4096 /* ... and subgroups x head size limit (gqa_dec.glsl DEC_PARTIALS: the partial outputs) */
+/* decode kernels (ext_gqa_attn_dec.comp, ext_gqa_dec_fused.comp): head size and subgroups x head size limits of their
+ * shared arrays, GQA_DEC_MAX_H and GQA_DEC_PARTIALS (shaders/gqa_dec_sizes.h), ... */
 #define GQA_DEC_MAX_CPL 32    /* ... and channels per lane (lavapipe's subgroups of 8: heads of 256) */
 #define GQA_DEC_SPLIT_CAPACITY 1024 /* fused decode: caches of more rows than this split a head over ... */
 #define GQA_DEC_MAX_CHUNKS 8        /* ... this many workgroups, ... */
@@ -462,8 +462,8 @@ typedef struct {
 /* o_proj's operands loaded at the start of the attention and parked in shared memory through the key
  * loop (gqa_dec_fused.glsl OPROJ_PARK_ROWS / OPROJ_PARK_UNITS), where the parked rows (OPROJ_PARK_BYTES
  * per row and unit of 32 channels, plus OPROJ_PARK_ROW_BYTES) fit the device's shared memory beside the kernel's other
- * arrays (GQA_DEC_SHARED_BYTES: an upper bound of gqa_dec.glsl's and gqa_dec_fused.glsl's, kept in
- * step with them); WEBNNC_OPROJ_EARLY=0: loaded after the key loop.  H200, `generate` of 128 tokens,
+ * arrays (GQA_DEC_SHARED_BYTES: shaders/gqa_dec_sizes.h's arrays, which the shaders declare from the same
+ * sizes, and GQA_DEC_SHARED_SCALARS bytes for the few scalars beside them); WEBNNC_OPROJ_EARLY=0: loaded after the key loop.  H200, `generate` of 128 tokens,
  * the same binary alternating, tok/s after 128 / 512 prompt tokens, late -> early: Qwen2-0.5B
  * 1416-1420 / 1294-1296 -> 1427-1428 / 1299-1301 (attention 11.01 -> 10.81 us timestamped, 67 -> 78
  * registers), SmolLM-135M 1389-1390 / 1235-1242 -> 1409 / 1249-1251; the same ids.  (Held in
@@ -471,7 +471,8 @@ typedef struct {
  * twenty-third session.) */
 #define OPROJ_PARK_BYTES 20    /* a unit's 16 bytes of weights and its float scale */
 #define OPROJ_PARK_ROW_BYTES 12 /* a row's packed zero points (a word) and its residual and bias (two floats) */
-#define GQA_DEC_SHARED_BYTES (4 * (4 * GQA_DEC_MAX_H + 64 + GQA_DEC_PARTIALS + 32) + 256)
+#define GQA_DEC_SHARED_SCALARS 256
+#define GQA_DEC_SHARED_BYTES (4 * GQA_DEC_SHARED_FLOATS + GQA_DEC_SHARED_SCALARS)
 #define OPROJ_PARK_SPEC 25 /* and 26: the units */
 static uint32_t oproj_park_rows(const WnrtDeviceInfo *dev, uint64_t rows_per_wg, uint32_t units) {
     uint64_t bytes = GQA_DEC_SHARED_BYTES + rows_per_wg * (OPROJ_PARK_BYTES * (uint64_t)units + OPROJ_PARK_ROW_BYTES);

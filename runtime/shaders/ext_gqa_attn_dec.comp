@@ -4,7 +4,7 @@
 // from the output and replaced by the result, keys j in [lo, p], softcap, attentionBias, sinks,
 // zeros for a batch whose seqlensK is out of range), with the keys split over the subgroups
 // (gqa_dec.glsl).  Needs subgroup arithmetic, head size <= SG * CPL and NS <= 32 subgroups
-// (gqa_dec_sizes.glsl: head size <= 256, NS * head size <= 4096).
+// (gqa_dec_sizes.h: head size <= 256, NS * head size <= 4096).
 #include "common.glsl"
 #include "ext_common.glsl"
 

@@ -45,10 +45,10 @@
 #ifndef DEC_H
 #define DEC_H pc.H // the head size (an includer may make it a specialization constant)
 #endif
-#include "gqa_dec_sizes.glsl"
-shared float q[DEC_MAX_H];       // the query row
-shared float part_m[32], part_l[32];
-shared float part_acc[DEC_PARTIALS]; // [subgroup][channel]
+#include "gqa_dec_sizes.h"
+shared float q[GQA_DEC_MAX_H];       // the query row
+shared float part_m[GQA_DEC_PART_SLOTS], part_l[GQA_DEC_PART_SLOTS];
+shared float part_acc[GQA_DEC_PARTIALS]; // [subgroup][channel]
 
 // The subgroup's state, per invocation: its run's key / value channels (the lane's c-th of key t at
 // [t * CPL + c]), its query channels and its output channels.  Sized by CPL and indexed only by
@@ -153,7 +153,7 @@ void dec_run(uint buf, uint n, uint j0, inout float m, inout float l) {
     m = mn;
 }
 
-shared float dec_o[DEC_MAX_H]; // the workgroup's unnormalized output
+shared float dec_o[GQA_DEC_MAX_H]; // the workgroup's unnormalized output
 const uint DEC_KEEP = 0xffffffffu; // gqa_dec_attend_qv: no output row, the result stays in dec_o[]
 // Lanes that share a channel in the combine of the subgroups' partials (gqa_dec_attend_qv): 8 where
 // runs are 8 keys (the host takes those only with subgroup shuffles and subgroups of 8 or more).

@@ -49,9 +49,9 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : enable
 #extension GL_EXT_shader_atomic_int64 : enable
 #endif
-#define EXT_REDUCTION 32
+#include "gqa_dec_sizes.h"
+#define EXT_REDUCTION GQA_DEC_RED_SLOTS
 #include "ext_common.glsl"
-#include "gqa_dec_sizes.glsl"
 
 layout(constant_id = 1) const uint CPL = 2u; // channels per lane (<= 32)
 layout(constant_id = 2) const bool SMOOTH = false;
@@ -149,7 +149,7 @@ layout(std430, binding = 17) readonly buffer ORB { A_T o_rb[]; };       // its b
 layout(std430, binding = 18) writeonly buffer OY { A_T o_y[]; };        // o_proj's output (+ the residual)
 #endif
 
-shared float k_new[DEC_MAX_H], v_new[DEC_MAX_H]; // the new key / value rows
+shared float k_new[GQA_DEC_MAX_H], v_new[GQA_DEC_MAX_H]; // the new key / value rows
 shared bool last_chunk;
 uint dec_kv; // the (batch, kv head)'s first cache row
 float dec_key(uint j, uint h) { return float(k_cache[pc.base_k + (dec_kv + j) * DEC_H + h]); }
@@ -545,7 +545,7 @@ void main() {
     if (!last_chunk) return;
     memoryBarrierBuffer();
     // The working chunks' partials into shared memory in one round of loads (part_acc is free after
-    // the subgroup combine; k_gqa.c keeps nch * (2 + H) <= DEC_PARTIALS).  Read from memory step by
+    // the subgroup combine; k_gqa.c keeps nch * (2 + H) <= GQA_DEC_PARTIALS).  Read from memory step by
     // step, they had cost three rounds: H200, Qwen2-0.5B shape, 4 working chunks after 512 tokens,
     // attention 14.8 -> 12.9 us per layer; the combine left out altogether (wrong results) 10.1.
     uint stride = 2u + DEC_H, parts = pc.base_ws + (g * CHUNKS + first) * stride; // the working chunks' partials
