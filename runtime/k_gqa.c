@@ -461,16 +461,17 @@ typedef struct {
 #define GQA_OPROJ_ROWS 224
 /* o_proj's operands loaded at the start of the attention and parked in shared memory through the key
  * loop (gqa_dec_fused.glsl OPROJ_PARK_ROWS / OPROJ_PARK_UNITS), where the parked rows (OPROJ_PARK_BYTES
- * per row and unit of 32 channels, plus OPROJ_PARK_ROW_BYTES) fit the device's shared memory beside the kernel's other
- * arrays (GQA_DEC_SHARED_BYTES: shaders/gqa_dec_sizes.h's arrays, which the shaders declare from the same
- * sizes, and GQA_DEC_SHARED_SCALARS bytes for the few scalars beside them); WEBNNC_OPROJ_EARLY=0: loaded after the key loop.  H200, `generate` of 128 tokens,
- * the same binary alternating, tok/s after 128 / 512 prompt tokens, late -> early: Qwen2-0.5B
+ * per row and unit of 32 channels, plus OPROJ_PARK_ROW_BYTES) fit the device's shared memory beside
+ * the kernel's other arrays (GQA_DEC_SHARED_BYTES); WEBNNC_OPROJ_EARLY=0: loaded after the key loop.
+ * H200, `generate` of 128 tokens, the same binary alternating, tok/s after 128 / 512 prompt tokens, late -> early: Qwen2-0.5B
  * 1416-1420 / 1294-1296 -> 1427-1428 / 1299-1301 (attention 11.01 -> 10.81 us timestamped, 67 -> 78
  * registers), SmolLM-135M 1389-1390 / 1235-1242 -> 1409 / 1249-1251; the same ids.  (Held in
  * registers through the key loop's last run instead, they had been slower: bench/HISTORY.md,
  * twenty-third session.) */
 #define OPROJ_PARK_BYTES 20    /* a unit's 16 bytes of weights and its float scale */
 #define OPROJ_PARK_ROW_BYTES 12 /* a row's packed zero points (a word) and its residual and bias (two floats) */
+/* The kernel's other shared arrays: shaders/gqa_dec_sizes.h's, which the shaders declare from the same
+ * sizes, and room for the scalars beside them (gqa_dec_fused.glsl's last_chunk). */
 #define GQA_DEC_SHARED_SCALARS 256
 #define GQA_DEC_SHARED_BYTES (4 * GQA_DEC_SHARED_FLOATS + GQA_DEC_SHARED_SCALARS)
 #define OPROJ_PARK_SPEC 25 /* and 26: the units */
