@@ -17,6 +17,8 @@ typedef struct {
     /* the normalized projection (matvec_rows_norm.comp) only */
     float eps;
     uint32_t g_base, skip_base, sb_base, sum_base, half_n, split1, split2, y1_base, y2_base;
+    /* the greedy pick (matvec_rows_pick.comp) only */
+    uint32_t pick_slot, pick_pos, pick_flags, pick_ws;
 } MatvecRowsPush;
 _Static_assert(sizeof(MatvecRowsPush) <= K_PUSH_MAX, "mat-vec push constants");
 #define KMV_SPEC 19 /* specialization constants of matvec_rows.glsl (0 .. RESIDUAL, then the fixed geometry) */
@@ -273,11 +275,22 @@ static int rows_dispatch(KernelCtx *kc, const Node *n, int sh, const uint32_t *s
     return kc_dispatch(kc, n, sh, spec, n_spec, pc, sizeof *pc, b, n_binds, (uint32_t)gx, (uint32_t)gy, (uint32_t)M);
 }
 
+/* Whether this mat-vec takes the loop's offered pick (kernel.h KFusedPick): its output is exactly
+ * the offered logits row, it has one activation row and one dispatch (all N rows in one weight
+ * window), the exact kernel and no residual, and the device has 64-bit atomics and subgroup
+ * arithmetic. */
+static bool takes_pick(KernelCtx *kc, const KTensor *y, uint64_t M, bool half, bool one_window, const KMatvecResidual *res) {
+    const KFusedPick *fp = kc_fused_pick(kc);
+    const WnrtDeviceInfo *d = kc_device(kc);
+    return fp && !fp->taken && M == 1 && !half && one_window && !res && d->int64_atomics && d->subgroup_arithmetic &&
+           y->buffer == fp->logits && y->offset == fp->logits_offset && y->numel == fp->vocab;
+}
+
 int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, const KTensor *x, const KTensor *w,
                         const KTensor *scale, const KTensor *zp, const KTensor *bias, const KMatvecResidual *res,
                         const KTensor *y) {
     MatvecRowsPush pc;
-    KBind b[8];
+    KBind b[13];
     uint32_t spec[KMV_SPEC], rows, base;
     uint64_t M, N = (uint64_t)p->N;
     if (rows_setup(kc, n, p, x, w, scale, zp, bias, &pc, b, spec, &rows, &M) < 0) return -1;
@@ -288,8 +301,20 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
     if (M == 0) return 0;
     bool half = half_dot(kc_device(kc), p, x->dtype);
     fix_geometry(spec, &pc, !(half && p->has_zp));
-    int sh = kc_find_shader(kc, n, half ? "matvec_rows_half" : "matvec_rows", x->dtype, x->dtype);
+    /* Rows per dispatch: the weight window must fit one binding. */
+    uint64_t row_bytes, max_rows = window_rows(kc, p, &row_bytes), vec = weight_vec_bytes(p);
+    if (max_rows == 0) {
+        diag_node_error(n, "one weight row of %llu bytes exceeds the device's storage-buffer range", (unsigned long long)row_bytes);
+        return -1;
+    }
+    KFusedPick *fp = takes_pick(kc, y, M, half, max_rows >= N, res) ? kc_fused_pick(kc) : NULL;
+    int sh = kc_find_shader(kc, n, fp ? "matvec_rows_pick" : half ? "matvec_rows_half" : "matvec_rows", x->dtype, x->dtype);
     if (sh < 0 || kc_bind_window(kc, n, y, 0, (int64_t)y->numel - 1, true, &b[4], &pc.y_base) < 0) return -1;
+    if (fp) {
+        b[8] = fp->ids, b[9] = fp->pos_b, b[10] = fp->mask, b[11] = fp->ring, b[12] = fp->ws;
+        pc.pick_slot = fp->slot, pc.pick_pos = fp->pos, pc.pick_flags = fp->flags, pc.pick_ws = fp->ws_word;
+        fp->taken = true;
+    }
     b[6] = b[7] = b[0]; /* no residual: never read (spec constant) */
     if (res) {
         const KTensor *rb = res->res_bias;
@@ -303,12 +328,6 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
         spec[13] = rb ? 2 : 1;
     }
 
-    /* Rows per dispatch: the weight window must fit one binding. */
-    uint64_t row_bytes, max_rows = window_rows(kc, p, &row_bytes), vec = weight_vec_bytes(p);
-    if (max_rows == 0) {
-        diag_node_error(n, "one weight row of %llu bytes exceeds the device's storage-buffer range", (unsigned long long)row_bytes);
-        return -1;
-    }
     for (uint64_t r0 = 0; r0 < N; r0 += max_rows) {
         uint64_t r1 = r0 + max_rows < N ? r0 + max_rows : N;
         if (bind_bytes(kc, n, w, r0 * row_bytes, r1 * row_bytes - 1, false, &b[1], &base) < 0 ||
@@ -316,7 +335,7 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
             return -1;
         pc.rows = (uint32_t)(r1 - r0);
         pc.row0 = (uint32_t)r0;
-        if (rows_dispatch(kc, n, sh, spec, KMV_SPEC, &pc, b, 8, rows, M) < 0) return -1;
+        if (rows_dispatch(kc, n, sh, spec, KMV_SPEC, &pc, b, fp ? 13 : 8, rows, M) < 0) return -1;
     }
     return 0;
 }

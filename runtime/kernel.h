@@ -78,6 +78,19 @@ typedef struct {
 
 typedef struct KernelCtx KernelCtx;
 
+/* The device token loop's greedy pick, taken over by the mat-vec that writes a decode step's logits
+ * row (runtime/loop.c; shaders/matvec_rows.glsl PICK).  The loop offers it while it records the
+ * step's nodes; the mat-vec whose output is exactly that row (one activation row, one dispatch, the
+ * exact kernel) records matvec_rows_pick with these bindings and sets `taken`, and the loop then
+ * records no pick dispatch. */
+typedef struct {
+    VkBuffer logits;                  /* the logits row: its buffer, byte offset and elements */
+    uint64_t logits_offset, vocab;
+    uint32_t slot, pos, flags, ws_word; /* next_token.comp's slot, pos and flags; the pick's words in ws */
+    KBind ids, pos_b, mask, ring, ws;   /* next_token.comp's bindings 1..5 */
+    bool taken;
+} KFusedPick;
+
 enum { KF_VIEW = 1 }; /* output aliases input 0 (reshape, identity): nothing recorded */
 
 typedef struct {
@@ -87,6 +100,9 @@ typedef struct {
 } KernelFamily;
 
 const WnrtDeviceInfo *kc_device(const KernelCtx *kc);
+/* The pick offered to the step being recorded (NULL: none), and offering one (NULL: withdrawn). */
+KFusedPick *kc_fused_pick(const KernelCtx *kc);
+void kc_offer_pick(KernelCtx *kc, KFusedPick *p);
 
 /* Shader variant NAME for dtypes (a, b) (b = DT_INVALID when the variant has one dtype).
  * Returns its id, or -1 with "no kernel for op X (dtype Y) at node Z" when the variant does not

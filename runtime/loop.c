@@ -5,7 +5,9 @@
  * graph's input copies (less the three below) and nodes (record.c wnrt_record_loop_step) followed
  * by a pick (shaders/next_token.comp) that writes the token into the ring the host reads and the
  * next step's input_ids, position_ids and attention_mask element into those inputs' device
- * storage, where the next step reads them.  Every dispatch has its own parameter slot (replay.h),
+ * storage, where the next step reads them.  A greedy step offers its pick to the mat-vec that writes
+ * its logits row (offer_pick, kernel.h KFusedPick): where that takes it (matvec_rows_pick.comp), the
+ * step has no pick dispatch.  Every dispatch has its own parameter slot (replay.h),
  * so the host writes each step's sizes before the submit; steps past the wanted count keep zero
  * grids.
  * The recording is made again only when the dispatch plan changes.  While a batch runs, the host
@@ -33,6 +35,9 @@
 #define PICK_VEC_BATCH 4u     /* 16-byte vectors per invocation whose loads are issued together (8 measured no faster) */
 #define PICK_SCALAR_BATCH 16u /* the same in single logits (next_token.comp's spec constants 1 and 2) */
 #define PICK_VEC_LOADS 32u /* PickParams.flags: the logits row is read in 16-byte vectors (next_token.comp) */
+/* The words of a pick taken by the logits mat-vec (kernel.h KFusedPick) in the loop's ws, after the
+ * split pick's (1 + 2 PICK_MAX_GROUPS): arrivals, the NaN flag, the 64-bit best (8-byte aligned). */
+#define PICK_FUSED_WS (2 + 2 * PICK_MAX_GROUPS)
 #define LOOP_PICK_NAN 0x80000000u /* a ring entry of a step whose logits were all NaN (next_token.comp) */
 
 static uint64_t now_ns(void) {
@@ -71,6 +76,7 @@ struct TokenLoop {
     int64_t next_pos;  /* position of the token the next step feeds */
     bool pick_pending; /* the last wnrt_run picked a token into ring[0] */
     bool vec_loads;    /* picks may read aligned logits rows in 16-byte vectors (WEBNNC_PICK_VEC=0: never) */
+    bool fuse_pick;    /* decode steps offer their greedy pick to the logits mat-vec (WEBNNC_PICK_FUSED=0: never) */
 };
 
 static int input_index(const WnrtModel *m, const char *name, bool need) {
@@ -110,8 +116,9 @@ static uint32_t pick_groups(const struct TokenLoop *L, uint32_t wg, uint64_t ite
     return (uint32_t)(g < 1 ? 1 : g > cap ? cap : g);
 }
 
-/* The pick reading logits row `row` into ring entry `slot`, feeding position `pos` (grid 0: off). */
-static int pick(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, uint64_t row, int slot, int64_t pos, bool on) {
+/* The parameters and bindings of the pick reading logits row `row` into ring entry `slot`, feeding
+ * position `pos`. */
+static int pick_setup(WnrtModel *m, struct TokenLoop *L, uint64_t row, int slot, int64_t pos, PickParams *out, KBind *b) {
     const Value *lv = m->g->outputs[L->logits];
     const MemAlloc *la = &m->mem[m->root[lv->id]];
     uint64_t range = (la->size + 3) & ~(uint64_t)3, vocab = (uint64_t)lv->shape[lv->rank - 1].v;
@@ -122,7 +129,6 @@ static int pick(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, uint64_t row, 
     PickParams pp = {(uint32_t)vocab, (uint32_t)row, (uint32_t)slot, (uint32_t)pos, 0,
                      L->cfg.temperature > 0 ? 1.0f / L->cfg.temperature : 0.0f, (uint32_t)L->cfg.top_k, L->cfg.top_p,
                      (uint32_t)L->cfg.seed, (uint32_t)(L->cfg.seed >> 32)};
-    KBind b[6];
     b[0] = (KBind){la->buffer, la->offset, range, false};
     b[1] = source_bind(m, L, L->ids, 0, 1, &pp.flags);
     b[2] = source_bind(m, L, L->pos, 2, 4, &pp.flags);
@@ -132,6 +138,18 @@ static int pick(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, uint64_t row, 
      * vectors from the binding's start; WEBNNC_PICK_VEC=0: scalar loads) */
     if (L->vec_loads && la->offset % 16 == 0 && row * (uint64_t)dtype_bits(lv->dtype) / 8 % 16 == 0)
         pp.flags |= PICK_VEC_LOADS;
+    b[5] = (KBind){L->ws.buffer, L->ws.offset, L->ws.size, true};
+    *out = pp;
+    return 0;
+}
+
+/* The pick reading logits row `row` into ring entry `slot`, feeding position `pos` (grid 0: off). */
+static int pick(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, uint64_t row, int slot, int64_t pos, bool on) {
+    const Value *lv = m->g->outputs[L->logits];
+    uint64_t vocab = (uint64_t)lv->shape[lv->rank - 1].v;
+    PickParams pp;
+    KBind b[6];
+    if (pick_setup(m, L, row, slot, pos, &pp, b) < 0) return -1;
     /* greedy: split where the row has more than one workgroup's batch; else (and sampling) one
      * workgroup of PICK_WG */
     uint32_t max_wg = m->dev->info.max_workgroup_invocations, wg = k_wg_within(PICK_GREEDY_WG, max_wg);
@@ -140,7 +158,6 @@ static int pick(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, uint64_t row, 
                                                   vec ? PICK_VEC_BATCH : PICK_SCALAR_BATCH)
                                     : 1;
     if (pp.groups == 1) wg = k_wg_within(PICK_WG, max_wg);
-    b[5] = (KBind){L->ws.buffer, L->ws.offset, L->ws.size, true};
     uint32_t spec[3] = {wg, PICK_SCALAR_BATCH, PICK_VEC_BATCH};
     return kc_dispatch(kc, NULL, L->shader, spec, 3, &pp, sizeof pp, b, 6, on ? pp.groups : 0, 1, 1);
 }
@@ -154,14 +171,40 @@ static int step_shapes(WnrtModel *m, const struct TokenLoop *L, int64_t total) {
     return wnrt_bind_resolve_symbols(m) < 0 || wnrt_bind_eval_shapes(m, m->now_shapes) < 0 ? -1 : 0;
 }
 
-/* The pick at the end of run with `shapes` (the last logits row, feeding the position after the
- * run's sequence) into ring entry `slot`. */
-static int pick_after(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, int64_t (*shapes)[WN_MAX_RANK], int slot, bool on) {
+/* The logits row that the pick at the end of a run with `shapes` reads (the last one), and the
+ * position it feeds (the one after the run's sequence). */
+static uint64_t pick_row(const WnrtModel *m, const struct TokenLoop *L, int64_t (*shapes)[WN_MAX_RANK], int64_t *pos) {
     const Value *lv = m->g->outputs[L->logits];
     uint64_t numel = 1;
     for (int d = 0; d < lv->rank; d++) numel *= (uint64_t)shapes[lv->id][d];
-    int64_t total = shapes[m->g->inputs[L->mask]->id][1];
-    return pick(kc, m, L, numel - (uint64_t)shapes[lv->id][lv->rank - 1], slot, total, on);
+    *pos = shapes[m->g->inputs[L->mask]->id][1];
+    return numel - (uint64_t)shapes[lv->id][lv->rank - 1];
+}
+
+/* The pick at the end of run with `shapes` into ring entry `slot`. */
+static int pick_after(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, int64_t (*shapes)[WN_MAX_RANK], int slot, bool on) {
+    int64_t pos;
+    uint64_t row = pick_row(m, L, shapes, &pos);
+    return pick(kc, m, L, row, slot, pos, on);
+}
+
+/* The greedy pick of a decode step with `shapes` (ring entry `slot`) offered to the mat-vec that
+ * writes its logits row (kernel.h KFusedPick; WEBNNC_PICK_FUSED=0: never). */
+static int offer_pick(WnrtModel *m, struct TokenLoop *L, int64_t (*shapes)[WN_MAX_RANK], int slot, KFusedPick *fp) {
+    memset(fp, 0, sizeof *fp);
+    if (L->cfg.temperature > 0 || !L->fuse_pick) return 0;
+    int64_t pos;
+    uint64_t row = pick_row(m, L, shapes, &pos);
+    PickParams pp;
+    KBind b[6];
+    if (pick_setup(m, L, row, slot, pos, &pp, b) < 0) return -1;
+    const Value *lv = m->g->outputs[L->logits];
+    fp->logits = b[0].buffer;
+    fp->logits_offset = b[0].offset + row * (uint64_t)dtype_bits(lv->dtype) / 8;
+    fp->vocab = pp.vocab;
+    fp->slot = pp.slot, fp->pos = pp.pos, fp->flags = pp.flags & ~PICK_VEC_LOADS, fp->ws_word = PICK_FUSED_WS;
+    fp->ids = b[1], fp->pos_b = b[2], fp->mask = b[3], fp->ring = b[4], fp->ws = b[5];
+    return 1;
 }
 
 int wnrt_loop_pick(KernelCtx *kc, WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]) {
@@ -184,14 +227,22 @@ static int walk(WnrtModel *m, struct TokenLoop *L, VkCommandBuffer cb, ReplayTra
     KernelCtx *kc = wnrt_record_loop_begin(m, cb, &L->params, t);
     if (!kc) return -1;
     int rc = 0;
+    bool fused = false;
     for (int j = 0; j < L->cfg.steps && rc == 0; j++) {
         bool on = j < steps;
         int first = t->n;
-        if ((rc = step_shapes(m, L, pos + (on ? j : steps - 1) + 1)) < 0 ||
-            (rc = wnrt_record_loop_step(kc, m->now_shapes)) < 0 || (rc = pick_after(kc, m, L, m->now_shapes, 1 + j, on)) < 0)
+        KFusedPick fp;
+        if ((rc = step_shapes(m, L, pos + (on ? j : steps - 1) + 1)) < 0 || (rc = offer_pick(m, L, m->now_shapes, 1 + j, &fp)) < 0)
             break;
+        kc_offer_pick(kc, rc > 0 ? &fp : NULL);
+        rc = wnrt_record_loop_step(kc, m->now_shapes);
+        kc_offer_pick(kc, NULL);
+        if (rc < 0 || (!fp.taken && (rc = pick_after(kc, m, L, m->now_shapes, 1 + j, on)) < 0)) break;
+        fused = fused || fp.taken;
+        rc = 0;
         for (int i = first; i < t->n && !on; i++) memset(t->args[i].grid, 0, sizeof t->args[i].grid);
     }
+    m->stats.loop_pick_fused = fused;
     int r2 = wnrt_record_loop_end(kc, dispatches, NULL);
     return rc < 0 ? rc : r2;
 }
@@ -229,6 +280,7 @@ int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c) {
     L->cfg = *c;
     if (!L->cfg.steps) L->cfg.steps = (int)wnrt_env_long("WEBNNC_LOOP_STEPS", 1, 256, WNRT_LOOP_STEPS);
     L->vec_loads = wnrt_env_flag("WEBNNC_PICK_VEC", true);
+    L->fuse_pick = wnrt_env_flag("WEBNNC_PICK_FUSED", true);
     L->groups = (int)wnrt_env_long("WEBNNC_PICK_GROUPS", 0, PICK_MAX_GROUPS, 0);
     L->ids = input_index(m, c->input_ids, true);
     L->pos = input_index(m, c->position_ids, false);
@@ -257,7 +309,7 @@ int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c) {
         wnrt_loop_free(m);
         return -1;
     }
-    uint64_t ws_bytes = 4 * (1 + 2 * (uint64_t)PICK_MAX_GROUPS);
+    uint64_t ws_bytes = 4 * ((uint64_t)PICK_FUSED_WS + 4);
     if ((L->ws_pool = vk_mempool_create(m->dev, MEM_DEVICE))) vk_mempool_hint(L->ws_pool, ws_bytes);
     if (!L->ws_pool || vk_mempool_alloc(L->ws_pool, ws_bytes, &L->ws) < 0 || vk_zero_fill(m->dev, &L->ws) < 0) {
         wnrt_loop_free(m);

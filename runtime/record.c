@@ -33,9 +33,12 @@ struct KernelCtx {
     Recording *pieces;       /* recording in pieces (RT_PIECE_DISPATCHES): this recording's; else NULL */
     int piece_dispatches;    /* dispatches in the current piece */
     int submitted;           /* pieces submitted */
+    KFusedPick *pick;        /* the loop's pick offered to this step's logits mat-vec (kernel.h) */
 };
 
 const WnrtDeviceInfo *kc_device(const KernelCtx *kc) { return &kc->dev->info; }
+KFusedPick *kc_fused_pick(const KernelCtx *kc) { return kc->pick; }
+void kc_offer_pick(KernelCtx *kc, KFusedPick *p) { kc->pick = p; }
 
 const void *kc_node_params(const KernelCtx *kc, const Node *n) {
     const PlanRewrite *rw = kc->m->rewrite ? kc->m->rewrite[n->index] : NULL;

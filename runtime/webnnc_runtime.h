@@ -141,6 +141,8 @@ typedef struct {
     uint64_t loop_submits;       /* its submissions (host waits) */
     uint64_t loop_ahead;         /* of those, batches whose dispatches were captured ahead: at load (wnrt_loop_prepare)
                                   * or while the one before ran */
+    bool loop_pick_fused;        /* its decode steps' greedy picks are taken by the mat-vec that writes the
+                                  * logits (runtime/loop.c offer_pick): no pick dispatch of their own */
     int run_pipelines;           /* compute pipelines the runs created (not at load or wnrt_warm):
                                   * each one's creation was paid inside a run */
 } WnrtStats;

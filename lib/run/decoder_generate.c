@@ -106,6 +106,8 @@ void decoder_print_stats(FILE *f, const DecoderResult *res) {
         fprintf(f, "webnnc: device token loop: %llu decode steps in %llu submissions, %llu of them prepared ahead (at load or "
                    "while the one before ran)\n",
                 (unsigned long long)st->loop_steps, (unsigned long long)st->loop_submits, (unsigned long long)st->loop_ahead);
+    if (st->loop_submits && st->loop_pick_fused)
+        fprintf(f, "webnnc: device token loop: each step's greedy pick made by the dispatch that writes its logits\n");
     fprintf(f, "webnnc: pipelines of %d dispatch plans created at load (WEBNNC_WARM=0: none), %d more during the runs\n",
             res->warmed, st->run_pipelines);
 }

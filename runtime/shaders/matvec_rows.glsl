@@ -61,6 +61,15 @@
 // workgroups of row group 0 write v to the sum output (NP_FLAGS 4).  Gated (NP_FLAGS 8): the
 // workgroup's ROWS accumulators are ROWS / 2 gate rows c and their up rows half_n + c, and column c
 // is act(gate) * up.  Up to 3 outputs (qkv splits): weight row n goes to the split it falls in.
+// PICK 1 (matvec_rows_pick.comp: the vocabulary head of a device-loop decode step, one activation
+// row; runtime/loop.c): the greedy pick of next_token.comp in the epilogue.  Each workgroup keeps the
+// first index of the largest of its logits as stored (NaN never wins), merges its subgroups' picks
+// and puts (order-preserving key << 32 | ~index) into a 64-bit atomicMax, so that the largest value
+// and, among equal ones, the smallest index wins whatever the order of arrival; a NaN logit 0 sets
+// a flag (the host's strict comparison then answers 0).  The workgroup whose arrival completes the
+// count writes the token as next_token.comp does (the ring entry, the next step's input_ids,
+// position_ids and attention_mask element) and sets the words back to zero.  No workgroup returns
+// early: every one of the grid arrives.
 #include "common.glsl"
 #extension GL_KHR_shader_subgroup_basic : enable
 #extension GL_KHR_shader_subgroup_arithmetic : enable
@@ -77,6 +86,9 @@ layout(constant_id = 8) const uint ZP_ABSENT = 0u;   // unsigned weights without
 layout(constant_id = 9) const bool HAS_BIAS = false; // y += bias[n] (binding 5)
 #ifndef NORM_PROJ
 #define NORM_PROJ 0
+#endif
+#ifndef PICK
+#define PICK 0
 #endif
 layout(constant_id = 10) const uint NP_FLAGS = 0u;   // NORM_PROJ: 1 skip, 2 skipBias, 4 sum output, 8 gated,
                                                      // 16 * gatedMlp activation (activation_math.glsl)
@@ -119,6 +131,12 @@ PARAMS_BLOCK PC {
     uint half_n;                               // gated: gate rows (= output columns)
     uint split1, split2;                       // first weight row of outputs 1 and 2
     uint y1_base, y2_base;                     // output element index of outputs 1 and 2
+#if PICK
+    // PICK only: the ring entry and position of the picked token, next_token.comp's flags (1 ids
+    // 64-bit, 2 position_ids present, 4 64-bit, 8 attention_mask present, 16 64-bit), and the
+    // first of the pick's four words in binding 12 (even: arrivals, NaN flag, 64-bit best)
+    uint pick_slot, pick_pos, pick_flags, pick_ws;
+#endif
 } pc;
 
 layout(std430, binding = 0) readonly buffer X { uvec4 x4[]; };
@@ -143,6 +161,14 @@ const uint NP_GATE_ACT = (NP_FLAGS >> 4) & 3u;
 const bool NP_SKIP = false, NP_SKIP_BIAS = false, NP_SUM = false, NP_GATED = false;
 layout(std430, binding = 6) readonly buffer R { A_T res_in[]; };
 layout(std430, binding = 7) readonly buffer Rb { A_T res_bias_in[]; };
+#endif
+#if PICK
+layout(std430, binding = 8) buffer PIds { uint pick_ids[]; };
+layout(std430, binding = 9) buffer PPos { uint pick_pos_w[]; };
+layout(std430, binding = 10) buffer PMask { uint pick_mask[]; };
+layout(std430, binding = 11) buffer PRing { uint pick_ring[]; };
+layout(std430, binding = 12) coherent buffer PWs { uint pick_ws32[]; };
+layout(std430, binding = 12) coherent buffer PWs64 { uint64_t pick_ws64[]; };
 #endif
 
 shared float red[(NORM_PROJ != 0 ? 9 : 8) * SLOTS]; // NORM_PROJ: slot row 8 reduces sum v^2
@@ -414,6 +440,66 @@ void store(uint m, uint n, float v) {
 }
 #endif
 
+#if PICK
+// This invocation's pick among the logits it wrote: the order-preserving key of the largest (0:
+// none; NaN is never kept) and its first index; whether logit 0 is NaN.
+uint pick_key = 0u, pick_n = 0xffffffffu;
+bool pick_nan0 = false;
+shared uint pick_sg_key[64], pick_sg_n[64];
+
+void pick_keep(float v, uint n) {
+    uint u = floatBitsToUint(v), key = isnan(v) ? 0u : (u & 0x80000000u) != 0u ? ~u : u | 0x80000000u;
+    if (key > pick_key || (key == pick_key && key != 0u && n < pick_n)) pick_key = key, pick_n = n;
+    if (n == 0u && isnan(v)) pick_nan0 = true;
+}
+
+// The workgroup's pick into the shared best, its arrival counted; the last to arrive writes the token.
+void pick_finish() {
+    uint tid = gl_LocalInvocationID.x, words = pc.pick_ws, best64 = words / 2u + 1u;
+    uint key = subgroupMax(pick_key);
+    uint n = subgroupMin(pick_key == key ? pick_n : 0xffffffffu);
+    bool nan0 = subgroupMax(pick_nan0 ? 1u : 0u) != 0u;
+    if (gl_SubgroupInvocationID == 0u) {
+        pick_sg_key[gl_SubgroupID] = key;
+        pick_sg_n[gl_SubgroupID] = n;
+        if (nan0) atomicOr(pick_ws32[words + 1u], 1u);
+    }
+    memoryBarrierBuffer();
+    barrier();
+    if (tid != 0u) return;
+    for (uint i = 1u; i < gl_NumSubgroups; i++) {
+        uint k = pick_sg_key[i], j = pick_sg_n[i];
+        if (k > key || (k == key && k != 0u && j < n)) key = k, n = j;
+    }
+    if (key != 0u) {
+        uint64_t packed = (uint64_t(key) << 32) | uint64_t(~n);
+        if (pick_ws64[best64] < packed) atomicMax(pick_ws64[best64], packed);
+    }
+    memoryBarrierBuffer();
+    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z;
+    if (atomicAdd(pick_ws32[words], 1u) != groups - 1u) return;
+    memoryBarrierBuffer();
+    uint64_t best = atomicExchange(pick_ws64[best64], 0ul);
+    bool nan_first = atomicExchange(pick_ws32[words + 1u], 0u) != 0u;
+    atomicExchange(pick_ws32[words], 0u);
+    bool none = uint(best >> 32) == 0u;
+    uint id = none || nan_first ? 0u : ~uint(best);
+    // as next_token.comp: every logit NaN sets bit 31 of the ring entry; 64-bit integers are (low, high) word pairs
+    pick_ring[pc.pick_slot] = none ? 0x80000000u : id;
+    bool ids64 = (pc.pick_flags & 1u) != 0u, pos64 = (pc.pick_flags & 4u) != 0u, mask64 = (pc.pick_flags & 16u) != 0u;
+    pick_ids[0] = id;
+    if (ids64) pick_ids[1] = 0u;
+    if ((pc.pick_flags & 2u) != 0u) {
+        pick_pos_w[0] = pc.pick_pos;
+        if (pos64) pick_pos_w[1] = 0u;
+    }
+    if ((pc.pick_flags & 8u) != 0u) {
+        pick_mask[mask64 ? 2u * pc.pick_pos : pc.pick_pos] = 1u;
+        if (mask64) pick_mask[2u * pc.pick_pos + 1u] = 0u;
+    }
+}
+#endif
+
 // RESIDUAL: the residual (and its bias) of the output columns this invocation writes, by row of
 // its row group (CLUSTER) or in slot 0, loaded ahead of the sums (prefetch_residual).
 float res_pre[8], rb_pre[8];
@@ -430,7 +516,8 @@ void prefetch_residual(uint m, uint first, uint nrows, uint lane, uint outs) {
 }
 
 // Output column n (row r of the row group) of activation row m from its reduced sums: s (gated:
-// the gate row's), up (gated: the up row's), ss (NORM_PROJ: sum of v^2 over k).
+// the gate row's), up (gated: the up row's), ss (NORM_PROJ: sum of v^2 over k).  PICK: the value
+// as stored enters this invocation's pick.
 void finish(uint m, uint r, uint n, float s, float up, float ss) {
 #if NORM_PROJ
     float inv = 1.0 / sqrt(ss / float(MV_UNITS * KPU) + pc.eps);
@@ -449,7 +536,13 @@ void finish(uint m, uint r, uint n, float s, float up, float ss) {
         s = a_round(s) + res_pre[slot];
         if (RESIDUAL > 1u) s += rb_pre[slot];
     }
+#if PICK
+    A_T stored = A_T(s);
+    y_out[pc.y_base + m * pc.y_stride + n] = stored;
+    pick_keep(float(stored), n);
+#else
     y_out[pc.y_base + m * pc.y_stride + n] = A_T(s);
+#endif
 #endif
 }
 
@@ -469,8 +562,13 @@ void main() {
     uint m = gl_WorkGroupID.z;
     float acc[8];
     for (uint r = 0u; r < ROWS; r++) acc[r] = 0.0;
+#if PICK
+    bool live = first < pc.rows; // (every workgroup arrives: pick_finish)
+    uint nrows = live ? min(OUTS, pc.rows - first) : 0u;
+#else
     if (first >= pc.rows) return; // whole row group: the grid is rounded up
     uint nrows = min(OUTS, pc.rows - first);
+#endif
     // weight row of each accumulator (clamped at the end: loads stay in bounds, results unused);
     // scale / zero-point element of its block 0 (divisions hoisted out of the loop)
     uint wrow[8], rbase[8];
@@ -479,6 +577,9 @@ void main() {
         rbase[r] = QUANT ? ((pc.row0 + wrow[r]) / MV_BLOCK_N) * MV_S_N : 0u;
     }
     if (RESIDUAL != 0u) prefetch_residual(m, first, nrows, lane, OUTS);
+#if PICK
+    if (live)
+#endif
     run_units(m, lane, wrow, rbase, HALF, acc);
     if (HALF) {
         // a float16 partial overflowed (or x holds Inf / NaN): this invocation's units again, exactly
@@ -495,6 +596,9 @@ void main() {
         if (NORM_PROJ != 0) ssq = cluster_add(ssq);
         for (uint r = 0u; r < OUTS; r++)
             if (r % TPR == lane && r < nrows) finish(m, r, pc.row0 + first + r, acc[r], NP_GATED ? acc[r + OUTS] : 0.0, ssq);
+#if PICK
+        pick_finish();
+#endif
         return;
     }
     uint slot;
@@ -522,4 +626,7 @@ void main() {
             for (uint i = 0u; i < used; i++) ss += red[8u * SLOTS + i];
         finish(m, tid, pc.row0 + first + tid, s, up, ss);
     }
+#if PICK
+    pick_finish();
+#endif
 }

@@ -21,7 +21,8 @@ on the device (--temperature/--top-k/--top-p/--seed) is deterministic per seed, 
 equal greedy, two seeds differ, and sampling without the device loop is refused (exit 2); a model whose
 logits are all NaN stops generate with an error (exit 2, like any model that cannot run), on the device
 loop and on the host argmax; the device pick (16-byte and scalar loads, one workgroup or split over
-several) equals the host argmax on logits full of bit-identical ties and with maxima in the elements after the last whole vector (pick_checks); a 40-token prompt gives the same ids unfused and fully fused (composed
+several, or a decode step's pick made by the vocabulary head's dispatch) equals the host argmax on logits full of bit-identical ties and with maxima in the elements after the last whole vector (pick_checks), and on int4 heads with their rows on
+workgroup reductions and on subgroup row groups (fused_pick_checks); a 40-token prompt gives the same ids unfused and fully fused (composed
 prefill of qkvProjection / gatedMlp, with gatedMlp's act(gate) * up in its GEMM or as a separate
 dispatch, and the tile kernel) on three int4 models; and fully fused, the same ids with the skip sums of
 qkvProjection / gatedMlp folded into the matmulNBits before them (runtime/plan_residual.c, forced on
@@ -51,11 +52,13 @@ MODES = {
 STATS = re.compile(r"runtime: (\d+) recordings, (\d+) replays")
 LOOP = re.compile(r"device token loop: (\d+) decode steps in (\d+) submissions, (\d+) of them prepared ahead")
 ENV_KEYS = ("WEBNNC_REPLAY", "WEBNNC_FORCE_STAGING", "WEBNNC_DEVICE_LOOP", "WEBNNC_ALL_LOGITS", "WEBNNC_LOOP_STEPS", "WEBNNC_WAIT_POLL",
-            "WEBNNC_PICK_VEC", "WEBNNC_PICK_GROUPS")
+            "WEBNNC_PICK_VEC", "WEBNNC_PICK_GROUPS", "WEBNNC_PICK_FUSED", "WEBNNC_MATVEC_TPR")
+FUSED_PICK = "each step's greedy pick made by the dispatch that writes its logits"
 
 
 def generate(model, env_extra, max_new, extra=()):
     """(ids or None, recordings, loop steps, description) of one `generate -v` run."""
+    generate.fused_pick = False  # whether `generate -v` said the steps' picks were made by the logits' dispatch
     env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS}
     env.update(env_extra)
     cmd = [e2e.webnnc(), "generate", model, "--prompt-ids", PROMPT, "--max-new", str(max_new), "-v"] + list(extra)
@@ -74,6 +77,7 @@ def generate(model, env_extra, max_new, extra=()):
     ahead = int(loop[2]) - (1 if env_extra.get("WEBNNC_WARM") == "0" else 0) if loop else 0
     if loop and int(loop[3]) != ahead:
         return None, None, None, f"{loop[0]}: {ahead} prepared ahead expected\n{run.describe()}"
+    generate.fused_pick = FUSED_PICK in p.stderr
     return lines[-1], int(m[1]), int(loop[1]) if loop else 0, ""
 
 
@@ -265,7 +269,8 @@ def pick_checks(models_dir):
                               ("device, every logits row", {"WEBNNC_ALL_LOGITS": "1"}),
                               ("device, 16-byte loads, 4 workgroups", {"WEBNNC_PICK_GROUPS": "4"}),
                               ("device, scalar loads, 3 workgroups", {"WEBNNC_PICK_VEC": "0", "WEBNNC_PICK_GROUPS": "3"}),
-                              ("device, every logits row, 5 workgroups", {"WEBNNC_ALL_LOGITS": "1", "WEBNNC_PICK_GROUPS": "5"})):
+                              ("device, every logits row, 5 workgroups", {"WEBNNC_ALL_LOGITS": "1", "WEBNNC_PICK_GROUPS": "5"}),
+                              ("device, a pick dispatch per step", {"WEBNNC_PICK_FUSED": "0"})):
                 ids, _, steps, why = generate(tmp, env, 24)
                 if ids is None:
                     problems.append(f"pick {name} {mode}: {why}")
@@ -280,6 +285,32 @@ def pick_checks(models_dir):
             if ref and not (any(i >= PICK_TAIL for i in ref) and any(i < 11 for i in ref)):
                 problems.append(f"pick {name}: the host's ids {ref} hold no tail index or no tied one (test lost its point)")
             print(f"pick {name}: {len(got)} paths, ids {','.join(map(str, ref))}", flush=True)
+    return problems
+
+
+def fused_pick_checks(models_dir):
+    """The decode steps' greedy pick made by the vocabulary head's dispatch (shaders/matvec_rows_pick.comp,
+    runtime/loop.c offer_pick; `generate -v` says so) gives the host argmax's ids on fully fused int4 models (the head a matmulNBits), with the
+    head's rows on workgroup reductions (lavapipe's default) and on subgroup row groups (WEBNNC_MATVEC_TPR=8,
+    the GPUs' form), and so does a pick dispatch per step (WEBNNC_PICK_FUSED=0, which must not say so)."""
+    problems = []
+    for name in ("qwen2-int4-webgpu", "phi3-int4-cpu", "llama-int4-dml"):
+        model = os.path.join(models_dir, name)
+        got = {}
+        for mode, env, fused in (("host argmax", {"WEBNNC_DEVICE_LOOP": "0"}, False), ("device", {}, True),
+                                 ("device, subgroup row groups", {"WEBNNC_MATVEC_TPR": "8"}, True),
+                                 ("device, a pick dispatch per step", {"WEBNNC_PICK_FUSED": "0"}, False)):
+            ids, _, _, why = generate(model, env, 24, ["--fuse", "all"])
+            if ids is None:
+                problems.append(f"fused pick {name} {mode}: {why}")
+                continue
+            if generate.fused_pick != fused:
+                problems.append(f"fused pick {name} {mode}: `generate -v` {'does not say' if fused else 'says'} {FUSED_PICK!r}")
+            got[mode] = ids
+        if len(set(got.values())) != 1:
+            problems.append(f"fused pick {name}: " + "; ".join(f"{k}: {v}" for k, v in got.items()))
+        else:
+            print(f"fused pick {name}: {len(got)} paths agree ({got['host argmax']})", flush=True)
     return problems
 
 
@@ -329,6 +360,7 @@ def main():
     failures += warm_checks(model)
     failures += nan_checks(models_dir)
     failures += pick_checks(models_dir)
+    failures += fused_pick_checks(models_dir)
     failures += fused_prefill_checks(models_dir)
     failures += residual_fold_checks(models_dir)
     if failures:
