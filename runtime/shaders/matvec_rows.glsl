@@ -442,13 +442,14 @@ void store(uint m, uint n, float v) {
 
 #if PICK
 // This invocation's pick among the logits it wrote: the order-preserving key of the largest (0:
-// none; NaN is never kept) and its first index; whether logit 0 is NaN.
+// none; NaN is never kept; -0 counts as +0, equal as the host compares them) and its first index;
+// whether logit 0 is NaN.
 uint pick_key = 0u, pick_n = 0xffffffffu;
 bool pick_nan0 = false;
-shared uint pick_sg_key[64], pick_sg_n[64];
+shared uint pick_sg_key[gl_WorkGroupSize.x], pick_sg_n[gl_WorkGroupSize.x]; // per subgroup (at most one per invocation)
 
 void pick_keep(float v, uint n) {
-    uint u = floatBitsToUint(v), key = isnan(v) ? 0u : (u & 0x80000000u) != 0u ? ~u : u | 0x80000000u;
+    uint u = floatBitsToUint(v == 0.0 ? 0.0 : v), key = isnan(v) ? 0u : (u & 0x80000000u) != 0u ? ~u : u | 0x80000000u;
     if (key > pick_key || (key == pick_key && key != 0u && n < pick_n)) pick_key = key, pick_n = n;
     if (n == 0u && isnan(v)) pick_nan0 = true;
 }
