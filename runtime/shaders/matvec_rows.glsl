@@ -132,9 +132,9 @@ PARAMS_BLOCK PC {
     uint split1, split2;                       // first weight row of outputs 1 and 2
     uint y1_base, y2_base;                     // output element index of outputs 1 and 2
 #if PICK
-    // PICK only: the ring entry and position of the picked token, next_token.comp's flags (1 ids
-    // 64-bit, 2 position_ids present, 4 64-bit, 8 attention_mask present, 16 64-bit), and the
-    // first of the pick's four words in binding 12 (even: arrivals, NaN flag, 64-bit best)
+    // PICK only: the ring entry, position and flags of the picked token (token_pick.glsl
+    // write_token), and the first of the pick's four words in binding 12 (even: arrivals, NaN flag,
+    // 64-bit best)
     uint pick_slot, pick_pos, pick_flags, pick_ws;
 #endif
 } pc;
@@ -163,12 +163,13 @@ layout(std430, binding = 6) readonly buffer R { A_T res_in[]; };
 layout(std430, binding = 7) readonly buffer Rb { A_T res_bias_in[]; };
 #endif
 #if PICK
-layout(std430, binding = 8) buffer PIds { uint pick_ids[]; };
-layout(std430, binding = 9) buffer PPos { uint pick_pos_w[]; };
-layout(std430, binding = 10) buffer PMask { uint pick_mask[]; };
-layout(std430, binding = 11) buffer PRing { uint pick_ring[]; };
+layout(std430, binding = 8) buffer PIds { uint ids_w[]; };
+layout(std430, binding = 9) buffer PPos { uint pos_w[]; };
+layout(std430, binding = 10) buffer PMask { uint mask_w[]; };
+layout(std430, binding = 11) buffer PRing { uint ring[]; };
 layout(std430, binding = 12) coherent buffer PWs { uint pick_ws32[]; };
 layout(std430, binding = 12) coherent buffer PWs64 { uint64_t pick_ws64[]; };
+#include "token_pick.glsl"
 #endif
 
 shared float red[(NORM_PROJ != 0 ? 9 : 8) * SLOTS]; // NORM_PROJ: slot row 8 reduces sum v^2
@@ -449,7 +450,7 @@ bool pick_nan0 = false;
 shared uint pick_sg_key[gl_WorkGroupSize.x], pick_sg_n[gl_WorkGroupSize.x]; // per subgroup (at most one per invocation)
 
 void pick_keep(float v, uint n) {
-    uint u = floatBitsToUint(v == 0.0 ? 0.0 : v), key = isnan(v) ? 0u : (u & 0x80000000u) != 0u ? ~u : u | 0x80000000u;
+    uint key = isnan(v) ? 0u : key_of(v == 0.0 ? 0.0 : v);
     if (key > pick_key || (key == pick_key && key != 0u && n < pick_n)) pick_key = key, pick_n = n;
     if (n == 0u && isnan(v)) pick_nan0 = true;
 }
@@ -484,20 +485,7 @@ void pick_finish() {
     bool nan_first = atomicExchange(pick_ws32[words + 1u], 0u) != 0u;
     atomicExchange(pick_ws32[words], 0u);
     bool none = uint(best >> 32) == 0u;
-    uint id = none || nan_first ? 0u : ~uint(best);
-    // as next_token.comp: every logit NaN sets bit 31 of the ring entry; 64-bit integers are (low, high) word pairs
-    pick_ring[pc.pick_slot] = none ? 0x80000000u : id;
-    bool ids64 = (pc.pick_flags & 1u) != 0u, pos64 = (pc.pick_flags & 4u) != 0u, mask64 = (pc.pick_flags & 16u) != 0u;
-    pick_ids[0] = id;
-    if (ids64) pick_ids[1] = 0u;
-    if ((pc.pick_flags & 2u) != 0u) {
-        pick_pos_w[0] = pc.pick_pos;
-        if (pos64) pick_pos_w[1] = 0u;
-    }
-    if ((pc.pick_flags & 8u) != 0u) {
-        pick_mask[mask64 ? 2u * pc.pick_pos : pc.pick_pos] = 1u;
-        if (mask64) pick_mask[2u * pc.pick_pos + 1u] = 0u;
-    }
+    write_token(none || nan_first ? 0u : ~uint(best), none, pc.pick_slot, pc.pick_pos, pc.pick_flags);
 }
 #endif
 

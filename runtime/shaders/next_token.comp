@@ -53,11 +53,7 @@ shared bool last_group;
 
 float logit(uint i) { return float(logits[pc.row + i]); }
 
-// Order-preserving key of a float (larger float, larger key).
-uint key_of(float x) {
-    uint u = floatBitsToUint(x);
-    return (u & 0x80000000u) != 0u ? ~u : u | 0x80000000u;
-}
+#include "token_pick.glsl"
 
 float wg_sum(float v) {
     uint t = gl_LocalInvocationID.x;
@@ -275,18 +271,5 @@ void main() {
     if (!row_argmax(best)) return;
     uint id = best == NONE || isnan(logit(0u)) ? 0u : best;
     if (pc.inv_temp > 0.0 && best != NONE) id = sample_token(best);
-    if (gl_LocalInvocationID.x != 0u) return;
-    // every logit NaN: the ring says so (bit 31, loop.c LOOP_PICK_NAN) and the host stops with an error
-    ring[pc.slot] = best == NONE ? 0x80000000u : id; // below: 64-bit integers are (low, high) word pairs
-    bool ids64 = (pc.flags & 1u) != 0u, pos64 = (pc.flags & 4u) != 0u, mask64 = (pc.flags & 16u) != 0u;
-    ids_w[0] = id;
-    if (ids64) ids_w[1] = 0u;
-    if ((pc.flags & 2u) != 0u) {
-        pos_w[0] = pc.pos;
-        if (pos64) pos_w[1] = 0u;
-    }
-    if ((pc.flags & 8u) != 0u) {
-        mask_w[mask64 ? 2u * pc.pos : pc.pos] = 1u;
-        if (mask64) mask_w[2u * pc.pos + 1u] = 0u;
-    }
+    if (gl_LocalInvocationID.x == 0u) write_token(id, best == NONE, pc.slot, pc.pos, pc.flags);
 }
