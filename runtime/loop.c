@@ -145,11 +145,11 @@ static int pick_setup(WnrtModel *m, struct TokenLoop *L, uint64_t row, int slot,
 
 /* The pick reading logits row `row` into ring entry `slot`, feeding position `pos` (grid 0: off). */
 static int pick(KernelCtx *kc, WnrtModel *m, struct TokenLoop *L, uint64_t row, int slot, int64_t pos, bool on) {
-    const Value *lv = m->g->outputs[L->logits];
-    uint64_t vocab = (uint64_t)lv->shape[lv->rank - 1].v;
     PickParams pp;
     KBind b[6];
     if (pick_setup(m, L, row, slot, pos, &pp, b) < 0) return -1;
+    const Value *lv = m->g->outputs[L->logits];
+    uint64_t vocab = pp.vocab;
     /* greedy: split where the row has more than one workgroup's batch; else (and sampling) one
      * workgroup of PICK_WG */
     uint32_t max_wg = m->dev->info.max_workgroup_invocations, wg = k_wg_within(PICK_GREEDY_WG, max_wg);
