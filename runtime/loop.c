@@ -357,6 +357,20 @@ int wnrt_loop_prepare(WnrtModel *m, int64_t pos, int steps) {
     return 0;
 }
 
+/* Whether ring entry `id` says that every logit of its row was NaN (next_token.comp, token_pick.glsl),
+ * reported as an error naming the row's position: step -1 the run's pick (the prompt's last position,
+ * the one before next_pos), else decode step `step` of this batch (the token it fed at next_pos + step). */
+static bool nan_pick(const WnrtModel *m, const struct TokenLoop *L, uint64_t id, int step) {
+    if (!(id & LOOP_PICK_NAN)) return false;
+    long long at = (long long)L->next_pos + step;
+    if (step < 0)
+        diag_error("output %s: every logit at position %lld is NaN (the graph computed NaN)", L->cfg.logits, at);
+    else
+        diag_error("output %s: every logit at position %lld is NaN (the graph computed NaN; decode step %llu of the device loop)",
+                   L->cfg.logits, at, (unsigned long long)(m->stats.loop_steps + (uint64_t)step + 1));
+    return true;
+}
+
 int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
     struct TokenLoop *L = m->loop;
     if (!L || n < 1 || (!L->pick_pending && !L->recorded && m->cur < 0)) {
@@ -368,6 +382,7 @@ int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
     if (L->pick_pending) { /* the last wnrt_run picked into ring[0] */
         ids[picks++] = ring[0];
         L->pick_pending = false;
+        if (nan_pick(m, L, ring[0], -1)) return -1;
     }
     int steps = n - picks < L->cfg.steps ? n - picks : L->cfg.steps;
     if (steps == 0) return picks;
@@ -409,12 +424,8 @@ int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
     }
     if (vkdev_wait(m->dev, m->fence) < 0) return -1; /* polled on GPUs (vk_device.c) */
     for (int k = 0; k < steps; k++) ids[picks + k] = ring[1 + k];
-    for (int k = 0; k < picks + steps; k++)
-        if ((uint64_t)ids[k] & LOOP_PICK_NAN) {
-            diag_error("output %s: every logit of a step is NaN (the graph computed NaN; token %llu of the device loop)",
-                       L->cfg.logits, (unsigned long long)(m->stats.loop_steps + (uint64_t)k));
-            return -1;
-        }
+    for (int k = 0; k < steps; k++)
+        if (nan_pick(m, L, (uint64_t)ids[picks + k], k)) return -1;
     L->next_pos += steps;
     m->stats.loop_steps += (uint64_t)steps;
     m->stats.loop_submits++;

@@ -131,7 +131,7 @@ int decoder_step(Decoder *d, const int64_t *tokens, int64_t start, int64_t count
         if (x > best) best = x, *next = k;
     }
     if (!finite) { /* as the device loop's pick (runtime/shaders/next_token.comp) */
-        diag_error("output %s: every logit of the last row is NaN (the graph computed NaN)", info.name);
+        diag_error("output %s: every logit at position %lld is NaN (the graph computed NaN)", info.name, (long long)(total - 1));
         return -1;
     }
     return 0;

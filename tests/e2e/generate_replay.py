@@ -19,8 +19,9 @@ Also: a 64-token generation (qwen2-int4-webgpu) whose runtime statistics (`gener
 2 recordings and 63 decode steps in the device loop, against 64 recordings without replay; sampling
 on the device (--temperature/--top-k/--top-p/--seed) is deterministic per seed, --top-k 1 and --top-p 1e-6
 equal greedy, two seeds differ, and sampling without the device loop is refused (exit 2); a model whose
-logits are all NaN stops generate with an error (exit 2, like any model that cannot run), on the device
-loop and on the host argmax; the device pick (16-byte and scalar loads, one workgroup or split over
+logits are all NaN, at the prompt's last position or only at the first decode step's, stops generate with an
+error naming the position (exit 2, like any model that cannot run), on the device loop (the head's fused
+pick and a pick dispatch) and on the host argmax; the device pick (16-byte and scalar loads, one workgroup or split over
 several, or a decode step's pick made by the vocabulary head's dispatch) equals the host argmax on logits full of bit-identical ties and with maxima in the elements after the last whole vector (pick_checks), and on int4 heads with their rows on
 workgroup reductions and on subgroup row groups (fused_pick_checks); a 40-token prompt gives the same ids unfused and fully fused (composed
 prefill of qkvProjection / gatedMlp, with gatedMlp's act(gate) * up in its GEMM or as a separate
@@ -203,9 +204,12 @@ def edited_model(src, tmp, edit):
 
 
 def nan_checks(models_dir):
-    """A model whose logits are all NaN (qwen2-int4-webgpu with its final norm weight NaN) stops generate
-    with an error naming the logits (exit 2), on the device loop and on the host argmax alike: NaN logits must
-    not decode as token 0."""
+    """Models whose logits are all NaN stop generate with an error naming the logits and their position (exit
+    2), on the device loop (each decode step's pick made by the vocabulary head, and by a pick dispatch per
+    step) and on the host argmax alike: NaN logits must not decode as token 0.  qwen2-int4-webgpu edited two
+    ways: its final norm weight NaN (every position's logits NaN: the prompt's last, position 7, reports it)
+    and row 8 of its rotary cosines NaN (the prompt's 8 positions are finite, so the prefill picks a token,
+    and the first decode step, at position 8, computes NaN everywhere)."""
     import tempfile
 
     import numpy as np
@@ -216,19 +220,29 @@ def nan_checks(models_dir):
         init = next(t for t in m.graph.initializer if t.name == norm.input[-1])
         init.CopyFrom(numpy_helper.from_array(np.full(numpy_helper.to_array(init).shape, np.nan,
                                                       numpy_helper.to_array(init).dtype), init.name))
+
+    def nan_cos_row8(m):
+        init = next(t for t in m.graph.initializer if t.name == "cos_cache")
+        rows = numpy_helper.to_array(init).copy()
+        rows[8, :] = np.nan
+        init.CopyFrom(numpy_helper.from_array(rows, init.name))
     problems = []
-    with tempfile.TemporaryDirectory() as tmp:
-        edited_model(os.path.join(models_dir, "qwen2-int4-webgpu"), tmp, nan_norm)
-        for mode, env in (("device loop", {}), ("host argmax", {"WEBNNC_DEVICE_LOOP": "0"})):
-            run_env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS}
-            run_env.update(env)
-            cmd = [e2e.webnnc(), "generate", tmp, "--prompt-ids", PROMPT, "--max-new", "4"]
-            p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=600, env=run_env)
-            if p.returncode != 2 or p.stdout.strip() or "logits" not in p.stderr or "NaN" not in p.stderr:
-                problems.append(f"NaN logits, {mode}: exit {p.returncode}, stdout {p.stdout.strip()!r}, "
-                                f"stderr {p.stderr.strip()[-300:]!r} (exit 2 naming the NaN logits expected)")
-            else:
-                print(f"NaN logits, {mode}: {p.stderr.strip().splitlines()[-1]}", flush=True)
+    for what, edit, position, max_new in (("final norm", nan_norm, 7, ("1", "4")), ("rotary row 8", nan_cos_row8, 8, ("4",))):
+        with tempfile.TemporaryDirectory() as tmp:
+            edited_model(os.path.join(models_dir, "qwen2-int4-webgpu"), tmp, edit)
+            for mode, env in (("device loop", {}), ("device loop, a pick dispatch per step", {"WEBNNC_PICK_FUSED": "0"}),
+                              ("host argmax", {"WEBNNC_DEVICE_LOOP": "0"})):
+                run_env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS}
+                run_env.update(env)
+                for n in max_new:  # --max-new 1: the prefill's pick alone (it once came back as id 2^31)
+                    cmd = [e2e.webnnc(), "generate", tmp, "--prompt-ids", PROMPT, "--max-new", n, "--fuse", "all"]
+                    p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=600, env=run_env)
+                    want = f"output logits: every logit at position {position} is NaN"
+                    if p.returncode != 2 or p.stdout.strip() or want not in p.stderr:
+                        problems.append(f"NaN logits ({what}), {mode}, --max-new {n}: exit {p.returncode}, stdout "
+                                        f"{p.stdout.strip()!r}, stderr {p.stderr.strip()[-300:]!r} (exit 2 and {want!r} expected)")
+                    else:
+                        print(f"NaN logits ({what}), {mode}, --max-new {n}: {p.stderr.strip().splitlines()[-1]}", flush=True)
     return problems
 
 
