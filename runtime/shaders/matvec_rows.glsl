@@ -33,7 +33,15 @@
 // 2^23 + q * 2^(j*WBITS) (below 2^24, so exact), and fma(that, 2^-(j*WBITS), -(2^(23 - j*WBITS) +
 // zp)) = q - zp exactly; the zero point itself becomes the float 2^23 + zp the same way.  Signed
 // values are offset to unsigned by flipping their sign bits (q ^ 8 = q + 8 for int4), which the
-// zero-point term takes back.  f32 accumulation; the unit's sum is scaled once.
+// zero-point term takes back.  f32 accumulation; the unit's sum is scaled once.  The exact kernels
+// without NORM_PROJ (matvec_rows.comp, matvec_rows_pick.comp) run it word by word
+// (compute_unit_words): a word's activations are converted just before the rows take it, so 8 of
+// them are live instead of the unit's 32; the same operations in the same order.  H200, `bench
+// matvec-int4 --size 896 --rows 151936` (the vocabulary head's shape) with WEBNNC_MATVEC_HALF=0, the
+// same call: 55 -> 40 registers, 37.8 -> 34.6 us with zero points, 32.6 -> 31.8 without; 4096 x 4096
+// without 3.99 -> 3.86 us; `generate` within its run-to-run spread.  In the float16-pair kernel (its
+// exact fallback) the same form cost 1-6 points of copy although it never runs there: it stays on
+// dot_exact.
 // HALF_DOT 1 (4-bit weights, float16 activations, devices with float16 arithmetic): two nibbles at
 // a time as float16 pairs, (w & 0x000F000F) | 0x64006400 = (1024 + q0, 1024 + q4); one f16 fma
 // turns them into (q - zp) / 16 exactly; the products with x are summed in f16 pairs over the
@@ -380,12 +388,51 @@ void unpack_x(const Unit t, uint m, uint u, bool write_sum) {
 #endif
 }
 
+#if !NORM_PROJ && !HALF_DOT
+// The dequantization offsets of dot_word for zero point zp, as dot_exact computes them:
+// nb[j] = -(2^(23 - j*WBITS) + zp).
+void word_offsets(uint zp, out float nb[4]) {
+    float zf = uintBitsToFloat(0x4b000000u | zp); // 2^23 + zp
+    for (uint j = 0u; j < 4u; j++) nb[j] = (8388608.0 - float(1u << (23u - min(j * WBITS, 23u)))) - zf;
+}
+
+// compute_unit's exact form word by word (not NORM_PROJ): each word's activations converted just
+// before every row takes that word, so that a word's 2 * VPH activations are live instead of the
+// unit's; per row the same operations in the same order as dot_exact.
+void compute_unit_words(const Unit t, uint rbase[8], uint bi0, uint bi1, bool two, uint mid, inout float acc[8]) {
+    float nb0[8][4], nb1[8][4], a0[8], a1[8];
+    for (uint r = 0u; r < ROWS; r++) {
+        word_offsets(zero_point(t.z[r][0], pc.z_base + rbase[r] + bi0), nb0[r]);
+        if (two) word_offsets(zero_point(t.z[r][1], pc.z_base + rbase[r] + bi1), nb1[r]);
+        a0[r] = 0.0;
+        a1[r] = 0.0;
+    }
+    for (uint i = 0u; i < QWORDS; i++) {
+        uint k0 = i * 2u * VPH; // the word's first activation in the unit
+        for (uint c = k0 / XPV; c * XPV < k0 + 2u * VPH; c++)
+            if (c * XPV >= k0) put_x(c * XPV, t.x[c]);
+        for (uint r = 0u; r < ROWS; r++) {
+            uint w = t.q[r][i] ^ SIGNFLIP;
+            if (i < mid) a0[r] = dot_word(w, k0, nb0[r], a0[r]);
+            else a1[r] = dot_word(w, k0, nb1[r], a1[r]);
+        }
+    }
+    for (uint r = 0u; r < ROWS; r++) acc[r] = fma(t.s[r][0], a0[r], two ? fma(t.s[r][1], a1[r], acc[r]) : acc[r]);
+}
+#endif
+
 // Adds unit t (k from u * KPU) of rows first .. first + ROWS - 1 to acc: float16 pairs when
 // `use_half`, else exact.
 void compute_unit(uint m, uint u, const Unit t, uint rbase[8], bool use_half, inout float acc[8]) {
     bool two = SPLIT && SUBS > 1u;
     uint bi0 = kblock(u * KPU) * MV_S_K, bi1 = two ? kblock(u * KPU + 16u) * MV_S_K : bi0;
     uint mid = two ? QWORDS / 2u : QWORDS;
+#if !NORM_PROJ && !HALF_DOT
+    if (!use_half) {
+        compute_unit_words(t, rbase, bi0, bi1, two, mid, acc);
+        return;
+    }
+#endif
     if (!use_half) unpack_x(t, m, u, row_group == 0u);
     for (uint r = 0u; r < ROWS; r++) {
         uvec4 w = t.q[r] ^ uvec4(SIGNFLIP);
