@@ -205,8 +205,8 @@ def edited_model(src, tmp, edit):
 
 def nan_checks(models_dir):
     """Models whose logits are all NaN stop generate with an error naming the logits and their position (exit
-    2), on the device loop (each decode step's pick made by the vocabulary head, and by a pick dispatch per
-    step) and on the host argmax alike: NaN logits must not decode as token 0.  qwen2-int4-webgpu edited two
+    2), on the device loop (fully fused: each decode step's pick made by the vocabulary head, and by a pick
+    dispatch per step; unfused) and on the host argmax alike: NaN logits must not decode as token 0.  qwen2-int4-webgpu edited two
     ways: its final norm weight NaN (every position's logits NaN: the prompt's last, position 7, reports it)
     and row 8 of its rotary cosines NaN (the prompt's 8 positions are finite, so the prefill picks a token,
     and the first decode step, at position 8, computes NaN everywhere)."""
@@ -230,12 +230,13 @@ def nan_checks(models_dir):
     for what, edit, position, max_new in (("final norm", nan_norm, 7, ("1", "4")), ("rotary row 8", nan_cos_row8, 8, ("4",))):
         with tempfile.TemporaryDirectory() as tmp:
             edited_model(os.path.join(models_dir, "qwen2-int4-webgpu"), tmp, edit)
-            for mode, env in (("device loop", {}), ("device loop, a pick dispatch per step", {"WEBNNC_PICK_FUSED": "0"}),
-                              ("host argmax", {"WEBNNC_DEVICE_LOOP": "0"})):
+            for mode, env, fuse in (("device loop, fused", {}, "all"),
+                                    ("device loop, fused, a pick dispatch per step", {"WEBNNC_PICK_FUSED": "0"}, "all"),
+                                    ("device loop, unfused", {}, "none"), ("host argmax", {"WEBNNC_DEVICE_LOOP": "0"}, "none")):
                 run_env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS}
                 run_env.update(env)
                 for n in max_new:  # --max-new 1: the prefill's pick alone (it once came back as id 2^31)
-                    cmd = [e2e.webnnc(), "generate", tmp, "--prompt-ids", PROMPT, "--max-new", n, "--fuse", "all"]
+                    cmd = [e2e.webnnc(), "generate", tmp, "--prompt-ids", PROMPT, "--max-new", n, "--fuse", fuse]
                     p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=600, env=run_env)
                     want = f"output logits: every logit at position {position} is NaN"
                     if p.returncode != 2 or p.stdout.strip() or want not in p.stderr:
