@@ -335,11 +335,16 @@ float dot_word(uint w, uint xo, float nb[4], float acc) {
     return acc;
 }
 
+// The dequantization offsets of dot_word for zero point zp: nb[j] = -(2^(23 - j*WBITS) + zp).
+void word_offsets(uint zp, out float nb[4]) {
+    float zf = uintBitsToFloat(0x4b000000u | zp); // 2^23 + zp
+    for (uint j = 0u; j < 4u; j++) nb[j] = (8388608.0 - float(1u << (23u - min(j * WBITS, 23u)))) - zf;
+}
+
 // sum over words [i0, i1) of (q - zp) * x (exact dequantization, f32).
 float dot_exact(uvec4 w, uint zp, uint i0, uint i1) {
-    float zf = uintBitsToFloat(0x4b000000u | zp); // 2^23 + zp
     float nb[4];
-    for (uint j = 0u; j < 4u; j++) nb[j] = (8388608.0 - float(1u << (23u - min(j * WBITS, 23u)))) - zf;
+    word_offsets(zp, nb);
     float a = 0.0;
     for (uint i = i0; i < i1; i++) a = dot_word(w[i], i * 2u * VPH, nb, a);
     return a;
@@ -389,13 +394,6 @@ void unpack_x(const Unit t, uint m, uint u, bool write_sum) {
 }
 
 #if !NORM_PROJ && !HALF_DOT
-// The dequantization offsets of dot_word for zero point zp, as dot_exact computes them:
-// nb[j] = -(2^(23 - j*WBITS) + zp).
-void word_offsets(uint zp, out float nb[4]) {
-    float zf = uintBitsToFloat(0x4b000000u | zp); // 2^23 + zp
-    for (uint j = 0u; j < 4u; j++) nb[j] = (8388608.0 - float(1u << (23u - min(j * WBITS, 23u)))) - zf;
-}
-
 // compute_unit's exact form word by word (not NORM_PROJ): each word's activations converted just
 // before every row takes that word, so that a word's 2 * VPH activations are live instead of the
 // unit's; per row the same operations in the same order as dot_exact.
@@ -496,9 +494,12 @@ uint pick_key = 0u, pick_n = 0xffffffffu;
 bool pick_nan0 = false;
 shared uint pick_sg_key[gl_WorkGroupSize.x], pick_sg_n[gl_WorkGroupSize.x]; // per subgroup (at most one per invocation)
 
+// Whether (key, n) beats (best, bn): the larger key, among equal ones the smaller index (key 0: none).
+bool pick_beats(uint key, uint n, uint best, uint bn) { return key > best || (key == best && key != 0u && n < bn); }
+
 void pick_keep(float v, uint n) {
     uint key = isnan(v) ? 0u : key_of(v == 0.0 ? 0.0 : v);
-    if (key > pick_key || (key == pick_key && key != 0u && n < pick_n)) pick_key = key, pick_n = n;
+    if (pick_beats(key, n, pick_key, pick_n)) pick_key = key, pick_n = n;
     if (n == 0u && isnan(v)) pick_nan0 = true;
 }
 
@@ -518,7 +519,7 @@ void pick_finish() {
     if (tid != 0u) return;
     for (uint i = 1u; i < gl_NumSubgroups; i++) {
         uint k = pick_sg_key[i], j = pick_sg_n[i];
-        if (k > key || (k == key && k != 0u && j < n)) key = k, n = j;
+        if (pick_beats(k, j, key, n)) key = k, n = j;
     }
     if (key != 0u) {
         uint64_t packed = (uint64_t(key) << 32) | uint64_t(~n);
