@@ -21,7 +21,7 @@ typedef struct {
     uint32_t pick_slot, pick_pos, pick_flags, pick_ws;
 } MatvecRowsPush;
 _Static_assert(sizeof(MatvecRowsPush) <= K_PUSH_MAX, "mat-vec push constants");
-#define KMV_SPEC 19 /* specialization constants of matvec_rows.glsl (0 .. RESIDUAL, then the fixed geometry) */
+#define KMV_SPEC 20 /* specialization constants of matvec_rows.glsl (0 .. RESIDUAL, then the fixed geometry) */
 
 /* Workgroup size and rows per workgroup (bench/matvec_sweep.sh, 4096x4096, driver 580): float16
  * 64 x 4 rows (H200: 8.65 us), int4 32 x 2 rows (H100: float16-pair 4.09 us, 64 registers, 78.3%
@@ -126,6 +126,18 @@ static bool half_dot(const WnrtDeviceInfo *d, const KMatvecRows *p, DType act) {
     return p->bits == 4 && act == DT_F16 && d->float16 && wnrt_env_flag("WEBNNC_MATVEC_HALF", d->type != WNRT_DEV_CPU && !p->exact);
 }
 
+/* Zero points paired with the scales (KMatvecRows.sz_paired): the float16-pair kernel reads one word
+ * per row and block for both and takes its float16 offsets from it as they are, where it otherwise
+ * loads a zero-point word, shifts and masks the zero point out and converts it to two float16
+ * offsets; the device stores 4 bytes per block instead of 2.5.  H200, `bench matvec-int4` (zero
+ * points), this binary and the one before it in one call, two runs each: 4096 x 4096 69.4-69.5 ->
+ * 75.5-76.1% of copy, 16384 x 16384 72.6-72.8 -> 79.0-79.5% (without zero points 78.3 / 81.4-81.7,
+ * unchanged).  Its geometry is fixed (fix_geometry) as for the kernel without zero points; left to
+ * pc, another call measured 67.6 / 70.8-71.0. */
+bool kmatvec_pairs_scales(const WnrtDeviceInfo *d, const KMatvecRows *p, DType act) {
+    return p->has_zp && p->bits == 4 && half_dot(d, p, act) && wnrt_env_flag("WEBNNC_MATVEC_PAIRED", true);
+}
+
 /* Quantized units (matvec_rows.glsl): 16 bytes of weights, or 8 bytes for 4-bit rows whose byte
  * length is not a multiple of 16 (K % 32 != 0); float weights: 16 k, read as uvec4. */
 static bool half_units(const KMatvecRows *p) { return p->bits == 4 && p->K % 32 != 0; }
@@ -208,7 +220,8 @@ static int rows_setup(KernelCtx *kc, const Node *n, const KMatvecRows *p, const 
     bool quant = p->bits <= 8;
     *M = p->x_rows ? p->x_rows : x->numel / K;
     if (x->numel % K || (p->x_row0 + *M) * K > x->numel || dtype_storage_bytes(w->dtype, w->numel) * 8 < N * K * (uint64_t)p->bits ||
-        (quant && (!scale || (p->has_zp && !zp))) || (bias && bias->numel != N)) {
+        (quant && (!scale || (p->has_zp && !p->sz_paired && !zp))) || (p->sz_paired && (p->bits != 4 || scale->dtype != DT_F16)) ||
+        (bias && bias->numel != N)) {
         diag_node_error(n, "internal: mat-vec operand sizes do not agree");
         return -1;
     }
@@ -224,6 +237,7 @@ static int rows_setup(KernelCtx *kc, const Node *n, const KMatvecRows *p, const 
     uint32_t sp[KMV_SPEC] = {wg, *rows, (uint32_t)p->bits, p->is_signed, p->has_zp, d->subgroup_arithmetic, tpr ? 1 : wg,
                              qlayout, (uint32_t)p->zp_absent, bias != NULL, 0, 1, tpr, 0};
     memcpy(spec, sp, sizeof sp);
+    spec[19] = p->sz_paired;
     memset(pc, 0, sizeof *pc);
     pc->units = (uint32_t)(K / ku);
     pc->y_stride = (uint32_t)N;
@@ -243,8 +257,10 @@ static int rows_setup(KernelCtx *kc, const Node *n, const KMatvecRows *p, const 
     /* Absent scale / zero point / bias: bind the activations again (never read: spec constants). */
     b[2] = b[3] = b[5] = b[0];
     if (bias && kc_bind_window(kc, n, bias, 0, (int64_t)N - 1, false, &b[5], &pc->b_base) < 0) return -1;
+    KTensor paired; /* sz_paired: the scale's storage as 32-bit words, one per scale */
+    if (p->sz_paired) paired = *scale, paired.dtype = DT_U32, scale = &paired;
     if (quant && kc_bind_window(kc, n, scale, 0, (int64_t)scale->numel - 1, false, &b[2], &pc->s_base) < 0) return -1;
-    if (quant && p->has_zp) {
+    if (quant && p->has_zp && !p->sz_paired) {
         /* zero points are read as 32-bit words: bind from an aligned byte, index in elements */
         uint32_t zb;
         if (bind_bytes(kc, n, zp, 0, dtype_storage_bytes(zp->dtype, zp->numel) - 1, false, &b[3], &zb) < 0) return -1;
@@ -300,7 +316,7 @@ int kmatvec_rows_record(KernelCtx *kc, const Node *n, const KMatvecRows *p, cons
     }
     if (M == 0) return 0;
     bool half = half_dot(kc_device(kc), p, x->dtype);
-    fix_geometry(spec, &pc, !(half && p->has_zp));
+    fix_geometry(spec, &pc, !(half && p->has_zp && !p->sz_paired));
     /* Rows per dispatch: the weight window must fit one binding. */
     uint64_t row_bytes, max_rows = window_rows(kc, p, &row_bytes), vec = weight_vec_bytes(p);
     if (max_rows == 0) {
@@ -444,8 +460,8 @@ static int rows_record(KernelCtx *kc, const Node *n, const KTensor *in, const KT
         return -1;
     }
     bool quant = p->bits <= 8;
-    return kmatvec_rows_record(kc, n, p, &in[0], &in[1], quant ? &in[2] : NULL, quant && p->has_zp ? &in[3] : NULL, NULL, NULL,
-                               &out[0]);
+    return kmatvec_rows_record(kc, n, p, &in[0], &in[1], quant ? &in[2] : NULL, quant && p->has_zp && !p->sz_paired ? &in[3] : NULL,
+                               NULL, NULL, &out[0]);
 }
 
 const KernelFamily kfam_matvec_rows = {rows_check, rows_record, 0};

@@ -30,6 +30,10 @@ typedef struct {
     /* The activation rows taken from x (kmatvec_rows_record): x_rows rows from row x_row0 (x_rows 0:
      * every row of x).  A gathered row read in place (k_ext_nbits.c, plan_pick_row.c). */
     uint64_t x_row0, x_rows;
+    /* 4-bit with zero points (kmatvec_pairs_scales): the scale tensor's storage holds one 32-bit word
+     * per element, float16 scale | float16 -(4 + zp / 16) << 16 with zp offset to unsigned
+     * (matvec_rows.glsl SZ_PAIRED), and no zero-point tensor is passed. */
+    bool sz_paired;
 } KMatvecRows;
 
 /* The residual epilogue: y = (y rounded to its dtype) + res (+ res_bias[n]), in f32 in that order
@@ -38,6 +42,9 @@ typedef struct {
     const KTensor *res, *res_bias;
 } KMatvecResidual;
 
+/* Whether the product of p (with zero points) runs the float16-pair kernel for activations act on
+ * device d and so takes its scales and zero points paired (sz_paired): WEBNNC_MATVEC_PAIRED=0 never. */
+bool kmatvec_pairs_scales(const WnrtDeviceInfo *d, const KMatvecRows *p, DType act);
 /* Load-time check: formats, sizes and the shader variant for activation dtype act. */
 int kmatvec_rows_check(KernelCtx *kc, const Node *n, DType act, const KMatvecRows *p);
 /* Records the product (+ bias[N]) (+ the residual epilogue).  x: [..., K] contiguous, y: [..., N]

@@ -30,6 +30,11 @@ static uint64_t value_bytes(const Graph *g, const Value *v) {
     return dtype_storage_bytes(v->dtype, n);
 }
 
+/* Device bytes of constant i whose own size is `own`: a re-laid-out size (const_bytes) or its own. */
+static uint64_t const_device_bytes(const WnrtModel *m, int i, uint64_t own) {
+    return m->const_bytes && m->const_bytes[i] ? m->const_bytes[i] : own;
+}
+
 /* Consumers per value among live nodes (graph outputs count as a consumer too). */
 int *plan_count_uses(const Graph *g) {
     int *uses = calloc((size_t)g->n_values + 1, sizeof *uses);
@@ -54,7 +59,8 @@ int plan_rewrite_arrays(WnrtModel *m) {
     if (!m->absorbed_into && (m->absorbed_into = malloc(nn * sizeof *m->absorbed_into)))
         for (size_t i = 0; i < nn; i++) m->absorbed_into[i] = -1;
     if (!m->const_data) m->const_data = calloc(nv, sizeof *m->const_data);
-    return m->rewrite && m->absorbed && m->absorbed_into && m->const_data ? 0 : -1;
+    if (!m->const_bytes) m->const_bytes = calloc(nv, sizeof *m->const_bytes);
+    return m->rewrite && m->absorbed && m->absorbed_into && m->const_data && m->const_bytes ? 0 : -1;
 }
 
 void plan_rewrite_arrays_free(WnrtModel *m) {
@@ -62,10 +68,12 @@ void plan_rewrite_arrays_free(WnrtModel *m) {
     free(m->absorbed);
     free(m->absorbed_into);
     free(m->const_data);
+    free(m->const_bytes);
     m->rewrite = NULL;
     m->absorbed = NULL;
     m->absorbed_into = NULL;
     m->const_data = NULL;
+    m->const_bytes = NULL;
 }
 
 int plan_rewrite_node(WnrtModel *m, PlanRewriteStore *s, int node, const PlanRewrite *rw, const void *params,
@@ -238,7 +246,7 @@ int plan_model(WnrtModel *m) {
     uint64_t const_total = 0;
     for (int i = 0; i < nv; i++)
         if (used[i] && m->root[i] == i && (g->values[i]->flags & VF_CONST))
-            const_total += (value_bytes(g, g->values[i]) + 2 * ALIGN) & ~(uint64_t)(ALIGN - 1);
+            const_total += (const_device_bytes(m, i, value_bytes(g, g->values[i])) + 2 * ALIGN) & ~(uint64_t)(ALIGN - 1);
     vk_mempool_hint(m->const_pool, const_total);
     for (int i = 0; i < nv; i++) {
         Value *v = g->values[i];
@@ -252,9 +260,10 @@ int plan_model(WnrtModel *m) {
                 goto done;
             }
             const void *data = m->const_data && m->const_data[i] ? m->const_data[i] : v->data;
-            if (vk_mempool_alloc(m->const_pool, bytes[i], &m->mem[i]) < 0 || vk_uploader_put(up, &m->mem[i], 0, data, bytes[i]) < 0)
+            uint64_t dev_bytes = const_device_bytes(m, i, bytes[i]);
+            if (vk_mempool_alloc(m->const_pool, dev_bytes, &m->mem[i]) < 0 || vk_uploader_put(up, &m->mem[i], 0, data, dev_bytes) < 0)
                 goto done;
-            m->stats.const_bytes += bytes[i];
+            m->stats.const_bytes += dev_bytes;
             continue;
         }
         if (def[i] == -2) {

@@ -114,6 +114,34 @@ static bool relayout(WnrtModel *m, const Value *v, int bits) {
     return true;
 }
 
+static bool same_shape(const Value *a, const Value *b) {
+    if (a->rank != b->rank) return false;
+    for (int d = 0; d < a->rank; d++)
+        if (a->shape[d].v != b->shape[d].v) return false;
+    return true;
+}
+
+/* The paired scale words of k_matvec.h (KMatvecRows.sz_paired) for 4-bit zero points z of the same
+ * shape as the float16 scales s: float16 scale | float16 -(4 + zp / 16) << 16, zp offset to unsigned
+ * (^ 8 when signed), uploaded as s's storage (twice its bytes); false if out of memory. */
+static bool pair_scales(WnrtModel *m, const Value *s, const Value *z, bool is_signed) {
+    uint64_t n = s->nbytes / 2;
+    uint32_t *dst = malloc(n ? n * 4 : 4);
+    if (!dst) return false;
+    const uint16_t *scale = s->data;
+    const uint8_t *zb = z->data;
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t zp = ((uint32_t)zb[i / 2] >> (4 * (i % 2))) & 15u;
+        if (is_signed) zp ^= 8u;
+        /* -(4 + zp / 16) as float16: sign, exponent 2 (biased 17), mantissa zp * 16 (of 1024) */
+        dst[i] = scale[i] | (0xC400u | zp << 4) << 16;
+    }
+    m->fuse->owned[s->id] = dst;
+    m->const_data[s->id] = dst;
+    m->const_bytes[s->id] = n * 4;
+    return true;
+}
+
 /* Tries to rewrite matmul node n; returns 1 rewritten, 0 not matched, -1 error. */
 static int try_matmul(WnrtModel *m, const Node *n, const int *uses) {
     if (n->n_inputs != 2 || !n->inputs[0] || !n->inputs[1] || n->n_outputs != 1) return 0;
@@ -157,7 +185,14 @@ static int try_matmul(WnrtModel *m, const Node *n, const int *uses) {
         if (p.block_k % 16) return 0;
         rw.inputs[2] = s;
         rw.n_inputs = 3;
-        if (p.has_zp) {
+        /* scales and zero points only this product reads, paired for the float16-pair kernel */
+        p.sz_paired = p.has_zp && uses[s->id] == 1 && uses[z->id] == 1 && !((s->flags | z->flags) & VF_OUTPUT) &&
+                      same_shape(s, z) && kmatvec_pairs_scales(&m->dev->info, &p, act);
+        if (p.sz_paired && !pair_scales(m, s, z, p.is_signed)) {
+            diag_error("out of memory");
+            return -1;
+        }
+        if (p.has_zp && !p.sz_paired) {
             rw.inputs[3] = z;
             rw.n_inputs = 4;
         }

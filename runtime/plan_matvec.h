@@ -9,7 +9,11 @@
  *                                                  q constant (u)int4 / (u)int8 [N, K] or [K, N]
  *                                                  (the latter re-laid-out to [N, K]); scale and
  *                                                  zero point constant, blockwise along K with a
- *                                                  block size that is a multiple of 16
+ *                                                  block size that is a multiple of 16; 4-bit
+ *                                                  zero points only this product reads go paired
+ *                                                  with their float16 scales, one 32-bit word
+ *                                                  each, where the float16-pair kernel runs
+ *                                                  (k_matvec.h sz_paired)
  *
  * Conditions: x has at most KMV_MAX_M rows (product of its leading dims, upper bounds), B is 2-D,
  * K % 16 == 0, every intermediate value has this matmul as its only consumer and is no graph

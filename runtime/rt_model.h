@@ -93,6 +93,7 @@ struct WnrtModel {
     bool *absorbed;           /* per node index: folded into a rewritten node; not run */
     int *absorbed_into;       /* per node index: that rewritten node's index (-1: none) */
     const void **const_data;  /* per value id: re-laid-out constant bytes uploaded instead of data */
+    uint64_t *const_bytes;    /* per value id: the byte size of const_data when it differs from the value's (0: the same) */
     struct FusePlan *fuse;    /* re-laid-out constants (plan_matvec.c) */
     PlanRewriteStore matvec_plan; /* the rewrites of plan_matvec.c */
     PlanRewriteStore reduce_plan; /* ... (plan_reduce.c) */
@@ -132,7 +133,7 @@ int plan_model(WnrtModel *m);
 /* plan_matvec.c: fills rewrite / absorbed / const_data before planning; frees its own storage */
 int plan_matvec_rewrite(WnrtModel *m);
 void plan_matvec_free(WnrtModel *m);
-/* plan.c: allocates rewrite / absorbed / absorbed_into / const_data where they are not yet (-1:
+/* plan.c: allocates rewrite / absorbed / absorbed_into / const_data / const_bytes where they are not yet (-1:
  * out of memory) */
 int plan_rewrite_arrays(WnrtModel *m);
 void plan_rewrite_arrays_free(WnrtModel *m);

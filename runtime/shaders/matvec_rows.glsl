@@ -57,7 +57,9 @@
 // (68.2 against 69.0), per-row nibble offsets hoisted out of the loop (65.1 against 69.3), the rows
 // of a group sharing one nibble offset (+0.5 at 4096, -1.5 at 16384).  Skipping the zero-point
 // loads altogether (wrong results) reached only 72.2 / 74.0: the rest of the gap to the kernel
-// without zero points is the per-row zero-point arithmetic.
+// without zero points is the per-row zero-point arithmetic.  Both go with the zero points paired
+// with the scales at load time (SZ_PAIRED; k_matvec.c kmatvec_pairs_scales has the figures): one
+// word per row and block whose high half is the float16 b1 itself, b0 = b1 - 60.
 // TPR 0: the workgroup reduces with subgroupAdd then shared memory (or shared memory only without
 // subgroup arithmetic).  Grid: x/y fold the workgroups of this dispatch (flat_group; one row group
 // each, or size / TPR), z = row m.
@@ -112,6 +114,11 @@ layout(constant_id = 15) const uint FIX_KSHIFT = 0u;  // pc.kshift + 1
 layout(constant_id = 16) const uint FIX_BLOCK_N = 0u; // pc.block_n
 layout(constant_id = 17) const uint FIX_S_N = 0u;     // pc.s_n + 1
 layout(constant_id = 18) const uint FIX_S_K = 0u;     // pc.s_k + 1
+// Zero points paired with the scales (HAS_ZP, 4-bit; k_matvec.h sz_paired): binding 2 holds one
+// word per block, the float16 scale in its low half and the float16 -(4 + zp / 16) in its high half
+// (zp offset to unsigned), so that a row's unit reads one word for both and the float16-pair dot
+// takes its offsets from it without conversions; binding 3 is not read.
+layout(constant_id = 19) const bool SZ_PAIRED = false;
 #define MV_UNITS FIXED_OR(FIX_UNITS, pc.units)
 #define MV_KSHIFT FIXED1_OR(FIX_KSHIFT, pc.kshift)
 #define MV_BLOCK_N FIXED_OR(FIX_BLOCK_N, pc.block_n)
@@ -151,6 +158,7 @@ layout(std430, binding = 0) readonly buffer X { uvec4 x4[]; };
 layout(std430, binding = 1) readonly buffer W4 { uvec4 w4[]; };
 layout(std430, binding = 1) readonly buffer W2 { uvec2 w2[]; };
 layout(std430, binding = 2) readonly buffer S { A_T s_in[]; };
+layout(std430, binding = 2) readonly buffer S32 { uint sz_in[]; };
 layout(std430, binding = 3) readonly buffer Z { uint z_in[]; };
 layout(std430, binding = 4) writeonly buffer Y { A_T y_out[]; };
 layout(std430, binding = 5) readonly buffer Bi { A_T bias_in[]; };
@@ -263,6 +271,7 @@ uint kblock(uint k) { return MV_KSHIFT < 32u ? k >> MV_KSHIFT : k / pc.block_k; 
 
 // Zero point of block element zi, offset to unsigned (+8 / +128 when signed), from its 32-bit word.
 uint zero_point(uint word, uint zi) {
+    if (HAS_ZP && SZ_PAIRED) return uint(-16.0 * unpackHalf2x16(word).y - 64.0);
     if (!HAS_ZP) return WSIGNED ? 1u << (WBITS - 1u) : ZP_ABSENT;
     return ((word >> ((zi * WBITS) % 32u)) & QMASK) ^ (WSIGNED ? 1u << (WBITS - 1u) : 0u);
 }
@@ -288,8 +297,14 @@ void load_unit(uint m, uint u, uint wrow[8], uint rbase[8], out Unit t) {
     for (uint r = 0u; r < ROWS; r++)
         for (uint b = 0u; b < (SPLIT && SUBS > 1u ? 2u : 1u); b++) {
             uint bi = rbase[r] + kb[b];
-            t.s[r][b] = float(s_in[pc.s_base + bi]);
-            t.z[r][b] = HAS_ZP ? z_in[(pc.z_base + bi) * WBITS / 32u] : 0u;
+            if (HAS_ZP && SZ_PAIRED) {
+                uint word = sz_in[pc.s_base + bi];
+                t.s[r][b] = unpackHalf2x16(word).x;
+                t.z[r][b] = word;
+            } else {
+                t.s[r][b] = float(s_in[pc.s_base + bi]);
+                t.z[r][b] = HAS_ZP ? z_in[(pc.z_base + bi) * WBITS / 32u] : 0u;
+            }
         }
 }
 
@@ -312,13 +327,22 @@ f16vec2 dot_word_half(uint w, uvec4 xq, f16vec2 b0, f16vec2 b1, f16vec2 acc) {
 
 // sum over words [i0, i1) of row r's weights: word i pairs with activation vector i.  The float16
 // pairs accumulate over all the words and are converted to f32 once.
-float dot_half(uvec4 w, const Unit t, uint zp, uint i0, uint i1) {
-    float z16 = float(zp) * 0.0625;
-    f16vec2 b0 = f16vec2(float16_t(-(64.0 + z16))), b1 = f16vec2(float16_t(-(4.0 + z16)));
+float dot_half_b(uvec4 w, const Unit t, f16vec2 b0, f16vec2 b1, uint i0, uint i1) {
     f16vec2 s = f16vec2(0.0);
     for (uint i = i0; i < i1; i++) s = dot_word_half(w[i], t.x[i], b0, b1, s);
     vec2 f = vec2(s);
     return (f.x + f.y) * 16.0;
+}
+
+float dot_half(uvec4 w, const Unit t, uint zp, uint i0, uint i1) {
+    float z16 = float(zp) * 0.0625;
+    return dot_half_b(w, t, f16vec2(float16_t(-(64.0 + z16))), f16vec2(float16_t(-(4.0 + z16))), i0, i1);
+}
+
+// dot_half with the offsets of a paired scale word (SZ_PAIRED): b1 from its high half, b0 = b1 - 60.
+float dot_half_paired(uvec4 w, const Unit t, uint word, uint i0, uint i1) {
+    f16vec2 b1 = unpackFloat2x16((word >> 16u) | (word & 0xffff0000u));
+    return dot_half_b(w, t, b1 - f16vec2(60.0), b1, i0, i1);
 }
 #endif
 
@@ -438,7 +462,10 @@ void compute_unit(uint m, uint u, const Unit t, uint rbase[8], bool use_half, in
         uint z1 = two ? zero_point(t.z[r][1], pc.z_base + rbase[r] + bi1) : z0;
         float a0, a1 = 0.0;
 #if HALF_DOT
-        if (use_half) {
+        if (use_half && HAS_ZP && SZ_PAIRED) {
+            a0 = dot_half_paired(w, t, t.z[r][0], 0u, mid);
+            if (two) a1 = dot_half_paired(w, t, t.z[r][1], mid, QWORDS);
+        } else if (use_half) {
             a0 = dot_half(w, t, z0, 0u, mid);
             if (two) a1 = dot_half(w, t, z1, mid, QWORDS);
         } else

@@ -2,7 +2,8 @@
  * runtime: matmul with a constant float B and dequantizeLinear(int4/int8 constant) -> [transpose]
  * -> matmul chains, checked against reference loops written here (double) and against the
  * unfused generic kernels (WEBNNC_NO_FUSE=1).  Also checks that the rewrite happened (one
- * dispatch) and the plan-time re-layout helper.  The bandwidth reference of `webnnc bench`, the
+ * dispatch), the resident constants' bytes (zero points paired with the scales or apart), and the
+ * plan-time re-layout helper.  The bandwidth reference of `webnnc bench`, the
  * vectorized dense copy (k_strided.c), is checked here too: output bytes = input bytes. */
 #include <math.h>
 #include <stdlib.h>
@@ -39,7 +40,9 @@ static float h2f(uint16_t h) {
 }
 
 /* Loads and runs g (inputs[i] in graph input order), reads output 0; *dispatches: the nodes'
- * dispatches from the stats (not the graph input / output copies a discrete GPU adds). */
+ * dispatches from the stats (not the graph input / output copies a discrete GPU adds);
+ * run_const_bytes: the bytes of its resident constants. */
+static uint64_t run_const_bytes;
 static int run(Graph *g, bool fuse, const void *const *inputs, void *out, uint64_t out_bytes, int *dispatches) {
     WnrtModel *m = rt_load_with_env(g, "WEBNNC_NO_FUSE", fuse ? NULL : "1");
     if (!m) return -1;
@@ -49,6 +52,7 @@ static int run(Graph *g, bool fuse, const void *const *inputs, void *out, uint64
     WnrtStats st;
     wnrt_stats(m, &st);
     *dispatches = st.dispatches - st.io_dispatches;
+    run_const_bytes = st.const_bytes;
     wnrt_free(m);
     return rc;
 }
@@ -130,7 +134,15 @@ typedef struct {
     bool zero_zp;   /* all zero points 0 */
     bool f32;       /* float32 activations and scales (else float16) */
     float x_fill;   /* != 0: every activation is x_fill and scales are (1..8) / 2^14 (else |x| <= 1, scales (1..8) / 256) */
+    int zp_span;    /* != 0: zero points from the lowest zp_span values (else any) */
 } QCase;
+
+/* Whether the rewritten product of c pairs its scales with its zero points (k_matvec.h sz_paired):
+ * 4-bit float16 with zero points on the float16-pair kernel, forced here by WEBNNC_MATVEC_HALF=1. */
+static bool expect_paired(const QCase *c) {
+    const char *half = getenv("WEBNNC_MATVEC_HALF"), *paired = getenv("WEBNNC_MATVEC_PAIRED");
+    return dtype_bits(c->qt) == 4 && !c->f32 && !c->zero_zp && half && !strcmp(half, "1") && !(paired && !strcmp(paired, "0"));
+}
 
 static void put_q(uint8_t *buf, DType qt, int64_t i, int v) {
     if (dtype_bits(qt) == 8) {
@@ -150,7 +162,7 @@ static void check_quant(const QCase *c) {
     float *sv = malloc(sizeof(float) * (size_t)(N * nb)), *xf = malloc(sizeof(float) * (size_t)(M * K));
     for (int64_t i = 0; i < K * N; i++) qv[i] = lo + irand(span); /* logical q[n][k] at n*K+k */
     for (int64_t i = 0; i < N * nb; i++) {
-        zv[i] = c->zero_zp ? 0 : lo + irand(span);
+        zv[i] = c->zero_zp ? 0 : lo + irand(c->zp_span ? c->zp_span : span);
         sv[i] = (float)(1 + irand(8)) / (c->x_fill != 0 ? 16384.0f : 256.0f); /* logical [n][block] */
     }
     for (int64_t i = 0; i < M * K; i++) xf[i] = c->x_fill != 0 ? c->x_fill : frand();
@@ -200,6 +212,11 @@ static void check_quant(const QCase *c) {
         ck_assert_msg(run(g, fuse, (const void *[]){xs}, out, es * (uint64_t)(M * N), &disp) == 0, "%s", diag_message());
         if (fuse) ck_assert_msg(disp == 1, "fused dequantize + matmul should be one dispatch, got %d", disp);
         else ck_assert_msg(disp >= 2, "the unfused chain ran as %d dispatch(es)", disp);
+        if (fuse) { /* resident: q and the scales, the zero points apart or paired with them (4 bytes a scale) */
+            uint64_t sbytes = es * (uint64_t)(N * nb), want_bytes = qbytes + (expect_paired(c) ? 2 * sbytes : sbytes + (c->zero_zp ? 0 : zbytes));
+            ck_assert_msg(run_const_bytes == want_bytes, "resident constants: %llu bytes, want %llu (scales %s)",
+                          (unsigned long long)run_const_bytes, (unsigned long long)want_bytes, expect_paired(c) ? "paired" : "apart");
+        }
         expect_close(fuse ? "fused" : "unfused", dt, out, want, mag, M * N);
         graph_free(g);
     }
@@ -256,6 +273,19 @@ START_TEST(half_kernel) {
     force_half(false);
 }
 END_TEST
+/* The float16-pair kernel with zero points apart from the scales (WEBNNC_MATVEC_PAIRED=0; also
+ * where another node reads them). */
+START_TEST(half_kernel_zp_apart) {
+    force_half(true);
+    setenv("WEBNNC_MATVEC_PAIRED", "0", 1);
+    check_quant(&(QCase){DT_U4, true, 1, 256, 40, 32, false});
+    check_quant(&(QCase){DT_I4, true, 1, 80, 21, 16, false});
+    check_quant(&(QCase){DT_U4, false, 2, 96, 33, 16, false});
+    check_quant(&(QCase){DT_U4, true, 1, 256, 40, 32, false, .x_fill = 30720, .zp_span = 2});
+    unsetenv("WEBNNC_MATVEC_PAIRED");
+    force_half(false);
+}
+END_TEST
 /* activations of 30720 with non-negative q - zp: the float16 partial sums of the float16-pair
  * kernel overflow in most words, and the invocations recompute their units exactly (without the
  * fallback the outputs are Inf) */
@@ -263,6 +293,9 @@ START_TEST(half_overflow_fallback) {
     force_half(true);
     check_quant(&(QCase){DT_U4, true, 1, 256, 40, 32, true, .x_fill = 30720});
     check_quant(&(QCase){DT_U4, true, 2, 96, 9, 16, true, .x_fill = 30720});
+    /* with zero points (q - zp >= -1): the exact recomputation reads them from the paired words */
+    check_quant(&(QCase){DT_U4, true, 1, 256, 40, 32, false, .x_fill = 30720, .zp_span = 2});
+    check_quant(&(QCase){DT_I4, true, 2, 96, 9, 16, false, .x_fill = 30720, .zp_span = 2});
     force_half(false);
 }
 END_TEST
@@ -414,6 +447,7 @@ int main(void) {
     tcase_add_test(tc, i8_f32_k208);
     tcase_add_test(tc, i4_half_units);
     tcase_add_test(tc, half_kernel);
+    tcase_add_test(tc, half_kernel_zp_apart);
     tcase_add_test(tc, half_overflow_fallback);
     tcase_add_test(tc, cluster_row_groups);
     tcase_add_test(tc, workgroups_not_power_of_two);
