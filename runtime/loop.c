@@ -8,8 +8,9 @@
  * storage, where the next step reads them.  A greedy step offers its pick to the mat-vec that writes
  * its logits row (offer_pick, kernel.h KFusedPick): where that takes it (matvec_rows_pick.comp), the
  * step has no pick dispatch.  Every dispatch has its own parameter slot (replay.h),
- * so the host writes each step's sizes before the submit; steps past the wanted count keep zero
- * grids.
+ * so the host writes each step's sizes before the submit.  Each step is recorded in a command
+ * buffer of its own and a batch submits only its steps' (the others keep zero grids): an empty
+ * step still cost about 156 us of barriers (H200, Qwen2-0.5B).
  * The recording is made again only when the dispatch plan changes.  While a batch runs, the host
  * captures the dispatches of the batch it expects to be asked for next and finds the slots whose
  * parameters that batch changes; after the wait it writes only those (wnrt_loop_next). */
@@ -59,13 +60,16 @@ struct TokenLoop {
     WnrtLoopConfig cfg;
     int ids, pos, mask, logits; /* graph input / output indices (-1: absent) */
     int shader;
-    VkCommandBuffer cb;
+    /* the recording: one command buffer per decode step (cfg.steps), then a tail with the barrier
+     * before the host reads the ring; a batch of n steps submits the first n and the tail */
+    VkCommandBuffer *cbs, *submit;
     bool recorded;
     ReplayTrace rec, now; /* recorded walk (args as last written), the coming batch's walk */
     bool ahead;           /* `now` holds the walk of the batch of ahead_steps steps from ahead_pos ... */
     int ahead_steps;      /* ... made while the batch before it ran (wnrt_loop_next) */
     int64_t ahead_pos;
     bool ahead_diffed;    /* ... and dirty lists the slots it changes against `rec`, the same plan */
+    bool ahead_written;   /* ... or the slots already hold it (wnrt_loop_prepare recorded it) */
     ReplayDirty dirty;
     ReplaySlots params;
     MemPool *ring_pool;
@@ -218,19 +222,19 @@ void wnrt_loop_after_run(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]) {
     L->pick_pending = true;
 }
 
-/* The dispatches of the batch whose first step feeds position `pos` into t (and cb, unless
- * VK_NULL_HANDLE): every step of the recording, the first `steps` on (the others at a size that is
- * valid, with zero grids). */
-static int walk(WnrtModel *m, struct TokenLoop *L, VkCommandBuffer cb, ReplayTrace *t, int steps, int64_t pos,
-                int *dispatches) {
+/* The dispatches of the batch whose first step feeds position `pos` into t (and L->cbs when `rec`):
+ * every step of the recording, the first `steps` on (the others at a size that is valid, with zero
+ * grids; their command buffers are not submitted with this batch). */
+static int walk(WnrtModel *m, struct TokenLoop *L, bool rec, ReplayTrace *t, int steps, int64_t pos, int *dispatches) {
     t->n = 0;
-    KernelCtx *kc = wnrt_record_loop_begin(m, cb, &L->params, t);
+    KernelCtx *kc = wnrt_record_loop_begin(m, rec ? L->cbs[0] : VK_NULL_HANDLE, &L->params, t);
     if (!kc) return -1;
     int rc = 0;
     bool fused = false;
     for (int j = 0; j < L->cfg.steps && rc == 0; j++) {
         bool on = j < steps;
         int first = t->n;
+        if (j > 0 && rec && (rc = wnrt_record_loop_next_cb(kc, L->cbs[j])) < 0) break;
         KFusedPick fp;
         if ((rc = step_shapes(m, L, pos + (on ? j : steps - 1) + 1)) < 0 || (rc = offer_pick(m, L, m->now_shapes, 1 + j, &fp)) < 0)
             break;
@@ -243,6 +247,7 @@ static int walk(WnrtModel *m, struct TokenLoop *L, VkCommandBuffer cb, ReplayTra
         for (int i = first; i < t->n && !on; i++) memset(t->args[i].grid, 0, sizeof t->args[i].grid);
     }
     m->stats.loop_pick_fused = fused;
+    if (rc == 0 && rec) rc = wnrt_record_loop_next_cb(kc, L->cbs[L->cfg.steps]);
     int r2 = wnrt_record_loop_end(kc, dispatches, NULL);
     return rc < 0 ? rc : r2;
 }
@@ -250,7 +255,10 @@ static int walk(WnrtModel *m, struct TokenLoop *L, VkCommandBuffer cb, ReplayTra
 void wnrt_loop_free(WnrtModel *m) {
     struct TokenLoop *L = m->loop;
     if (!L) return;
-    if (L->cb) vkFreeCommandBuffers(m->dev->device, m->dev->cmd_pool, 1, &L->cb);
+    for (int i = 0; L->cbs && i <= L->cfg.steps; i++)
+        if (L->cbs[i]) vkFreeCommandBuffers(m->dev->device, m->dev->cmd_pool, 1, &L->cbs[i]);
+    free(L->cbs);
+    free(L->submit);
     wnrt_replay_trace_free(&L->rec);
     wnrt_replay_trace_free(&L->now);
     free(L->dirty.index);
@@ -322,9 +330,18 @@ int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c) {
  * all of its parameter slots. */
 static int record(WnrtModel *m, struct TokenLoop *L, int steps, int64_t pos) {
     if (wnrt_replay_reserve(m, &L->params, L->now.n) < 0) return -1;
-    if (!L->cb && vkdev_cb_alloc(m->dev, &L->cb) < 0) return -1;
+    if (!L->cbs) {
+        L->cbs = calloc((size_t)L->cfg.steps + 1, sizeof *L->cbs);
+        L->submit = calloc((size_t)L->cfg.steps + 1, sizeof *L->submit);
+        if (!L->cbs || !L->submit) {
+            diag_error("out of memory");
+            return -1;
+        }
+    }
+    for (int i = 0; i <= L->cfg.steps; i++)
+        if (!L->cbs[i] && vkdev_cb_alloc(m->dev, &L->cbs[i]) < 0) return -1;
     L->recorded = false;
-    if (walk(m, L, L->cb, &L->rec, steps, pos, NULL) < 0) return -1;
+    if (walk(m, L, true, &L->rec, steps, pos, NULL) < 0) return -1;
     if (!wnrt_replay_same_plan(&L->rec, &L->now)) {
         diag_error("internal: the device loop's recording differs from its capture");
         return -1;
@@ -344,9 +361,10 @@ int wnrt_loop_prepare(WnrtModel *m, int64_t pos, int steps) {
     const int loop_inputs[3] = {L->ids, L->pos, L->mask}; /* the steps' shapes set them (step_shapes) */
     for (int k = 0; k < 3; k++)
         if (loop_inputs[k] >= 0) m->bound[loop_inputs[k]] = true;
-    if (walk(m, L, VK_NULL_HANDLE, &L->now, steps, pos, NULL) == 0 && record(m, L, steps, pos) == 0) {
+    if (walk(m, L, false, &L->now, steps, pos, NULL) == 0 && record(m, L, steps, pos) == 0) {
         L->ahead = true; /* `now` is this batch's walk: the first wnrt_loop_next writes nothing more */
         L->ahead_diffed = false;
+        L->ahead_written = true;
         L->ahead_steps = steps;
         L->ahead_pos = pos;
     } else {
@@ -390,10 +408,13 @@ int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
     bool ahead = L->ahead && L->ahead_steps == steps && L->ahead_pos == L->next_pos;
     if (ahead)
         m->stats.loop_ahead++;
-    else if (walk(m, L, VK_NULL_HANDLE, &L->now, steps, L->next_pos, NULL) < 0)
+    else if (walk(m, L, false, &L->now, steps, L->next_pos, NULL) < 0)
         return -1;
     L->ahead = false;
-    if (ahead && L->ahead_diffed && L->recorded) { /* compared while the batch before ran */
+    if (ahead && L->ahead_written && L->recorded) { /* recorded at load for this batch: nothing to compare */
+        m->stats.params_written = 0;
+        m->stats.replays += steps;
+    } else if (ahead && L->ahead_diffed && L->recorded) { /* compared while the batch before ran */
         m->stats.params_written = wnrt_replay_write_dirty(m, &L->params, &L->rec, &L->now, &L->dirty);
         m->stats.replays += steps;
     } else if (!L->recorded || !wnrt_replay_same_plan(&L->rec, &L->now)) {
@@ -405,7 +426,16 @@ int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
     m->stats.prepare_ns = now_ns() - t0; /* the batch's host work before its submit: sizes, capture, parameter writes */
     m->stats.prepare_ns_total += m->stats.prepare_ns;
     m->stats.runs += (uint64_t)steps;
-    if (vkdev_submit(m->dev, L->cb, m->fence) < 0) return -1;
+    uint64_t t_submit = now_ns();
+    if (m->done_ns) { /* the device has had nothing to do since the last wait returned */
+        if (m->stats.loop_submits) m->stats.loop_idle_ns += t_submit - m->done_ns;
+        else m->stats.loop_idle_first_ns = t_submit - m->done_ns;
+    }
+    /* this batch's steps and the tail: the steps past it, with zero grids, are not submitted */
+    for (int k = 0; k < steps; k++) L->submit[k] = L->cbs[k];
+    L->submit[steps] = L->cbs[L->cfg.steps];
+    L->ahead_written = false;
+    if (vkdev_submit_n(m->dev, L->submit, steps + 1, m->fence) < 0) return -1;
     /* While the batch runs, the walk of the one the caller will likely ask for next (the rest of n,
      * up to a batch): its capture is most of a batch's host work (Qwen2-0.5B: 3.8 ms for 16 steps of
      * 130 dispatches, with the GPU idle, before this).  A request for another batch walks again. */
@@ -413,7 +443,7 @@ int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
     if (rest > 0) {
         L->ahead_steps = rest < L->cfg.steps ? rest : L->cfg.steps;
         L->ahead_pos = L->next_pos + steps;
-        L->ahead = walk(m, L, VK_NULL_HANDLE, &L->now, L->ahead_steps, L->ahead_pos, NULL) == 0;
+        L->ahead = walk(m, L, false, &L->now, L->ahead_steps, L->ahead_pos, NULL) == 0;
         if (!L->ahead) diag_clear(); /* it is made again, reporting its error, when asked for */
         /* and the comparison with the slots as this batch has them: after the wait, only the writes */
         L->ahead_diffed = L->ahead && L->recorded && wnrt_replay_same_plan(&L->rec, &L->now);
@@ -423,6 +453,7 @@ int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
         }
     }
     if (vkdev_wait(m->dev, m->fence) < 0) return -1; /* polled on GPUs (vk_device.c) */
+    m->done_ns = now_ns();
     for (int k = 0; k < steps; k++) ids[picks + k] = ring[1 + k];
     for (int k = 0; k < steps; k++)
         if (nan_pick(m, L, (uint64_t)ids[picks + k], k)) return -1;

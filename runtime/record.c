@@ -458,6 +458,16 @@ int wnrt_record_loop_step(KernelCtx *kc, int64_t (*shapes)[WN_MAX_RANK]) {
     return rc < 0 ? rc : record_nodes(kc, shapes);
 }
 
+int wnrt_record_loop_next_cb(KernelCtx *kc, VkCommandBuffer next) {
+    if (!kc->cb) return 0;
+    VkResult vr = vkEndCommandBuffer(kc->cb);
+    if (vr != VK_SUCCESS) return vkdev_fail("vkEndCommandBuffer", vr);
+    if (vkdev_cb_begin(kc->dev, &next) < 0) return -1;
+    kc->cb = next;
+    kc->bound_pipeline = VK_NULL_HANDLE; /* (pipeline bindings do not carry over) */
+    return 0;
+}
+
 int wnrt_record_loop_end(KernelCtx *kc, int *dispatches, int *barriers) {
     int rc = 0;
     if (kc->cb) {

@@ -125,6 +125,7 @@ struct WnrtModel {
     Recording rec[RT_MAX_RECORDINGS];
     int n_rec, cur;
     uint64_t clock;
+    uint64_t done_ns; /* monotonic time the last wait for a submission returned (0: none yet) */
     WnrtStats stats;
 };
 
@@ -211,6 +212,10 @@ int wnrt_record_capture(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], ReplayTrac
  * end (frees kc; a barrier that makes shader writes visible to the host). */
 KernelCtx *wnrt_record_loop_begin(WnrtModel *m, VkCommandBuffer cb, const ReplaySlots *params, ReplayTrace *t);
 int wnrt_record_loop_step(KernelCtx *kc, int64_t (*shapes)[WN_MAX_RANK]);
+/* Ends the loop's current command buffer and goes on recording into `next` (begun here): one command
+ * buffer per decode step, submitted together.  Barriers order commands across the command buffers of
+ * a queue in submission order, so the hazard tracking carries on without one. */
+int wnrt_record_loop_next_cb(KernelCtx *kc, VkCommandBuffer next);
 int wnrt_record_loop_end(KernelCtx *kc, int *dispatches, int *barriers);
 /* kernel check context (no command buffer) */
 int wnrt_record_check_node(WnrtModel *m, const Node *n);

@@ -211,6 +211,7 @@ int wnrt_run(WnrtModel *m) {
     if (vkdev_submit_n(m->dev, r->cb + first, r->n_cb - first, m->fence) < 0) return -1;
     profile_phase(m, WNRT_PROF_WAIT);
     int rc = vkdev_wait(m->dev, m->fence);
+    m->done_ns = now_ns();
     profile_phase(m, WNRT_PROF_IDLE);
     if (rc == 0) wnrt_loop_after_run(m, r->shapes);
     return rc < 0 ? rc : profile_run_done(m, r->cb[0], r->dispatches - r->io_dispatches);

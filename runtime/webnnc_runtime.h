@@ -141,6 +141,9 @@ typedef struct {
     uint64_t loop_submits;       /* its submissions (host waits) */
     uint64_t loop_ahead;         /* of those, batches whose dispatches were captured ahead: at load (wnrt_loop_prepare)
                                   * or while the one before ran */
+    uint64_t loop_idle_first_ns; /* host time from the end of the wait for the run before the loop's first
+                                  * submission to that submission (the device has nothing queued meanwhile) */
+    uint64_t loop_idle_ns;       /* the same between each later submission and the wait before it, summed */
     bool loop_pick_fused;        /* its decode steps' greedy picks are taken by the mat-vec that writes the
                                   * logits (runtime/loop.c offer_pick): no pick dispatch of their own */
     int run_pipelines;           /* compute pipelines the runs created (not at load or wnrt_warm):

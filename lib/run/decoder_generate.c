@@ -106,6 +106,11 @@ void decoder_print_stats(FILE *f, const DecoderResult *res) {
         fprintf(f, "webnnc: device token loop: %llu decode steps in %llu submissions, %llu of them prepared ahead (at load or "
                    "while the one before ran)\n",
                 (unsigned long long)st->loop_steps, (unsigned long long)st->loop_submits, (unsigned long long)st->loop_ahead);
+    if (st->loop_submits)
+        fprintf(f, "webnnc: device token loop: nothing queued on the device for %.1f us before its first submission "
+                   "(after the prefill's wait) and %.1f us before each later one\n",
+                (double)st->loop_idle_first_ns / 1e3,
+                st->loop_submits > 1 ? (double)st->loop_idle_ns / 1e3 / (double)(st->loop_submits - 1) : 0.0);
     if (st->loop_submits && st->loop_pick_fused)
         fprintf(f, "webnnc: device token loop: each step's greedy pick made by the dispatch that writes its logits\n");
     fprintf(f, "webnnc: pipelines of %d dispatch plans created at load (WEBNNC_WARM=0: none), %d more during the runs\n",
