@@ -341,6 +341,70 @@ START_TEST(qkv_near_misses) {
 }
 END_TEST
 
+/* rmsNorm, then separate q, k and v projections (created v, q, k: graph order is not the attention's)
+ * read only by a groupQueryAttention over a KV cache; `leak`: q is also a graph output. */
+static Twin qkv_gqa_twin(bool leak) {
+    Twin t = {.g = graph_new("qkv_gqa")};
+    dt_seed(13);
+    Graph *g = t.g;
+    Value *x = act(&t, "x", DT_F32, 3, (const int64_t[]){1, S, K}, -2, 2);
+    Value *w = dt_random(g, "w", DT_F32, 1, (const int64_t[]){K}, 0.5, 1.5);
+    Node *norm = dt_node(g, OP_RMS_NORM, 2, (Value *[]){x, w});
+    node_set_uint(g, norm, "axis", 2);
+    node_set_float(g, norm, "epsilon", 1e-6);
+    dt_insert(g, norm);
+    Value *h = norm->outputs[0];
+    Value *v = nbits(&t, h, KV * H, BLOCK, true, true)->outputs[0];
+    Value *q = nbits(&t, h, N * H, BLOCK, false, true)->outputs[0];
+    Value *k = nbits(&t, h, KV * H, BLOCK, true, false)->outputs[0];
+    if (leak) graph_add_output(g, q);
+    Value *in[GQA_SLOTS] = {0};
+    in[GQA_QUERY] = q, in[GQA_KEY] = k, in[GQA_VALUE] = v;
+    in[GQA_PAST_KEY] = act(&t, "past_k", DT_F32, 4, (const int64_t[]){1, KV, C, H}, -1, 1);
+    in[GQA_PAST_VALUE] = act(&t, "past_v", DT_F32, 4, (const int64_t[]){1, KV, C, H}, -1, 1);
+    in[GQA_SEQLENS_K] = act(&t, "seqlens_k", DT_I32, 1, (const int64_t[]){1}, PAST + S - 1, PAST + S - 1);
+    in[GQA_TOTAL_SEQ] = dt_values(g, "total", DT_I32, 1, (const int64_t[]){1}, (const double[]){PAST + S});
+    Node *att = dt_node(g, OP_GROUP_QUERY_ATTENTION, GQA_SLOTS, in);
+    node_set_uint(g, att, "numHeads", N);
+    node_set_uint(g, att, "kvNumHeads", KV);
+    dt_insert(g, att);
+    for (int i = 0; i < att->n_outputs; i++) graph_add_output(g, att->outputs[i]);
+    return t;
+}
+
+static Node *only_node(Graph *g, OpId op) {
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i]->dead && g->nodes[i]->op == op) return g->nodes[i];
+    return NULL;
+}
+
+/* Separate q, k, v read only by one attention become its packed QKV (q, k, v along n); with q read
+ * elsewhere too, they stay three outputs. */
+START_TEST(qkv_into_packed_attention) {
+    for (int leak = 0; leak < 2; leak++) {
+        Twin ref = qkv_gqa_twin(leak), fused = qkv_gqa_twin(leak);
+        dt_run_pass(fused.g, "fuse_qkv");
+        dt_run_pass(fused.g, "dce");
+        Node *f = only_node(fused.g, OP_QKV_PROJECTION), *att = only_node(fused.g, OP_GROUP_QUERY_ATTENTION);
+        ck_assert_msg(f && att, "leak %d: no qkvProjection", leak);
+        ck_assert_int_eq(graph_node_count(fused.g), 2);
+        const int64_t *splits;
+        int n = node_ints(f, "splits", &splits);
+        ck_assert_int_eq(n, leak ? 3 : 1);
+        if (!leak) {
+            ck_assert_int_eq(splits[0], (N + 2 * KV) * H);
+            ck_assert_ptr_eq(att->inputs[GQA_QUERY], f->outputs[0]);
+            ck_assert_ptr_null(att->inputs[GQA_KEY]);
+            ck_assert_ptr_null(att->inputs[GQA_VALUE]);
+        } else {
+            ck_assert_ptr_nonnull(att->inputs[GQA_KEY]);
+        }
+        same_outputs(&ref, &fused, 1e-5);
+        twin_free(&ref), twin_free(&fused);
+    }
+}
+END_TEST
+
 START_TEST(gated_mlp_round_trip) {
     for (int skip = 0; skip < 2; skip++) {
         Twin ref = proj_twin(skip, 1, BLOCK, OP_SILU, false), fused = proj_twin(skip, 1, BLOCK, OP_SILU, false);
@@ -370,6 +434,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, rotary_near_miss);
     tcase_add_test(tc, rotary_into_gqa);
     tcase_add_test(tc, qkv_round_trip);
+    tcase_add_test(tc, qkv_into_packed_attention);
     tcase_add_test(tc, qkv_near_misses);
     tcase_add_test(tc, gated_mlp_round_trip);
     suite_add_tcase(s, tc);
