@@ -186,7 +186,14 @@ typedef struct {
     uint64_t seed;     /* sampling: the token at position p draws from a hash of (seed, p) */
     int steps;         /* decode steps per submission; 0: WNRT_LOOP_STEPS */
 } WnrtLoopConfig;
-#define WNRT_LOOP_STEPS 16
+/* Each submission costs the step about 100-150 us of device time besides the host's (the batch's
+ * parameter upload and barriers, the drain before the host reads the ids): H200, Qwen2-0.5B webgpu,
+ * 64 new tokens after 128 / 512 prompt tokens, three runs each, batches of 16 / 32 / 64 steps:
+ * 1494-1499 / 1501-1503 / 1510-1512 and 1383-1395 / 1402-1405 / 1407-1411 tok/s; 128 new tokens
+ * 1469-1483 / 1486-1487 / 1495-1497 and 1380-1384 / 1385-1390 / 1395-1396; the same ids.  A larger
+ * batch delivers ids in larger bursts, and a generation that ends (EOS) inside a batch still runs the
+ * batch's other steps. */
+#define WNRT_LOOP_STEPS 64
 int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c);
 /* Records the loop's command buffer ahead, at load (after wnrt_loop_config and the warm-up), for a
  * first batch of `steps` decode steps feeding positions pos, pos + 1, ... (pos: the prompt length),

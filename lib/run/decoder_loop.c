@@ -1,6 +1,6 @@
 /* decoder_loop.c - the device token loop of the decoder (decoder_loop.h): the prefill runs as a
  * host step without reading the logits back (its run picks the first token on the device), then
- * runtime/loop.c picks every next token on the device and runs up to WNRT_LOOP_STEPS decode steps
+ * runtime/loop.c picks every next token on the device and runs up to WNRT_LOOP_STEPS (64) decode steps
  * per submission; the ids it returns are handed out one step at a time so that decoder_generate's
  * loop (decoder_generate.c: timings, on_step) stays the same on either path. */
 #include "decoder_loop.h"

@@ -6,7 +6,7 @@ ONNX folder) gives the same token ids on every runtime path:
   older path, the reference;
 - `replay`: the default, one recording per dispatch plan replayed for every size (runtime/replay.c),
   made in pieces of 32 dispatches each submitted as soon as recorded (runtime/record.c), and, for models with KV caches, the token loop on the device (runtime/loop.c: argmax on the GPU,
-  the next step's inputs written there, 16 steps per submission, the first one recorded at load,
+  the next step's inputs written there, 64 steps per submission, the first one recorded at load,
   every later one captured while the one before ran);
 - `replay-host-loop`: replay with the argmax on the host every step (WEBNNC_DEVICE_LOOP=0);
 - `replay-staging`: the default with graph inputs/outputs forced through host staging buffers
