@@ -58,12 +58,14 @@ static Node *qkv_attention(FuseMap *fm, const NormProj *np, int *order) {
         if (!c || c->op != OP_GROUP_QUERY_ATTENTION || (att && c != att)) return NULL;
         att = c;
     }
+    int found[3];
     for (int s = 0; s < 3; s++) {
-        order[s] = -1;
+        found[s] = -1;
         for (int i = 0; i < 3; i++)
-            if (att->n_inputs > slot[s] && att->inputs[slot[s]] == np->y[i]) order[s] = i;
-        if (order[s] < 0) return NULL;
+            if (att->n_inputs > slot[s] && att->inputs[slot[s]] == np->y[i]) found[s] = i;
+        if (found[s] < 0) return NULL; /* (order untouched: the three outputs keep graph order) */
     }
+    for (int s = 0; s < 3; s++) order[s] = found[s];
     return att;
 }
 
