@@ -286,7 +286,9 @@ int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c) {
     }
     m->loop = L;
     L->cfg = *c;
-    if (!L->cfg.steps) L->cfg.steps = (int)wnrt_env_long("WEBNNC_LOOP_STEPS", 1, 256, WNRT_LOOP_STEPS);
+    if (!L->cfg.steps)
+        L->cfg.steps = (int)wnrt_env_long("WEBNNC_LOOP_STEPS", 1, 256,
+                                          m->dev->info.type == WNRT_DEV_CPU ? WNRT_LOOP_STEPS_CPU : WNRT_LOOP_STEPS);
     L->vec_loads = wnrt_env_flag("WEBNNC_PICK_VEC", true);
     L->fuse_pick = wnrt_env_flag("WEBNNC_PICK_FUSED", true);
     L->groups = (int)wnrt_env_long("WEBNNC_PICK_GROUPS", 0, PICK_MAX_GROUPS, 0);

@@ -184,7 +184,7 @@ typedef struct {
     int top_k;         /* sampling: keep the k highest tokens (ties at the k-th kept); 0: all */
     float top_p;       /* sampling: then the fewest highest whose probability reaches top_p; 1: all */
     uint64_t seed;     /* sampling: the token at position p draws from a hash of (seed, p) */
-    int steps;         /* decode steps per submission; 0: WNRT_LOOP_STEPS */
+    int steps;         /* decode steps per submission; 0: WNRT_LOOP_STEPS (CPU devices WNRT_LOOP_STEPS_CPU) */
 } WnrtLoopConfig;
 /* Each submission costs the step about 100-150 us of device time besides the host's (the batch's
  * parameter upload and barriers, the drain before the host reads the ids): H200, Qwen2-0.5B webgpu,
@@ -192,8 +192,10 @@ typedef struct {
  * 1494-1499 / 1501-1503 / 1510-1512 and 1383-1395 / 1402-1405 / 1407-1411 tok/s; 128 new tokens
  * 1469-1483 / 1486-1487 / 1495-1497 and 1380-1384 / 1385-1390 / 1395-1396; the same ids.  A larger
  * batch delivers ids in larger bursts, and a generation that ends (EOS) inside a batch still runs the
- * batch's other steps. */
+ * batch's other steps: on CPU devices, whose steps are long and whose submissions cost next to
+ * nothing beside them, batches stay at WNRT_LOOP_STEPS_CPU. */
 #define WNRT_LOOP_STEPS 64
+#define WNRT_LOOP_STEPS_CPU 16
 int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c);
 /* Records the loop's command buffer ahead, at load (after wnrt_loop_config and the warm-up), for a
  * first batch of `steps` decode steps feeding positions pos, pos + 1, ... (pos: the prompt length),

@@ -6,7 +6,7 @@ ONNX folder) gives the same token ids on every runtime path:
   older path, the reference;
 - `replay`: the default, one recording per dispatch plan replayed for every size (runtime/replay.c),
   made in pieces of 32 dispatches each submitted as soon as recorded (runtime/record.c), and, for models with KV caches, the token loop on the device (runtime/loop.c: argmax on the GPU,
-  the next step's inputs written there, 64 steps per submission, the first one recorded at load,
+  the next step's inputs written there, 64 steps per submission (16 on CPU devices such as lavapipe), the first one recorded at load,
   every later one captured while the one before ran);
 - `replay-host-loop`: replay with the argmax on the host every step (WEBNNC_DEVICE_LOOP=0);
 - `replay-staging`: the default with graph inputs/outputs forced through host staging buffers
@@ -16,7 +16,8 @@ ONNX folder) gives the same token ids on every runtime path:
   polling each batch's fence (WEBNNC_WAIT_POLL=1, the GPU default), and every greedy pick split over
   2 workgroups (WEBNNC_PICK_GROUPS=2; the corpus' 1024-token vocabularies fit one by default).
 Also: a 64-token generation (qwen2-int4-webgpu) whose runtime statistics (`generate -v`) show at most
-2 recordings and 63 decode steps in the device loop, against 64 recordings without replay; sampling
+2 recordings and 63 decode steps in the device loop, in batches of 16 and of 64 (one partial
+submission), against 64 recordings without replay, all with the same ids; sampling
 on the device (--temperature/--top-k/--top-p/--seed) is deterministic per seed, --top-k 1 and --top-p 1e-6
 equal greedy, two seeds differ, and sampling without the device loop is refused (exit 2); a model whose
 logits are all NaN, at the prompt's last position or only at the first decode step's, stops generate with an
@@ -359,8 +360,12 @@ def main():
         print(f"{name}: {'ok' if not any(f.startswith(name + ' ') for f in failures) else 'FAIL'} ({line})", flush=True)
 
     model = os.path.join(models_dir, "qwen2-int4-webgpu")
-    for mode, env, most in (("replay", {}, 2), ("rerecord", {"WEBNNC_REPLAY": "0"}, None)):
+    long_ids = {}
+    # batches of 64 steps (the GPU default; lavapipe's is 16): 63 steps in one partial submission
+    for mode, env, most in (("replay", {}, 2), ("replay-batches-of-64", {"WEBNNC_LOOP_STEPS": "64"}, 2),
+                            ("rerecord", {"WEBNNC_REPLAY": "0"}, None)):
         ids, rec, steps, why = generate(model, env, 64)
+        long_ids[mode] = ids
         if ids is None:
             failures.append(f"64 tokens {mode}: {why}")
         elif len(ids.split(",")) != 64:
@@ -371,6 +376,9 @@ def main():
             failures.append(f"64 tokens {mode}: {rec} recordings, {steps} loop steps (one recording per size, host loop)")
         else:
             print(f"64 tokens {mode}: {rec} recordings, {steps} device loop steps", flush=True)
+    for mode, ids in long_ids.items():
+        if ids is not None and long_ids["rerecord"] is not None and ids != long_ids["rerecord"]:
+            failures.append(f"64 tokens {mode}: ids differ from WEBNNC_REPLAY=0's")
     failures += sampling_checks(model)
     failures += warm_checks(model)
     failures += nan_checks(models_dir)
