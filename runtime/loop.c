@@ -69,7 +69,6 @@ struct TokenLoop {
     int ahead_steps;      /* ... made while the batch before it ran (wnrt_loop_next) */
     int64_t ahead_pos;
     bool ahead_diffed;    /* ... and dirty lists the slots it changes against `rec`, the same plan */
-    bool ahead_written;   /* ... or the slots already hold it (wnrt_loop_prepare recorded it) */
     ReplayDirty dirty;
     ReplaySlots params;
     MemPool *ring_pool;
@@ -364,9 +363,9 @@ int wnrt_loop_prepare(WnrtModel *m, int64_t pos, int steps) {
     for (int k = 0; k < 3; k++)
         if (loop_inputs[k] >= 0) m->bound[loop_inputs[k]] = true;
     if (walk(m, L, false, &L->now, steps, pos, NULL) == 0 && record(m, L, steps, pos) == 0) {
-        L->ahead = true; /* `now` is this batch's walk: the first wnrt_loop_next writes nothing more */
-        L->ahead_diffed = false;
-        L->ahead_written = true;
+        L->ahead = true; /* `now` is this batch's walk and the slots hold it: nothing to compare or write */
+        L->ahead_diffed = true;
+        L->dirty.n = 0;
         L->ahead_steps = steps;
         L->ahead_pos = pos;
     } else {
@@ -413,10 +412,7 @@ int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
     else if (walk(m, L, false, &L->now, steps, L->next_pos, NULL) < 0)
         return -1;
     L->ahead = false;
-    if (ahead && L->ahead_written && L->recorded) { /* recorded at load for this batch: nothing to compare */
-        m->stats.params_written = 0;
-        m->stats.replays += steps;
-    } else if (ahead && L->ahead_diffed && L->recorded) { /* compared while the batch before ran */
+    if (ahead && L->ahead_diffed && L->recorded) { /* compared while the batch before ran (or recorded at load) */
         m->stats.params_written = wnrt_replay_write_dirty(m, &L->params, &L->rec, &L->now, &L->dirty);
         m->stats.replays += steps;
     } else if (!L->recorded || !wnrt_replay_same_plan(&L->rec, &L->now)) {
@@ -436,7 +432,6 @@ int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
     /* this batch's steps and the tail: the steps past it, with zero grids, are not submitted */
     for (int k = 0; k < steps; k++) L->submit[k] = L->cbs[k];
     L->submit[steps] = L->cbs[L->cfg.steps];
-    L->ahead_written = false;
     if (vkdev_submit_n(m->dev, L->submit, steps + 1, m->fence) < 0) return -1;
     /* While the batch runs, the walk of the one the caller will likely ask for next (the rest of n,
      * up to a batch): its capture is most of a batch's host work (Qwen2-0.5B: 3.8 ms for 16 steps of

@@ -205,22 +205,29 @@ static void barrier(KernelCtx *kc, VkPipelineStageFlags src, VkAccessFlags src_a
 
 static int descriptors(KernelCtx *kc, const KBind *binds, int n_binds, int slot);
 
+/* Ends kc's command buffer and goes on recording into *next (begun here; allocated when absent). */
+static int switch_cb(KernelCtx *kc, VkCommandBuffer *next) {
+    VkResult vr = vkEndCommandBuffer(kc->cb);
+    if (vr != VK_SUCCESS) return vkdev_fail("vkEndCommandBuffer", vr);
+    if (vkdev_cb_begin(kc->dev, next) < 0) return -1;
+    kc->cb = *next;
+    kc->bound_pipeline = VK_NULL_HANDLE; /* (pipeline bindings do not carry over) */
+    return 0;
+}
+
 /* Ends the current piece, submits it (the GPU starts on it while the rest is recorded) and begins
  * the next one with a barrier after everything submitted before it. */
 static int next_piece(KernelCtx *kc) {
     Recording *r = kc->pieces;
-    VkResult vr = vkEndCommandBuffer(kc->cb);
-    if (vr != VK_SUCCESS) return vkdev_fail("vkEndCommandBuffer", vr);
-    if (vkdev_submit(kc->dev, kc->cb, VK_NULL_HANDLE) < 0) return -1;
-    kc->submitted = r->n_cb;
-    if (vkdev_cb_begin(kc->dev, &r->cb[r->n_cb]) < 0) return -1;
-    kc->cb = r->cb[r->n_cb++];
+    VkCommandBuffer done = kc->cb;
+    if (switch_cb(kc, &r->cb[r->n_cb]) < 0) return -1;
+    if (vkdev_submit(kc->dev, done, VK_NULL_HANDLE) < 0) return -1;
+    kc->submitted = r->n_cb++;
     barrier(kc, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
             VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
             VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
     kc->n_written = kc->n_read = 0;
     kc->barriers++;
-    kc->bound_pipeline = VK_NULL_HANDLE;
     kc->piece_dispatches = 0;
     return 0;
 }
@@ -458,15 +465,7 @@ int wnrt_record_loop_step(KernelCtx *kc, int64_t (*shapes)[WN_MAX_RANK]) {
     return rc < 0 ? rc : record_nodes(kc, shapes);
 }
 
-int wnrt_record_loop_next_cb(KernelCtx *kc, VkCommandBuffer next) {
-    if (!kc->cb) return 0;
-    VkResult vr = vkEndCommandBuffer(kc->cb);
-    if (vr != VK_SUCCESS) return vkdev_fail("vkEndCommandBuffer", vr);
-    if (vkdev_cb_begin(kc->dev, &next) < 0) return -1;
-    kc->cb = next;
-    kc->bound_pipeline = VK_NULL_HANDLE; /* (pipeline bindings do not carry over) */
-    return 0;
-}
+int wnrt_record_loop_next_cb(KernelCtx *kc, VkCommandBuffer next) { return kc->cb ? switch_cb(kc, &next) : 0; }
 
 int wnrt_record_loop_end(KernelCtx *kc, int *dispatches, int *barriers) {
     int rc = 0;
