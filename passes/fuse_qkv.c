@@ -80,7 +80,7 @@ static int match(FuseMap *fm, Node *norm) {
     if (np.count == 1 && !sp && np.n[0] >= QKV_HEAD_RATIO * np.k) return 0;
     for (int i = 0; sp && i < n_splits; i++) exits[i] = sp->outputs[i];
     Node *att = sp ? NULL : qkv_attention(fm, &np, order);
-    Value *read[NP_MAX + 1]; /* att: the three outputs it reads now, which it stops reading */
+    Value *read[NP_MAX + 1]; /* att: the three outputs it reads now, which it stops reading, and the skip sum */
     if (att) {
         for (int i = 0; i < 3; i++) read[i] = np.y[i];
         splits[0] = np.n[0] + np.n[1] + np.n[2];
@@ -92,9 +92,9 @@ static int match(FuseMap *fm, Node *norm) {
     Node *f = pass_np_emit(fm, &np, OP_QKV_PROJECTION, order, np.count, &m, &exits[n_splits]);
     node_set_ints(fm->g, f, "splits", n_splits, splits);
     int n_exits = n_splits + (exits[n_splits] ? 1 : 0);
-    if (!att) return pass_fm_interior_ok(fm, &m, exits, n_exits) ? pass_fm_insert_commit(fm, &m, f, exits, n_exits) : 0;
-    read[3] = exits[1];
-    if (!pass_fm_interior_ok(fm, &m, read, exits[1] ? 4 : 3)) return 0;
+    if (att) read[3] = exits[1]; /* (NULL when unused: matches no value) */
+    if (!pass_fm_interior_ok(fm, &m, att ? read : exits, att ? NP_MAX + 1 : n_exits)) return 0;
+    if (!att) return pass_fm_insert_commit(fm, &m, f, exits, n_exits);
     if (graph_insert_node(fm->g, f) < 0) return -1;
     att->inputs[GQA_QUERY] = f->outputs[0];
     att->inputs[GQA_KEY] = att->inputs[GQA_VALUE] = NULL;

@@ -135,7 +135,7 @@ static bool half_dot(const WnrtDeviceInfo *d, const KMatvecRows *p, DType act) {
  * unchanged).  Its geometry is fixed (fix_geometry) as for the kernel without zero points; left to
  * pc, another call measured 67.6 / 70.8-71.0. */
 bool kmatvec_pairs_scales(const WnrtDeviceInfo *d, const KMatvecRows *p, DType act) {
-    return p->has_zp && p->bits == 4 && half_dot(d, p, act) && wnrt_env_flag("WEBNNC_MATVEC_PAIRED", true);
+    return p->has_zp && half_dot(d, p, act) && wnrt_env_flag("WEBNNC_MATVEC_PAIRED", true); /* (4-bit: half_dot) */
 }
 
 /* Quantized units (matvec_rows.glsl): 16 bytes of weights, or 8 bytes for 4-bit rows whose byte

@@ -114,13 +114,6 @@ static bool relayout(WnrtModel *m, const Value *v, int bits) {
     return true;
 }
 
-static bool same_shape(const Value *a, const Value *b) {
-    if (a->rank != b->rank) return false;
-    for (int d = 0; d < a->rank; d++)
-        if (a->shape[d].v != b->shape[d].v) return false;
-    return true;
-}
-
 /* The paired scale words of k_matvec.h (KMatvecRows.sz_paired) for 4-bit zero points z of the same
  * shape as the float16 scales s: float16 scale | float16 -(4 + zp / 16) << 16, zp offset to unsigned
  * (^ 8 when signed), uploaded as s's storage (twice its bytes); false if out of memory. */
@@ -187,7 +180,7 @@ static int try_matmul(WnrtModel *m, const Node *n, const int *uses) {
         rw.n_inputs = 3;
         /* scales and zero points only this product reads, paired for the float16-pair kernel */
         p.sz_paired = p.has_zp && uses[s->id] == 1 && uses[z->id] == 1 && !((s->flags | z->flags) & VF_OUTPUT) &&
-                      same_shape(s, z) && kmatvec_pairs_scales(&m->dev->info, &p, act);
+                      value_same_shape(s, z) && kmatvec_pairs_scales(&m->dev->info, &p, act);
         if (p.sz_paired && !pair_scales(m, s, z, p.is_signed)) {
             diag_error("out of memory");
             return -1;
