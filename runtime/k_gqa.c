@@ -85,6 +85,11 @@
 #define GQA_DEC_KB 4   /* keys per run of a subgroup, each scored by a subgroupAdd, ... */
 #define GQA_DEC_T_KB 8 /* ... or scored together by a transposing reduction (gqa_dec.glsl; H100, Qwen2-0.5B, 128 decode
                         * steps after a 512-token prompt: attention 18.3 -> 17.1 us per layer), ... */
+#define GQA_DEC_WIDE_NK 8 /* ... or (float16 caches) in wide runs of this many keys per lane, or half as many
+                           * where one round of those covers the keys (dec_wide), ... */
+#define GQA_DEC_WIDE_SUBGROUPS 20 /* ... with this many subgroups per workgroup (H200, Qwen2-0.5B webgpu decode of 128
+                                   * tokens after 128 / 512 (tok/s), 16: 1536 / 1463, 20: 1528 / 1488, 24: 1529 / 1472,
+                                   * 28: 1508 / 1450, 32: 1499 / 1441; the better of 4 and 8 keys per lane) */
 #define GQA_DEC_T_CPL 4 /* ... where a lane holds at most this many channels: the run's keys and values are 2 * 8 * CPL
                          * registers.  H200, a 256-channel head (8 channels per lane), Qwen2-0.5B-shaped with 4 heads,
                          * attention us per layer after 128 / 512 tokens: runs of 8 23.5 / 44.4, of 4 19.1 / 38.0 (Gemma2-
@@ -333,13 +338,14 @@ static uint32_t dec_kb(const KernelCtx *kc, const GqaDims *d) {
 }
 
 /* Workgroup size of the decode kernels (ext_gqa_attn_dec.comp, ext_gqa_dec_fused.comp):
- * GQA_DEC_SUBGROUPS subgroups (WEBNNC_GQA_DEC_SUBGROUPS=1..32), as many as fit in 1024 invocations
+ * GQA_DEC_SUBGROUPS subgroups (`wide`: the fused kernel's wide runs, GQA_DEC_WIDE_SUBGROUPS;
+ * WEBNNC_GQA_DEC_SUBGROUPS=1..32), as many as fit in 1024 invocations
  * and the device's limit, and at most GQA_DEC_PARTIALS / head size (heads of 256: 16); 0 where it does not
  * apply (no subgroup arithmetic, head size over GQA_DEC_MAX_H or over GQA_DEC_MAX_CPL channels per lane;
  * WEBNNC_GQA_DEC=0). */
-static uint32_t dec_wg_on(const WnrtDeviceInfo *dev, const GqaDims *d) {
+static uint32_t dec_wg_on(const WnrtDeviceInfo *dev, const GqaDims *d, bool wide) {
     uint32_t sgs = dev->subgroup_size, cap = dev->max_workgroup_invocations < 1024 ? dev->max_workgroup_invocations : 1024;
-    uint32_t groups = (uint32_t)wnrt_env_long("WEBNNC_GQA_DEC_SUBGROUPS", 1, 32, GQA_DEC_SUBGROUPS);
+    uint32_t groups = (uint32_t)wnrt_env_long("WEBNNC_GQA_DEC_SUBGROUPS", 1, 32, wide ? GQA_DEC_WIDE_SUBGROUPS : GQA_DEC_SUBGROUPS);
     if (sgs && groups * sgs > cap) groups = cap / sgs;
     if (d->H > 0 && groups * (uint64_t)d->H > GQA_DEC_PARTIALS) groups = GQA_DEC_PARTIALS / (uint32_t)d->H;
     if (!dev->subgroup_arithmetic || sgs < 4 || groups == 0 || d->H > GQA_DEC_MAX_H ||
@@ -348,7 +354,7 @@ static uint32_t dec_wg_on(const WnrtDeviceInfo *dev, const GqaDims *d) {
     return groups * sgs;
 }
 
-static uint32_t dec_wg(const KernelCtx *kc, const GqaDims *d) { return dec_wg_on(kc_device(kc), d); }
+static uint32_t dec_wg(const KernelCtx *kc, const GqaDims *d) { return dec_wg_on(kc_device(kc), d, false); }
 
 /* ... of the flash kernel: GQA_FLASH_TPR, or WEBNNC_FLASH_TPR (tuning sweeps; rounded down to a power of 2). */
 static uint32_t flash_tpr(void) {
@@ -439,7 +445,7 @@ static int record_attention(KernelCtx *kc, const Node *n, const KTensor *in, con
  * batch, the decode kernel's geometry (dec_wg), no attentionBias / headSink (WEBNNC_GQA_FUSED=0:
  * the four dispatches). */
 static bool dec_fused_on(const WnrtDeviceInfo *dev, const Node *n, const GqaDims *d) {
-    return d->S == 1 && dec_wg_on(dev, d) && !present(n, GQA_ATTENTION_BIAS) && !present(n, GQA_HEAD_SINK) &&
+    return d->S == 1 && dec_wg_on(dev, d, false) && !present(n, GQA_ATTENTION_BIAS) && !present(n, GQA_HEAD_SINK) &&
            wnrt_env_flag("WEBNNC_GQA_FUSED", true);
 }
 
@@ -527,7 +533,8 @@ static int bind_oproj(KernelCtx *kc, const Node *n, const OprojRun *f, DecFusedP
  * WEBNNC_GQA_DEC_FIXED=0: never. */
 #define DEC_FIX 16
 #define DEC_PAIRS_SPEC (OPROJ_PARK_SPEC + 2)
-#define DEC_SPEC (DEC_PAIRS_SPEC + 1)
+#define DEC_WIDE_SPEC (DEC_PAIRS_SPEC + 1)
+#define DEC_SPEC (DEC_WIDE_SPEC + 1)
 static void dec_fix(uint32_t *spec, const DecFusedPush *pc, bool fold) {
     if (!wnrt_env_flag("WEBNNC_GQA_DEC_FIXED", true)) return;
     uint32_t *f = spec + DEC_FIX;
@@ -546,6 +553,20 @@ static void dec_fix(uint32_t *spec, const DecFusedPush *pc, bool fold) {
 static bool dec_pairs(const KTensor *query, uint32_t cpl, const DecFusedPush *pc) {
     return query->dtype == DT_F16 && cpl % 2 == 0 && pc->H % 2 == 0 && pc->base_k % 2 == 0 && pc->base_v % 2 == 0 &&
            wnrt_env_flag("WEBNNC_GQA_DEC_PAIRS", true);
+}
+
+/* Keys per lane of the fused decode's wide runs (gqa_dec.glsl DEC_WIDE_NK; 0: none): where the key loop
+ * reads packed pairs (dec_pairs), the head size is 8 channels times a power of two lanes that divides
+ * the subgroup, and the caches' rows start on 16-byte boundaries (uvec4 loads), GQA_DEC_WIDE_NK, at
+ * most the lanes of a key (WEBNNC_GQA_DEC_WIDE=0: never; 1, 2, 4, 8 keys per lane). */
+static uint32_t dec_wide(const WnrtDeviceInfo *dev, bool pairs, const DecFusedPush *pc) {
+    uint32_t sgs = dev->subgroup_size, lanes = pc->H / 8;
+    long nk = wnrt_env_long("WEBNNC_GQA_DEC_WIDE", 0, 8, GQA_DEC_WIDE_NK);
+    if (!pairs || !dev->subgroup_shuffle || pc->H % 8 || lanes == 0 || (lanes & (lanes - 1)) || lanes > sgs ||
+        pc->base_k % 8 || pc->base_v % 8 || dev->min_storage_offset_alignment % 16 || nk == 0)
+        return 0;
+    while (nk & (nk - 1)) nk &= nk - 1;
+    return (uint32_t)nk < lanes ? (uint32_t)nk : lanes;
 }
 
 /* Decode in one dispatch: prep of query, key and value rows, cache write and attention (and, with
@@ -597,6 +618,8 @@ static int record_dec_fused(KernelCtx *kc, const Node *n, const KTensor *in, con
                                chunks, kb, (uint32_t)wnrt_env_long("WEBNNC_GQA_DEC_CHUNK_ROWS", 16, 65536, dec_work_rows(d->H)),
                                regs};
     spec[DEC_PAIRS_SPEC] = dec_pairs(&in[GQA_QUERY], cpl, &pc);
+    spec[DEC_WIDE_SPEC] = dec_wide(dev, spec[DEC_PAIRS_SPEC], &pc);
+    if (spec[DEC_WIDE_SPEC]) spec[0] = dec_wg_on(dev, d, true);
     if (fold && bind_oproj(kc, n, fold, &pc, b, spec, spec[0]) < 0) return -1;
     dec_fix(spec, &pc, fold);
     return ext_dispatch_rows(kc, n, sh, spec, DEC_SPEC, &pc, sizeof pc, b, fold ? 19 : 14,
@@ -677,7 +700,8 @@ bool ext_gqa_oproj_ok(const WnrtDeviceInfo *dev, const Node *gqa, const Node *op
         o->shape[2].v % N || present(gqa, GQA_K_SCALE) || present(gqa, GQA_V_SCALE) || dec_chunks_wanted(gqa) != 1)
         return false;
     GqaDims d = {.S = 1, .H = o->shape[2].v / N};
-    uint32_t wg = dec_wg_on(dev, &d);
+    uint32_t wg = dec_wg_on(dev, &d, false), wide_wg = dec_wg_on(dev, &d, true); /* (either may run) */
+    if (wide_wg < wg) wg = wide_wg;
     return d.H % 32 == 0 && d.H <= 128 && dec_fused_on(dev, gqa, &d) && nbits_geometry(oproj, &geo) == 0 && geo.bits == 4 &&
            geo.k == o->shape[2].v && geo.block % 32 == 0 && !kx_opt(oproj, 4) && scales && scales->dtype == q->dtype &&
            ext_nbits_rows_layout(&geo, zp != NULL, zp ? zp->dtype : DT_U8, &rows) && (uint64_t)geo.n <= 64 * (uint64_t)wg;

@@ -161,6 +161,14 @@ layout(std430, binding = 2) readonly buffer K2 { uint k_pairs[]; }; // the cache
 layout(std430, binding = 3) readonly buffer V2 { uint v_pairs[]; };
 uint dec_key_pair(uint j, uint p) { return k_pairs[(pc.base_k + (dec_kv + j) * DEC_H) / 2u + p]; }
 uint dec_value_pair(uint j, uint p) { return v_pairs[(pc.base_v + (dec_kv + j) * DEC_H) / 2u + p]; }
+// Wide runs (gqa_dec.glsl DEC_WIDE_NK; k_gqa.c dec_wide: float16 rows of a multiple of 8 channels
+// starting on 16-byte boundaries): the caches as uvec4 of 8 channels.
+layout(constant_id = 28) const uint WIDE_NK = 0u;
+#define DEC_WIDE_NK WIDE_NK
+layout(std430, binding = 2) readonly buffer K4 { uvec4 k_vec4[]; };
+layout(std430, binding = 3) readonly buffer V4 { uvec4 v_vec4[]; };
+uvec4 dec_key_vec4(uint j, uint b) { return k_vec4[(pc.base_k + (dec_kv + j) * DEC_H) / 8u + b]; }
+uvec4 dec_value_vec4(uint j, uint b) { return v_vec4[(pc.base_v + (dec_kv + j) * DEC_H) / 8u + b]; }
 #endif
 float knew[CPL], vnew[CPL]; // REG_PREP: the new key / value rows, this lane's channels (last subgroup)
 float dec_new_key(uint c, uint h) { return REG_PREP ? knew[c] : k_new[h]; }

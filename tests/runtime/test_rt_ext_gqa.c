@@ -136,6 +136,10 @@ static const GqaCase decode_cases[] = {
     /* local window, softcap, smooth softmax; float16 with norms and interleaved rotary */
     {DT_F32, 1, 1, 4, 2, 16, 64, {60}, false, 16, false, false, false, false, false, true, 7, 3.0},
     {DT_F16, 2, 1, 8, 2, 128, 40, {39, 1}, false, 64, true, false, true, false, false, false, 0, 0},
+    /* float16 with a local window, softcap and smooth softmax; a 16-channel head (wide runs of 2 lanes
+     * per key: 4 key groups in lavapipe's subgroups of 8) */
+    {DT_F16, 1, 1, 4, 2, 32, 64, {60}, false, 16, false, false, false, false, false, true, 7, 3.0},
+    {DT_F16, 1, 1, 4, 2, 16, 100, {93}, false, 16, false, false, false, false, false, false, 0, 0},
 };
 
 /* Decode (S = 1): in one dispatch (ext_gqa_dec_fused.comp, the default where the device has
@@ -149,12 +153,13 @@ static const GqaCase decode_cases[] = {
  * The fused kernel prepares the query and new rows in registers where a lane holds few channels
  * (REG_PREP; lavapipe's subgroups of 8: head sizes up to 64), else and under WEBNNC_GQA_DEC_REGS=0
  * in shared memory.  Its geometry is fixed at pipeline creation, and under WEBNNC_GQA_DEC_FIXED=0
- * read from the parameters.  Its key loop reads float16 caches as packed pairs, the next run
- * loaded while one is scored (gqa_dec.glsl DEC_PAIRS), and under WEBNNC_GQA_DEC_PAIRS=0 one channel
- * at a time. */
+ * read from the parameters.  Its key loop reads float16 caches in wide runs (gqa_dec.glsl
+ * DEC_WIDE_NK: 8 channels of a key per lane; WEBNNC_GQA_DEC_WIDE=1 and 8 keys per lane besides the
+ * default 4), under WEBNNC_GQA_DEC_WIDE=0 as packed pairs across the subgroup, the next run loaded
+ * while one is scored (DEC_PAIRS), and under WEBNNC_GQA_DEC_PAIRS=0 one channel at a time. */
 START_TEST(decode) {
     static const struct {
-        const char *chunks, *fused, *transpose, *regs, *fixed, *pairs;
+        const char *chunks, *fused, *transpose, *regs, *fixed, *pairs, *wide;
     } modes[] = {
         {NULL, NULL, NULL, NULL, NULL, NULL}, {"6", NULL, NULL, NULL, NULL, NULL}, {"3", NULL, NULL, NULL, NULL, NULL},
         {NULL, "0", NULL, NULL, NULL, NULL},  {"3", NULL, "0", NULL, NULL, NULL},  {NULL, "0", "0", NULL, NULL, NULL},
@@ -163,6 +168,10 @@ START_TEST(decode) {
         {NULL, NULL, NULL, NULL, "0", NULL},  {"3", NULL, NULL, "0", "0", NULL},
         /* float16 caches read one channel at a time */
         {NULL, NULL, NULL, NULL, NULL, "0"},  {"3", NULL, NULL, "0", NULL, "0"},
+        /* float16 caches in runs of pairs across the subgroup instead of wide runs, and wide runs of 1
+         * and 8 keys per lane (at most the lanes of a key: 8 for 64 channels on lavapipe) */
+        {NULL, NULL, NULL, NULL, NULL, NULL, "0"}, {NULL, NULL, NULL, NULL, NULL, NULL, "1"},
+        {"3", NULL, NULL, "0", NULL, NULL, "8"},
     };
     for (size_t mode = 0; mode < sizeof modes / sizeof modes[0]; mode++) {
         if (modes[mode].chunks) {
@@ -170,8 +179,9 @@ START_TEST(decode) {
             setenv("WEBNNC_GQA_DEC_CHUNK_ROWS", "128", 1);
         }
         const char *names[] = {"WEBNNC_GQA_FUSED", "WEBNNC_GQA_DEC_TRANSPOSE", "WEBNNC_GQA_DEC_REGS", "WEBNNC_GQA_DEC_FIXED",
-                               "WEBNNC_GQA_DEC_PAIRS"};
-        const char *values[] = {modes[mode].fused, modes[mode].transpose, modes[mode].regs, modes[mode].fixed, modes[mode].pairs};
+                               "WEBNNC_GQA_DEC_PAIRS", "WEBNNC_GQA_DEC_WIDE"};
+        const char *values[] = {modes[mode].fused, modes[mode].transpose, modes[mode].regs, modes[mode].fixed, modes[mode].pairs,
+                                modes[mode].wide};
         const int n_env = (int)(sizeof names / sizeof names[0]);
         for (int e = 0; e < n_env; e++)
             if (values[e]) setenv(names[e], values[e], 1);
@@ -193,15 +203,19 @@ START_TEST(decode) {
     /* one subgroup per workgroup: with subgroups of fewer than 16 invocations (lavapipe: 8) the 64
      * rotary pairs of a 128-channel head outnumber the ones whose cosines are fetched ahead (4 per
      * invocation), so ext_gqa_dec_fused.comp's rotate() loads the rest itself.  A float16 cache
-     * read by one subgroup: the paired key loop alternates its two register sets over 75 and 74
-     * runs (lavapipe: runs of 4 keys at 8 channels per lane), so that it leaves the loop after
-     * either set, the last run partial or whole; and without pairs, one channel at a time. */
+     * read by one subgroup: in wide runs of 4 keys (75, 74 and 76 runs, the last one partial at 302
+     * rows); in pairs, the key loop alternating its two register sets over 75 and 74 runs (lavapipe:
+     * runs of 4 keys at 8 channels per lane), so that it leaves the loop after either set, the last
+     * run partial or whole; and without pairs, one channel at a time. */
     setenv("WEBNNC_GQA_DEC_SUBGROUPS", "1", 1);
-    for (int pairs = 1; pairs >= 0; pairs--) {
+    for (int pairs = 2; pairs >= 0; pairs--) { /* wide runs (4 keys: the last one partial at 302), pairs, neither */
+        if (pairs < 2) setenv("WEBNNC_GQA_DEC_WIDE", "0", 1);
         if (!pairs) setenv("WEBNNC_GQA_DEC_PAIRS", "0", 1);
         check_gqa((GqaCase){DT_F16, 1, 1, 4, 2, 64, 310, {300}, true, 64, false, false, false, false, false, false, 0, 0});
         check_gqa((GqaCase){DT_F16, 1, 1, 4, 2, 64, 310, {296}, false, 64, false, true, true, false, false, false, 0, 0});
+        check_gqa((GqaCase){DT_F16, 1, 1, 4, 2, 64, 310, {302}, false, 64, false, false, false, false, false, false, 0, 0});
         unsetenv("WEBNNC_GQA_DEC_PAIRS");
+        unsetenv("WEBNNC_GQA_DEC_WIDE");
     }
     check_gqa((GqaCase){DT_F32, 1, 1, 4, 2, 128, 40, {30}, false, 128, true, false, false, false, false, false, 0, 0});
     check_gqa((GqaCase){DT_F32, 1, 1, 4, 2, 128, 40, {30}, false, 128, false, true, true, false, false, false, 0, 0});
