@@ -212,19 +212,21 @@ void dec_load_pairs(uint buf, uint j0, uint end) {
 }
 #endif
 
-// V = channel H of the row X[CPL] held across the subgroup in dec_channel order, by CPL shuffles
-// (every lane of the subgroup takes part; H may differ between lanes).
-#define DEC_CHANNEL_OF(X, H, V)                                                                    \
+// V = channel H of the row X[CPL] held across the subgroup, by CPL shuffles (every lane of the
+// subgroup takes part; H may differ between lanes): in dec_channel order when PAIRED, else channel h
+// in lane h % SG, register h / SG.
+#define DEC_CHANNEL_IN(X, H, V, PAIRED)                                                            \
     {                                                                                              \
         uint sgs_ = gl_SubgroupSize, h_ = (H);                                                     \
-        uint src_ = DEC_PAIRS ? (h_ / 2u) % sgs_ : h_ % sgs_;                                      \
-        uint reg_ = DEC_PAIRS ? 2u * ((h_ / 2u) / sgs_) + (h_ & 1u) : h_ / sgs_;                   \
+        uint src_ = (PAIRED) ? (h_ / 2u) % sgs_ : h_ % sgs_;                                       \
+        uint reg_ = (PAIRED) ? 2u * ((h_ / 2u) / sgs_) + (h_ & 1u) : h_ / sgs_;                    \
         V = 0.0;                                                                                   \
         [[unroll]] for (uint c2_ = 0u; c2_ < CPL; c2_++) {                                         \
             float sh_ = subgroupShuffle(X[c2_], src_);                                             \
             if (c2_ == reg_) V = sh_;                                                              \
         }                                                                                          \
     }
+#define DEC_CHANNEL_OF(X, H, V) DEC_CHANNEL_IN(X, H, V, DEC_PAIRS) // (dec_channel order)
 
 #ifdef DEC_PAIR_LOADS
 // The wide run of keys j0 .. j0 + SG / (H / 8) * DEC_WIDE_NK - 1 into wk / wv: key kg + KG * i of the

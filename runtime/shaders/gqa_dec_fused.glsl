@@ -245,15 +245,7 @@ void reg_rotary_fetch(uint pos) {
 
 // V = channel H of the row X[CPL] held across the subgroup (channel h in lane h % SG, register
 // h / SG; 0 past the row), by CPL shuffles.
-#define REG_CHANNEL(X, H, V)                                                                       \
-    {                                                                                              \
-        uint sgs_ = gl_SubgroupSize;                                                               \
-        V = 0.0;                                                                                   \
-        [[unroll]] for (uint c2 = 0u; c2 < CPL; c2++) {                                            \
-            float sh = subgroupShuffle(X[c2], (H) % sgs_);                                         \
-            if (c2 == (H) / sgs_) V = sh;                                                          \
-        }                                                                                          \
-    }
+#define REG_CHANNEL(X, H, V) DEC_CHANNEL_IN(X, H, V, false)
 
 // The row X[CPL] moved from channel lane + SG * c in register c to dec_channel(c) (DEC_PAIRS).
 #define REG_TO_PAIRS(X)                                                                            \
