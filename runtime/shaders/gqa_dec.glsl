@@ -35,12 +35,12 @@
 // channels each of a key (one 16-byte load), a subgroup's SG / (DEC_H / 8) key groups take
 // DEC_WIDE_NK keys each per run, and a transposing reduction within the group leaves every key's
 // score in DEC_H / 8 / DEC_WIDE_NK of its lanes (DEC_WIDE_NK / 2 keys per lane where one round of
-// those covers the keys).  Per key that is a quarter of a load and of its
-// address arithmetic, and a fraction of a shuffle, where a key spread over all the lanes (above)
-// takes a load per lane, its address and about three shuffles: the loop is bound by the
-// instructions it issues, not by memory (H200, Qwen2-0.5B decode after 512 tokens: the same rate
-// with every key read from 64 cached rows).  The value sums stay per key group (8 channels a
-// lane) until the key loop ends.
+// those covers the keys).  Per key that is a quarter of a load and of its address arithmetic and a
+// fraction of a shuffle, where a key spread over all the lanes (above) takes a load per lane, its
+// address and about three shuffles: that loop was bound by the instructions it issued, not by
+// memory (H200, Qwen2-0.5B decode after 512 tokens: the same rate with every key read from 64
+// cached rows; wide runs 1397 -> 1475 tok/s there, bench/HISTORY.md, thirtieth session).  The
+// value sums stay per key group (8 channels a lane) until the key loop ends.
 #extension GL_KHR_shader_subgroup_basic : enable
 #extension GL_KHR_shader_subgroup_arithmetic : enable
 #extension GL_KHR_shader_subgroup_shuffle : enable
