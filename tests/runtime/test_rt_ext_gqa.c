@@ -379,11 +379,17 @@ END_TEST
 
 int main(void) {
     Suite *s = suite_create("runtime-ext-gqa");
+    /* the decode kernels in a case of their own, which tests/runtime/meson.build also runs on
+     * lavapipe's 16-lane subgroups (CK_RUN_CASE=gqa-decode) */
+    TCase *dec = tcase_create("gqa-decode");
+    tcase_add_checked_fixture(dec, rt_setup, rt_teardown);
+    tcase_set_timeout(dec, 300);
+    tcase_add_test(dec, decode);
+    tcase_add_test(dec, decode_wide_heads);
+    suite_add_tcase(s, dec);
     TCase *tc = tcase_create("gqa");
     tcase_add_checked_fixture(tc, rt_setup, rt_teardown);
     tcase_set_timeout(tc, 300);
-    tcase_add_test(tc, decode);
-    tcase_add_test(tc, decode_wide_heads);
     tcase_add_test(tc, prefill);
     tcase_add_test(tc, prefill_prep);
     tcase_add_test(tc, flash_prefill);
