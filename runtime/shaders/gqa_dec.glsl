@@ -355,8 +355,7 @@ void gqa_dec_attend_qv(uint lo, uint end, bool new_row, uint p_new, out float mt
 #ifdef DEC_PAIR_LOADS
     if (DEC_WIDE) {
         dec_wide_attend(lo, end, new_row, p_new, m, l);
-        j0 = end; // (no run below)
-        new_row = false;
+        new_row = false; // (taken by the wide loop)
     } else if (DEC_PAIRS) { // runs alternate between the two sets of pairs, the next one loaded first
         if (j0 < end) dec_load_pairs(1u, j0, end);
         while (j0 < end) {

@@ -372,12 +372,6 @@ static Twin qkv_gqa_twin(bool leak) {
     return t;
 }
 
-static Node *only_node(Graph *g, OpId op) {
-    for (int i = 0; i < g->n_nodes; i++)
-        if (!g->nodes[i]->dead && g->nodes[i]->op == op) return g->nodes[i];
-    return NULL;
-}
-
 /* Separate q, k, v read only by one attention become its packed QKV (q, k, v along n); with q read
  * elsewhere too, they stay three outputs. */
 START_TEST(qkv_into_packed_attention) {
@@ -385,7 +379,7 @@ START_TEST(qkv_into_packed_attention) {
         Twin ref = qkv_gqa_twin(leak), fused = qkv_gqa_twin(leak);
         dt_run_pass(fused.g, "fuse_qkv");
         dt_run_pass(fused.g, "dce");
-        Node *f = only_node(fused.g, OP_QKV_PROJECTION), *att = only_node(fused.g, OP_GROUP_QUERY_ATTENTION);
+        Node *f = find(fused.g, OP_QKV_PROJECTION), *att = find(fused.g, OP_GROUP_QUERY_ATTENTION);
         ck_assert_msg(f && att, "leak %d: no qkvProjection", leak);
         ck_assert_int_eq(graph_node_count(fused.g), 2);
         const int64_t *splits;
