@@ -13,7 +13,13 @@
  * step still cost about 156 us of barriers (H200, Qwen2-0.5B).
  * The recording is made again only when the dispatch plan changes.  While a batch runs, the host
  * captures the dispatches of the batch it expects to be asked for next and finds the slots whose
- * parameters that batch changes; after the wait it writes only those (wnrt_loop_next). */
+ * parameters that batch changes; after the wait it writes only those (wnrt_loop_next).
+ * Parameters as push constants (vk_spirv_push.h): a dispatch of the recording whose parameters are
+ * the same in every step of the batch it is recorded for reads them from push constants recorded in
+ * its command buffer, not from its slot (choose_pushes); the others (the pick's position, the
+ * attention mask's length) keep their slots.  A later batch that would change a pushed dispatch's
+ * parameters has the loop record again, with that dispatch's slot read from then on (pushes_stale).
+ * WEBNNC_PUSH_PARAMS=0: no push constants; =all: every dispatch's (a test of that check). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -80,7 +86,15 @@ struct TokenLoop {
     bool pick_pending; /* the last wnrt_run picked a token into ring[0] */
     bool vec_loads;    /* picks may read aligned logits rows in 16-byte vectors (WEBNNC_PICK_VEC=0: never) */
     bool fuse_pick;    /* decode steps offer their greedy pick to the logits mat-vec (WEBNNC_PICK_FUSED=0: never) */
+    int push_mode;     /* parameters as push constants: PUSH_NONE, PUSH_STABLE (default), PUSH_ALL (WEBNNC_PUSH_PARAMS) */
+    int *rec_first, *now_first; /* [cfg.steps + 1]: the first slot of each step in rec / now, then their n */
+    bool *push;        /* [push_cap]: the recording's slots whose parameters are pushed */
+    int push_cap;
+    bool *varies;      /* [n_varies]: a step's dispatches (by index in the step) seen to change their parameters */
+    int n_varies;
 };
+
+enum { PUSH_NONE, PUSH_STABLE, PUSH_ALL };
 
 static int input_index(const WnrtModel *m, const char *name, bool need) {
     for (int i = 0; name && i < m->g->n_inputs; i++) {
@@ -226,13 +240,15 @@ void wnrt_loop_after_run(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK]) {
  * grids; their command buffers are not submitted with this batch). */
 static int walk(WnrtModel *m, struct TokenLoop *L, bool rec, ReplayTrace *t, int steps, int64_t pos, int *dispatches) {
     t->n = 0;
-    KernelCtx *kc = wnrt_record_loop_begin(m, rec ? L->cbs[0] : VK_NULL_HANDLE, &L->params, t);
+    int *firsts = rec ? L->rec_first : L->now_first;
+    KernelCtx *kc = wnrt_record_loop_begin(m, rec ? L->cbs[0] : VK_NULL_HANDLE, &L->params, t, rec ? L->push : NULL,
+                                           rec ? L->push_cap : 0);
     if (!kc) return -1;
     int rc = 0;
     bool fused = false;
     for (int j = 0; j < L->cfg.steps && rc == 0; j++) {
         bool on = j < steps;
-        int first = t->n;
+        int first = firsts[j] = t->n;
         if (j > 0 && rec && (rc = wnrt_record_loop_next_cb(kc, L->cbs[j])) < 0) break;
         KFusedPick fp;
         if ((rc = step_shapes(m, L, pos + (on ? j : steps - 1) + 1)) < 0 || (rc = offer_pick(m, L, m->now_shapes, 1 + j, &fp)) < 0)
@@ -246,8 +262,10 @@ static int walk(WnrtModel *m, struct TokenLoop *L, bool rec, ReplayTrace *t, int
         for (int i = first; i < t->n && !on; i++) memset(t->args[i].grid, 0, sizeof t->args[i].grid);
     }
     m->stats.loop_pick_fused = fused;
+    firsts[L->cfg.steps] = t->n;
     if (rc == 0 && rec) rc = wnrt_record_loop_next_cb(kc, L->cbs[L->cfg.steps]);
-    int r2 = wnrt_record_loop_end(kc, dispatches, NULL);
+    int pushed = 0, r2 = wnrt_record_loop_end(kc, dispatches, NULL, &pushed);
+    if (rec) m->stats.loop_pushed = pushed / L->cfg.steps;
     return rc < 0 ? rc : r2;
 }
 
@@ -258,6 +276,10 @@ void wnrt_loop_free(WnrtModel *m) {
         if (L->cbs[i]) vkFreeCommandBuffers(m->dev->device, m->dev->cmd_pool, 1, &L->cbs[i]);
     free(L->cbs);
     free(L->submit);
+    free(L->rec_first);
+    free(L->now_first);
+    free(L->push);
+    free(L->varies);
     wnrt_replay_trace_free(&L->rec);
     wnrt_replay_trace_free(&L->now);
     free(L->dirty.index);
@@ -291,6 +313,17 @@ int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c) {
     L->vec_loads = wnrt_env_flag("WEBNNC_PICK_VEC", true);
     L->fuse_pick = wnrt_env_flag("WEBNNC_PICK_FUSED", true);
     L->groups = (int)wnrt_env_long("WEBNNC_PICK_GROUPS", 0, PICK_MAX_GROUPS, 0);
+    const char *push = getenv("WEBNNC_PUSH_PARAMS");
+    L->push_mode = !vk_pipeset_push_range(m->dev) || (push && strcmp(push, "0") == 0) ? PUSH_NONE
+                   : push && strcmp(push, "all") == 0                              ? PUSH_ALL
+                                                                                   : PUSH_STABLE;
+    L->rec_first = calloc((size_t)L->cfg.steps + 1, sizeof *L->rec_first);
+    L->now_first = calloc((size_t)L->cfg.steps + 1, sizeof *L->now_first);
+    if (!L->rec_first || !L->now_first) {
+        diag_error("out of memory");
+        wnrt_loop_free(m);
+        return -1;
+    }
     L->ids = input_index(m, c->input_ids, true);
     L->pos = input_index(m, c->position_ids, false);
     L->mask = input_index(m, c->attention_mask, true);
@@ -327,10 +360,73 @@ int wnrt_loop_config(WnrtModel *m, const WnrtLoopConfig *c) {
     return 0;
 }
 
+/* Whether dispatch d of step j of L->now is dispatch d of step 0: the same pipeline and parameters. */
+static bool same_as_first(const struct TokenLoop *L, int j, int d) {
+    const int *f = L->now_first;
+    if (f[j + 1] - f[j] != f[1] - f[0]) return false;
+    const ReplayOp *a = &L->now.ops[f[0] + d], *b = &L->now.ops[f[j] + d];
+    return a->pipeline == b->pipeline &&
+           memcmp(L->now.args[f[0] + d].params, L->now.args[f[j] + d].params, sizeof L->now.args[0].params) == 0;
+}
+
+/* L->push for the recording of L->now's batch (`steps` steps on): a step's dispatch takes its
+ * parameters from push constants in every step (on or off) where they are the same in all the
+ * batch's steps that are on (two or more) and it was never seen to change (L->varies). */
+static int choose_pushes(WnrtModel *m, struct TokenLoop *L, int steps) {
+    if (L->push_cap < L->now.n) {
+        bool *np = realloc(L->push, sizeof *np * (size_t)L->now.n);
+        if (!np) {
+            diag_error("out of memory");
+            return -1;
+        }
+        L->push = np;
+        L->push_cap = L->now.n;
+    }
+    memset(L->push, 0, sizeof *L->push * (size_t)L->push_cap);
+    const int *f = L->now_first;
+    int per = f[1] - f[0];
+    for (int d = 0; L->push_mode != PUSH_NONE && (steps >= 2 || L->push_mode == PUSH_ALL) && d < per; d++) {
+        bool stable = L->push_mode == PUSH_ALL || d >= L->n_varies || !L->varies[d];
+        for (int j = 1; j < steps && stable && L->push_mode != PUSH_ALL; j++) stable = same_as_first(L, j, d);
+        for (int j = 0; j < L->cfg.steps && stable; j++)
+            if (f[j + 1] - f[j] == per) L->push[f[j] + d] = true;
+    }
+    return 0;
+}
+
+/* Whether the batch of L->now would change the parameters of a pushed dispatch of the recording (a
+ * slot in L->dirty whose parameters differ from those recorded): its dispatch (by index in its
+ * step) is marked in L->varies, so that the recording made again reads its slot. */
+static int pushes_stale(struct TokenLoop *L, bool *stale) {
+    *stale = false;
+    for (int k = 0; k < L->dirty.n; k++) {
+        int i = L->dirty.index[k];
+        if (i >= L->push_cap || !L->push[i] ||
+            memcmp(L->rec.args[i].params, L->now.args[i].params, sizeof L->rec.args[i].params) == 0)
+            continue;
+        int j = 0;
+        while (j + 1 < L->cfg.steps && L->rec_first[j + 1] <= i) j++;
+        int d = i - L->rec_first[j];
+        if (d >= L->n_varies) {
+            bool *nv = realloc(L->varies, sizeof *nv * (size_t)(d + 1));
+            if (!nv) {
+                diag_error("out of memory");
+                return -1;
+            }
+            memset(nv + L->n_varies, 0, sizeof *nv * (size_t)(d + 1 - L->n_varies));
+            L->varies = nv;
+            L->n_varies = d + 1;
+        }
+        L->varies[d] = true;
+        *stale = true;
+    }
+    return 0;
+}
+
 /* Makes the loop's command buffer for the plan of L->now (the batch from position pos) and writes
  * all of its parameter slots. */
 static int record(WnrtModel *m, struct TokenLoop *L, int steps, int64_t pos) {
-    if (wnrt_replay_reserve(m, &L->params, L->now.n) < 0) return -1;
+    if (wnrt_replay_reserve(m, &L->params, L->now.n) < 0 || choose_pushes(m, L, steps) < 0) return -1;
     if (!L->cbs) {
         L->cbs = calloc((size_t)L->cfg.steps + 1, sizeof *L->cbs);
         L->submit = calloc((size_t)L->cfg.steps + 1, sizeof *L->submit);
@@ -362,7 +458,9 @@ int wnrt_loop_prepare(WnrtModel *m, int64_t pos, int steps) {
     const int loop_inputs[3] = {L->ids, L->pos, L->mask}; /* the steps' shapes set them (step_shapes) */
     for (int k = 0; k < 3; k++)
         if (loop_inputs[k] >= 0) m->bound[loop_inputs[k]] = true;
+    int created = m->dev->pipelines_created; /* (the pushed variants: made here, at load, not in a run) */
     if (walk(m, L, false, &L->now, steps, pos, NULL) == 0 && record(m, L, steps, pos) == 0) {
+        m->pipelines_ready += m->dev->pipelines_created - created;
         L->ahead = true; /* `now` is this batch's walk and the slots hold it: nothing to compare or write */
         L->ahead_diffed = true;
         L->dirty.n = 0;
@@ -412,13 +510,15 @@ int wnrt_loop_next(WnrtModel *m, int64_t *ids, int n) {
     else if (walk(m, L, false, &L->now, steps, L->next_pos, NULL) < 0)
         return -1;
     L->ahead = false;
-    if (ahead && L->ahead_diffed && L->recorded) { /* compared while the batch before ran (or recorded at load) */
-        m->stats.params_written = wnrt_replay_write_dirty(m, &L->params, &L->rec, &L->now, &L->dirty);
-        m->stats.replays += steps;
-    } else if (!L->recorded || !wnrt_replay_same_plan(&L->rec, &L->now)) {
+    /* the recording again for another plan, or where the batch changes pushed parameters; else only
+     * the slots that change (L->dirty compared while the batch before ran, or recorded at load) */
+    bool diffed = ahead && L->ahead_diffed && L->recorded, replay = diffed || (L->recorded && wnrt_replay_same_plan(&L->rec, &L->now));
+    bool stale = false;
+    if (replay && ((!diffed && wnrt_replay_diff(&L->rec, &L->now, &L->dirty) < 0) || pushes_stale(L, &stale) < 0)) return -1;
+    if (!replay || stale) {
         if (record(m, L, steps, L->next_pos) < 0) return -1;
     } else {
-        m->stats.params_written = wnrt_replay_write(m, &L->params, &L->rec, &L->now);
+        m->stats.params_written = wnrt_replay_write_dirty(m, &L->params, &L->rec, &L->now, &L->dirty);
         m->stats.replays += steps;
     }
     m->stats.prepare_ns = now_ns() - t0; /* the batch's host work before its submit: sizes, capture, parameter writes */

@@ -34,6 +34,9 @@ struct KernelCtx {
     int piece_dispatches;    /* dispatches in the current piece */
     int submitted;           /* pieces submitted */
     KFusedPick *pick;        /* the loop's pick offered to this step's logits mat-vec (kernel.h) */
+    const bool *push_slots;  /* the device loop's recording: slots whose parameters are pushed (loop.c) */
+    int n_push_slots;
+    int pushed;              /* dispatches recorded with pushed parameters */
 };
 
 const WnrtDeviceInfo *kc_device(const KernelCtx *kc) { return &kc->dev->info; }
@@ -244,11 +247,16 @@ int kc_dispatch(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, 
     if (gx > mx[0] || gy > mx[1] || gz > mx[2])
         return DISPATCH_ERROR(n, "dispatch grid %ux%ux%u exceeds the device limit", gx, gy, gz);
     if ((gx == 0 || gy == 0 || gz == 0) && !kc->replay) return 0;
-    VkPipeline p = vk_pipeset_get(kc->dev, shader, spec, n_spec);
+    /* the trace names the uniform-parameter pipeline whichever one is bound (so that plans compare
+     * alike); the device loop pushes the parameters of the slots it chose (vk_spirv_push.h) */
+    VkPipeline p = vk_pipeset_get(kc->dev, shader, spec, n_spec, false);
     if (!p) return -1;
     int slot = kc->trace->n;
     if (wnrt_replay_note(kc->trace, p, binds, n_binds, push, push_size, gx, gy, gz) < 0) return -1;
     if (!kc->cb) return 0;
+    bool pushed = slot < kc->n_push_slots && kc->push_slots[slot] && vk_pipeset_push_fits(kc->dev, shader);
+    if (pushed && !(p = vk_pipeset_get(kc->dev, shader, spec, n_spec, true))) return -1;
+    kc->pushed += pushed;
     if (kc->pieces && kc->piece_dispatches >= RT_PIECE_DISPATCHES && kc->pieces->n_cb < RT_MAX_PIECES &&
         next_piece(kc) < 0)
         return -1;
@@ -270,6 +278,11 @@ int kc_dispatch(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, 
         kc->bound_pipeline = p;
     }
     if (descriptors(kc, binds, n_binds, slot) < 0) return -1;
+    if (pushed) {
+        uint8_t block[K_PUSH_MAX] = {0}; /* (the shader's block spans no more than the range pushed) */
+        memcpy(block, push, push_size);
+        vkCmdPushConstants(kc->cb, vk_pipeset_layout(kc->dev), VK_SHADER_STAGE_COMPUTE_BIT, 0, vk_pipeset_push_range(kc->dev), block);
+    }
     if (n && profile_dispatch_begin(kc->m, kc->cb, n) < 0) return -1; /* graph I/O copies are not timed */
     if (kc->replay)
         vkCmdDispatchIndirect(kc->cb, kc->params->buffer, kc->params->offset + wnrt_replay_slot_stride(kc->m) * (uint64_t)slot + K_PUSH_MAX);
@@ -444,13 +457,15 @@ int wnrt_record_commands(WnrtModel *m, Recording *r, int *submitted) {
 
 /* ---- the device token loop (loop.c) --------------------------------------------------------- */
 
-KernelCtx *wnrt_record_loop_begin(WnrtModel *m, VkCommandBuffer cb, const ReplaySlots *params, ReplayTrace *t) {
+KernelCtx *wnrt_record_loop_begin(WnrtModel *m, VkCommandBuffer cb, const ReplaySlots *params, ReplayTrace *t,
+                                  const bool *push_slots, int n_push_slots) {
     KernelCtx *kc = calloc(1, sizeof *kc);
     if (!kc) {
         diag_error("out of memory");
         return NULL;
     }
-    *kc = (KernelCtx){.m = m, .dev = m->dev, .cb = cb, .trace = t, .params = &params->gpu, .replay = true};
+    *kc = (KernelCtx){.m = m, .dev = m->dev, .cb = cb, .trace = t, .params = &params->gpu, .replay = true,
+                      .push_slots = push_slots, .n_push_slots = push_slots ? n_push_slots : 0};
     if (cb) {
         vkdev_cb_begin(m->dev, &cb); /* cb exists: reset and begun, nothing that can fail */
         wnrt_replay_upload(m, cb, params);
@@ -467,7 +482,8 @@ int wnrt_record_loop_step(KernelCtx *kc, int64_t (*shapes)[WN_MAX_RANK]) {
 
 int wnrt_record_loop_next_cb(KernelCtx *kc, VkCommandBuffer next) { return kc->cb ? switch_cb(kc, &next) : 0; }
 
-int wnrt_record_loop_end(KernelCtx *kc, int *dispatches, int *barriers) {
+int wnrt_record_loop_end(KernelCtx *kc, int *dispatches, int *barriers, int *pushed) {
+    if (pushed) *pushed = kc->pushed;
     int rc = 0;
     if (kc->cb) {
         barrier(kc, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,

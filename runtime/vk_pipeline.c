@@ -14,6 +14,7 @@
 #include "core.h"
 #include "kernel.h"
 #include "rt_env.h"
+#include "vk_spirv_push.h"
 #include "vk_spirv_rte.h"
 #include "webnn.h"
 
@@ -50,6 +51,7 @@ bool vk_shader_dtype_ok(const VkDev *d, DType dt) {
 
 typedef struct {
     int shader;
+    bool push; /* its parameter block read from push constants (vk_spirv_push.h) */
     int n_spec;
     uint32_t spec[K_MAX_SPEC];
     VkPipeline pipeline;
@@ -58,7 +60,9 @@ typedef struct {
 struct PipelineSet {
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
-    VkShaderModule *modules; /* per shader id, lazily */
+    VkShaderModule *modules; /* per shader id (2 id, 2 id + 1 with push-constant parameters), lazily */
+    uint32_t push_range;     /* bytes of push constants in the layout: K_PUSH_MAX or the device's limit */
+    uint32_t *push_extent;   /* per shader id: 1 + the bytes its parameter block spans (0: not known yet) */
     PipeEntry *entries;
     int n, cap;
     char cache_dir[1024]; /* empty = no disk cache */
@@ -81,8 +85,10 @@ static void cache_dir_init(PipelineSet *p) {
 
 PipelineSet *vk_pipeset_create(VkDev *d) {
     PipelineSet *p = calloc(1, sizeof *p);
-    if (p) p->modules = calloc((size_t)vk_shader_count() + 1, sizeof *p->modules);
-    if (!p || !p->modules) {
+    if (p) p->modules = calloc(2 * (size_t)vk_shader_count() + 2, sizeof *p->modules);
+    if (p) p->push_extent = calloc((size_t)vk_shader_count() + 1, sizeof *p->push_extent);
+    if (!p || !p->modules || !p->push_extent) {
+        if (p) free(p->modules);
         free(p);
         diag_error("out of memory");
         return NULL;
@@ -103,8 +109,12 @@ PipelineSet *vk_pipeset_create(VkDev *d) {
                                           .bindingCount = K_MAX_BINDINGS + 1, .pBindings = b};
     VkResult r = vkCreateDescriptorSetLayout(d->device, &dl, NULL, &p->set_layout);
     if (r != VK_SUCCESS) goto fail;
+    /* push constants for the parameter blocks that fit (vk_spirv_push.h; every device has 128 bytes) */
+    p->push_range = d->info.max_push_constants < K_PUSH_MAX ? d->info.max_push_constants & ~3u : K_PUSH_MAX;
+    VkPushConstantRange push = {VK_SHADER_STAGE_COMPUTE_BIT, 0, p->push_range};
     VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
-                                     .pSetLayouts = &p->set_layout};
+                                     .pSetLayouts = &p->set_layout, .pushConstantRangeCount = p->push_range ? 1 : 0,
+                                     .pPushConstantRanges = &push};
     r = vkCreatePipelineLayout(d->device, &pl, NULL, &p->layout);
     if (r != VK_SUCCESS) goto fail;
     cache_dir_init(p);
@@ -118,16 +128,29 @@ fail:
 void vk_pipeset_destroy(VkDev *d, PipelineSet *p) {
     if (!p) return;
     for (int i = 0; i < p->n; i++) vkDestroyPipeline(d->device, p->entries[i].pipeline, NULL);
-    for (int i = 0; i < vk_shader_count(); i++)
+    for (int i = 0; p->modules && i < 2 * vk_shader_count(); i++)
         if (p->modules[i]) vkDestroyShaderModule(d->device, p->modules[i], NULL);
     if (p->layout) vkDestroyPipelineLayout(d->device, p->layout, NULL);
     if (p->set_layout) vkDestroyDescriptorSetLayout(d->device, p->set_layout, NULL);
     free(p->entries);
     free(p->modules);
+    free(p->push_extent);
     free(p);
 }
 
 VkPipelineLayout vk_pipeset_layout(const VkDev *d) { return d->pipelines->layout; }
+uint32_t vk_pipeset_push_range(const VkDev *d) { return d->pipelines->push_range; }
+
+bool vk_pipeset_push_fits(VkDev *d, int shader) {
+    PipelineSet *p = d->pipelines;
+    const ShaderInfo *si = vk_shader_get(shader);
+    if (!si) return false;
+    if (!p->push_extent[shader]) {
+        uint32_t e = vk_spirv_params_extent(si->code, si->size, K_PARAMS_BINDING);
+        p->push_extent[shader] = e == UINT32_MAX ? UINT32_MAX : e + 1;
+    }
+    return p->push_extent[shader] - 1 <= p->push_range;
+}
 VkDescriptorSetLayout vk_pipeset_set_layout(const VkDev *d) { return d->pipelines->set_layout; }
 int vk_pipeset_count(const VkDev *d) { return d->pipelines->n; }
 
@@ -199,29 +222,47 @@ static void print_pipeline_stats(VkDev *d, VkPipeline pipe, const ShaderInfo *si
     fprintf(stderr, "\n");
 }
 
-VkPipeline vk_pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec) {
+/* The module of `shader` as the device takes it: with push-constant parameters when `push`
+ * (vk_spirv_push.h), float16 rounding to nearest even where asked (vk_spirv_rte.h). */
+static VkShaderModule module_of(VkDev *d, PipelineSet *p, const ShaderInfo *si, int shader, bool push) {
+    VkShaderModule *m = &p->modules[2 * shader + (push ? 1 : 0)];
+    if (*m) return *m;
+    size_t size = si->size, push_size = 0;
+    uint32_t *pushed = push ? vk_spirv_params_push(si->code, si->size, K_PARAMS_BINDING, &push_size) : NULL;
+    if (push && !pushed) return VK_NULL_HANDLE;
+    const uint32_t *code = pushed ? pushed : si->code;
+    size = pushed ? push_size : size;
+    uint32_t *rte = d->round_rte16 ? vk_spirv_with_rte16(code, size, &size) : NULL;
+    if (d->round_rte16 && !rte) {
+        free(pushed);
+        return VK_NULL_HANDLE;
+    }
+    VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = rte ? rte : code};
+    VkResult r = vkCreateShaderModule(d->device, &mi, NULL, m);
+    free(rte);
+    free(pushed);
+    if (r != VK_SUCCESS) {
+        vkdev_fail("vkCreateShaderModule", r);
+        *m = VK_NULL_HANDLE;
+    }
+    return *m;
+}
+
+VkPipeline vk_pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec, bool push) {
     PipelineSet *p = d->pipelines;
     const ShaderInfo *si = vk_shader_get(shader);
-    if (!si || n_spec < 0 || n_spec > K_MAX_SPEC) {
+    if (!si || n_spec < 0 || n_spec > K_MAX_SPEC || (push && !vk_pipeset_push_fits(d, shader))) {
         diag_error("internal: bad shader %d", shader);
         return VK_NULL_HANDLE;
     }
     for (int i = 0; i < p->n; i++) {
         PipeEntry *e = &p->entries[i];
-        if (e->shader == shader && e->n_spec == n_spec && memcmp(e->spec, spec, sizeof *spec * (size_t)n_spec) == 0)
+        if (e->shader == shader && e->push == push && e->n_spec == n_spec && memcmp(e->spec, spec, sizeof *spec * (size_t)n_spec) == 0)
             return e->pipeline;
     }
     VkResult r;
-    if (!p->modules[shader]) {
-        size_t size = si->size;
-        uint32_t *rte = d->round_rte16 ? vk_spirv_with_rte16(si->code, si->size, &size) : NULL;
-        if (d->round_rte16 && !rte) return VK_NULL_HANDLE;
-        VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size,
-                                       .pCode = rte ? rte : si->code};
-        r = vkCreateShaderModule(d->device, &mi, NULL, &p->modules[shader]);
-        free(rte);
-        if (r != VK_SUCCESS) { vkdev_fail("vkCreateShaderModule", r); return VK_NULL_HANDLE; }
-    }
+    VkShaderModule module = module_of(d, p, si, shader, push);
+    if (!module) return VK_NULL_HANDLE;
     VkSpecializationMapEntry me[K_MAX_SPEC];
     for (int i = 0; i < n_spec; i++) me[i] = (VkSpecializationMapEntry){(uint32_t)i, (uint32_t)(4 * i), 4};
     VkSpecializationInfo spi = {.mapEntryCount = (uint32_t)n_spec, .pMapEntries = me, .dataSize = 4 * (size_t)n_spec, .pData = spec};
@@ -238,6 +279,7 @@ VkPipeline vk_pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec
             XXH64_update(st, si->code, si->size);
             XXH64_update(st, spec, 4 * (size_t)n_spec);
             XXH64_update(st, &d->round_rte16, sizeof d->round_rte16); /* the module as patched */
+            XXH64_update(st, &push, sizeof push);
             XXH64_update(st, d->pipeline_cache_uuid, VK_UUID_SIZE);
             snprintf(path, sizeof path, "%s/%016llx.bin", p->cache_dir, (unsigned long long)XXH64_digest(st));
             XXH64_freeState(st);
@@ -251,7 +293,7 @@ VkPipeline vk_pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec
     VkComputePipelineCreateInfo pci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                  .module = p->modules[shader], .pName = "main", .pSpecializationInfo = &spi},
+                  .module = module, .pName = "main", .pSpecializationInfo = &spi},
         .layout = p->layout, .flags = d->pipeline_stats ? VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR : 0};
     VkPipeline pipe = VK_NULL_HANDLE;
     r = vkCreateComputePipelines(d->device, cache, 1, &pci, NULL, &pipe);
@@ -285,6 +327,7 @@ VkPipeline vk_pipeset_get(VkDev *d, int shader, const uint32_t *spec, int n_spec
     d->pipelines_created++;
     memset(e, 0, sizeof *e);
     e->shader = shader;
+    e->push = push;
     e->n_spec = n_spec;
     memcpy(e->spec, spec, 4 * (size_t)n_spec);
     e->pipeline = pipe;

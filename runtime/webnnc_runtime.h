@@ -144,9 +144,11 @@ typedef struct {
     uint64_t loop_idle_first_ns; /* host time from the end of the wait for the run before the loop's first
                                   * submission to that submission (the device has nothing queued meanwhile) */
     uint64_t loop_idle_ns;       /* the same between each later submission and the wait before it, summed */
+    int loop_pushed;             /* dispatches of each of its steps whose parameters are push constants in its
+                                  * last recording (runtime/loop.c choose_pushes), not read from their slots */
     bool loop_pick_fused;        /* its decode steps' greedy picks are taken by the mat-vec that writes the
                                   * logits (runtime/loop.c offer_pick): no pick dispatch of their own */
-    int run_pipelines;           /* compute pipelines the runs created (not at load or wnrt_warm):
+    int run_pipelines;           /* compute pipelines the runs created (not at load, wnrt_warm or wnrt_loop_prepare):
                                   * each one's creation was paid inside a run */
 } WnrtStats;
 

@@ -111,6 +111,10 @@ void decoder_print_stats(FILE *f, const DecoderResult *res) {
                    "(after the prefill's wait) and %.1f us before each later one\n",
                 (double)st->loop_idle_first_ns / 1e3,
                 st->loop_submits > 1 ? (double)st->loop_idle_ns / 1e3 / (double)(st->loop_submits - 1) : 0.0);
+    if (st->loop_submits)
+        fprintf(f, "webnnc: device token loop: %d dispatches of each step take their parameters as push constants "
+                   "(WEBNNC_PUSH_PARAMS=0: none)\n",
+                st->loop_pushed);
     if (st->loop_submits && st->loop_pick_fused)
         fprintf(f, "webnnc: device token loop: each step's greedy pick made by the dispatch that writes its logits\n");
     fprintf(f, "webnnc: pipelines of %d dispatch plans created at load (WEBNNC_WARM=0: none), %d more during the runs\n",

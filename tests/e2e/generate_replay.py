@@ -14,10 +14,18 @@ ONNX folder) gives the same token ids on every runtime path:
 - `replay-batches-of-3`: the device loop in batches of 3 steps (WEBNNC_LOOP_STEPS=3), so that batches
   after the second write only the parameter slots found changed while the one before ran, the host
   polling each batch's fence (WEBNNC_WAIT_POLL=1, the GPU default), and every greedy pick split over
-  2 workgroups (WEBNNC_PICK_GROUPS=2; the corpus' 1024-token vocabularies fit one by default).
+  2 workgroups (WEBNNC_PICK_GROUPS=2; the corpus' 1024-token vocabularies fit one by default);
+- `replay-no-push`: the device loop with every dispatch's parameters read from its slot
+  (WEBNNC_PUSH_PARAMS=0; by default those that do not change from step to step are push constants,
+  runtime/vk_spirv_push.h);
+- `replay-push-all-batches-of-3`: every dispatch's parameters pushed (WEBNNC_PUSH_PARAMS=all), in
+  batches of 3: the loop must find the pushed parameters that a later batch changes (the pick's
+  position, the attention mask's length) and record again.
 Also: a 64-token generation (qwen2-int4-webgpu) whose runtime statistics (`generate -v`) show at most
 2 recordings and 63 decode steps in the device loop, in batches of 16 and of 64 (one partial
-submission), against 64 recordings without replay, all with the same ids; sampling
+submission), some dispatches with pushed parameters (none with WEBNNC_PUSH_PARAMS=0; with
+WEBNNC_PUSH_PARAMS=all more than 2 recordings: the stale pushes found and recorded again), against
+64 recordings without replay, all with the same ids; sampling
 on the device (--temperature/--top-k/--top-p/--seed) is deterministic per seed, --top-k 1 and --top-p 1e-6
 equal greedy, two seeds differ, and sampling without the device loop is refused (exit 2); a model whose
 logits are all NaN, at the prompt's last position or only at the first decode step's, stops generate with an
@@ -50,11 +58,15 @@ MODES = {
     "replay-host-loop": {"WEBNNC_DEVICE_LOOP": "0"},
     "replay-staging": {"WEBNNC_FORCE_STAGING": "1"},
     "replay-batches-of-3": {"WEBNNC_LOOP_STEPS": "3", "WEBNNC_WAIT_POLL": "1", "WEBNNC_PICK_GROUPS": "2"},
+    "replay-no-push": {"WEBNNC_PUSH_PARAMS": "0"},
+    "replay-push-all-batches-of-3": {"WEBNNC_PUSH_PARAMS": "all", "WEBNNC_LOOP_STEPS": "3"},
 }
+LOOP_MODES = ("replay", "replay-staging", "replay-batches-of-3", "replay-no-push", "replay-push-all-batches-of-3")
 STATS = re.compile(r"runtime: (\d+) recordings, (\d+) replays")
 LOOP = re.compile(r"device token loop: (\d+) decode steps in (\d+) submissions, (\d+) of them prepared ahead")
 ENV_KEYS = ("WEBNNC_REPLAY", "WEBNNC_FORCE_STAGING", "WEBNNC_DEVICE_LOOP", "WEBNNC_ALL_LOGITS", "WEBNNC_LOOP_STEPS", "WEBNNC_WAIT_POLL",
-            "WEBNNC_PICK_VEC", "WEBNNC_PICK_GROUPS", "WEBNNC_PICK_FUSED", "WEBNNC_MATVEC_TPR")
+            "WEBNNC_PICK_VEC", "WEBNNC_PICK_GROUPS", "WEBNNC_PICK_FUSED", "WEBNNC_MATVEC_TPR", "WEBNNC_PUSH_PARAMS")
+PUSHED = re.compile(r"device token loop: (\d+) dispatches of each step take their parameters as push constants")
 FUSED_PICK = "each step's greedy pick made by the dispatch that writes its logits"
 
 
@@ -80,6 +92,8 @@ def generate(model, env_extra, max_new, extra=()):
     if loop and int(loop[3]) != ahead:
         return None, None, None, f"{loop[0]}: {ahead} prepared ahead expected\n{run.describe()}"
     generate.fused_pick = FUSED_PICK in p.stderr
+    pushed = PUSHED.search(p.stderr)
+    generate.pushed = int(pushed[1]) if pushed else None  # dispatches per step with pushed parameters
     return lines[-1], int(m[1]), int(loop[1]) if loop else 0, ""
 
 
@@ -349,7 +363,7 @@ def main():
                 continue
             got[mode] = (ids, rec)
             # the device loop runs every decode step where there are KV caches (not torch-dynamo exports)
-            want = MAX_NEW - 1 if mode in ("replay", "replay-staging", "replay-batches-of-3") and not extra else 0
+            want = MAX_NEW - 1 if mode in LOOP_MODES and not extra else 0
             if steps != want:
                 failures.append(f"{name} {mode}: {steps} device loop steps, {want} expected")
         ref = got.get("rerecord")
@@ -362,8 +376,12 @@ def main():
     model = os.path.join(models_dir, "qwen2-int4-webgpu")
     long_ids = {}
     # batches of 64 steps (the GPU default; lavapipe's is 16): 63 steps in one partial submission
-    for mode, env, most in (("replay", {}, 2), ("replay-batches-of-64", {"WEBNNC_LOOP_STEPS": "64"}, 2),
-                            ("rerecord", {"WEBNNC_REPLAY": "0"}, None)):
+    # (pushed parameters: some by default, none with WEBNNC_PUSH_PARAMS=0; with =all the pushes that a
+    # later batch would change are found and recorded again: more than 2 recordings)
+    for mode, env, most, pushed in (("replay", {}, 2, "some"), ("replay-batches-of-64", {"WEBNNC_LOOP_STEPS": "64"}, 2, "some"),
+                                    ("replay-no-push", {"WEBNNC_PUSH_PARAMS": "0"}, 2, "none"),
+                                    ("replay-push-all", {"WEBNNC_PUSH_PARAMS": "all"}, 64, "all"),
+                                    ("rerecord", {"WEBNNC_REPLAY": "0"}, None, None)):
         ids, rec, steps, why = generate(model, env, 64)
         long_ids[mode] = ids
         if ids is None:
@@ -372,10 +390,15 @@ def main():
             failures.append(f"64 tokens {mode}: {len(ids.split(','))} ids")
         elif most is not None and (rec > most or steps != 63):
             failures.append(f"64 tokens {mode}: {rec} recordings (at most {most}), {steps} device loop steps (63)")
+        elif pushed is not None and (generate.pushed is None or (generate.pushed > 0) != (pushed != "none") or
+                                     (pushed == "all" and rec <= 2)):
+            failures.append(f"64 tokens {mode}: {generate.pushed} dispatches per step with pushed parameters "
+                            f"({pushed} expected), {rec} recordings")
         elif most is None and (rec != 64 or steps != 0):
             failures.append(f"64 tokens {mode}: {rec} recordings, {steps} loop steps (one recording per size, host loop)")
         else:
-            print(f"64 tokens {mode}: {rec} recordings, {steps} device loop steps", flush=True)
+            print(f"64 tokens {mode}: {rec} recordings, {steps} device loop steps, {generate.pushed} dispatches per step "
+                  "with pushed parameters", flush=True)
     for mode, ids in long_ids.items():
         if ids is not None and long_ids["rerecord"] is not None and ids != long_ids["rerecord"]:
             failures.append(f"64 tokens {mode}: ids differ from WEBNNC_REPLAY=0's")
