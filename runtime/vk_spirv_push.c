@@ -3,7 +3,8 @@
  * its length in words (high half) and its opcode (low half).  The block's variable is the one
  * decorated Binding `binding` in DescriptorSet 0; its pointer type, and those of the access chains
  * into it, are the module's only pointer types of the Uniform storage class (the kernels' other
- * buffers are StorageBuffer), so every one of them changes class. */
+ * buffers are StorageBuffer), so every one of them changes class.  The bytes the block spans are
+ * its members' highest Offset decoration plus that member's size (scalars, vectors, arrays). */
 #include "vk_spirv_push.h"
 
 #include <stdlib.h>
