@@ -88,7 +88,8 @@ struct TokenLoop {
     bool fuse_pick;    /* decode steps offer their greedy pick to the logits mat-vec (WEBNNC_PICK_FUSED=0: never) */
     int push_mode;     /* parameters as push constants: PUSH_NONE, PUSH_STABLE (default), PUSH_ALL (WEBNNC_PUSH_PARAMS) */
     int *rec_first, *now_first; /* [cfg.steps + 1]: the first slot of each step in rec / now, then their n */
-    bool *push;        /* [push_cap]: the recording's slots whose parameters are pushed */
+    bool *push;        /* [push_cap]: the recording's slots whose parameters are pushed (choose_pushes, less
+                        * those whose shader's block does not fit the push constants: record.c) */
     int push_cap;
     bool *varies;      /* [n_varies]: a step's dispatches (by index in the step) seen to change their parameters */
     int n_varies;

@@ -34,7 +34,8 @@ struct KernelCtx {
     int piece_dispatches;    /* dispatches in the current piece */
     int submitted;           /* pieces submitted */
     KFusedPick *pick;        /* the loop's pick offered to this step's logits mat-vec (kernel.h) */
-    const bool *push_slots;  /* the device loop's recording: slots whose parameters are pushed (loop.c) */
+    bool *push_slots;        /* the device loop's recording: slots whose parameters it asks to push (loop.c);
+                              * left true only where they were (the shader's block fits, vk_pipeset_push_fits) */
     int n_push_slots;
     int pushed;              /* dispatches recorded with pushed parameters */
 };
@@ -255,6 +256,7 @@ int kc_dispatch(KernelCtx *kc, const Node *n, int shader, const uint32_t *spec, 
     if (wnrt_replay_note(kc->trace, p, binds, n_binds, push, push_size, gx, gy, gz) < 0) return -1;
     if (!kc->cb) return 0;
     bool pushed = slot < kc->n_push_slots && kc->push_slots[slot] && vk_pipeset_push_fits(kc->dev, shader);
+    if (slot < kc->n_push_slots) kc->push_slots[slot] = pushed;
     if (pushed && !(p = vk_pipeset_get(kc->dev, shader, spec, n_spec, true))) return -1;
     kc->pushed += pushed;
     if (kc->pieces && kc->piece_dispatches >= RT_PIECE_DISPATCHES && kc->pieces->n_cb < RT_MAX_PIECES &&
@@ -458,7 +460,7 @@ int wnrt_record_commands(WnrtModel *m, Recording *r, int *submitted) {
 /* ---- the device token loop (loop.c) --------------------------------------------------------- */
 
 KernelCtx *wnrt_record_loop_begin(WnrtModel *m, VkCommandBuffer cb, const ReplaySlots *params, ReplayTrace *t,
-                                  const bool *push_slots, int n_push_slots) {
+                                  bool *push_slots, int n_push_slots) {
     KernelCtx *kc = calloc(1, sizeof *kc);
     if (!kc) {
         diag_error("out of memory");

@@ -209,12 +209,13 @@ int wnrt_record_commands(WnrtModel *m, Recording *r, int *submitted);
 int wnrt_record_capture(WnrtModel *m, int64_t (*shapes)[WN_MAX_RANK], ReplayTrace *t);
 /* The device token loop's recording (loop.c): begin (cb VK_NULL_HANDLE: capture only; dispatches
  * are appended to t, their slots in params; the dispatches of slots i < n_push_slots with
- * push_slots[i] read their parameters from push constants recorded in cb, vk_spirv_push.h), one
+ * push_slots[i] read their parameters from push constants recorded in cb where their shader's
+ * block fits, vk_spirv_push.h, and push_slots[i] is cleared where it does not), one
  * step's input copies and nodes (no output copies), end (frees kc; a barrier that makes shader
  * writes visible to the host; *pushed: the dispatches recorded with pushed parameters, those of
  * shaders whose block fits the layout's push constants, vk_pipeset_push_fits). */
 KernelCtx *wnrt_record_loop_begin(WnrtModel *m, VkCommandBuffer cb, const ReplaySlots *params, ReplayTrace *t,
-                                  const bool *push_slots, int n_push_slots);
+                                  bool *push_slots, int n_push_slots);
 int wnrt_record_loop_step(KernelCtx *kc, int64_t (*shapes)[WN_MAX_RANK]);
 /* Ends the loop's current command buffer and goes on recording into `next` (begun here): one command
  * buffer per decode step, submitted together.  Barriers order commands across the command buffers of
