@@ -58,7 +58,10 @@ static inline uint32_t k_wg_within(uint32_t want, uint32_t max) {
     while (want > max && want > 1) want /= 2;
     return want;
 }
-#define K_PUSH_MAX 160 /* parameter block bytes (a uniform buffer; ext_gqa_dec_oproj.comp's is 156) */
+/* Parameter block bytes: a uniform buffer slot, or push constants where the device loop pushes them
+ * (runtime/vk_spirv_push.h; devices have at least 128 bytes of push constants, the H200 256);
+ * ext_gqa_dec_oproj.comp's block is 156. */
+#define K_PUSH_MAX 160
 
 typedef struct {
     const Value *value;

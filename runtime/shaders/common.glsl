@@ -16,6 +16,8 @@ layout(local_size_x_id = 0) in;
 // K_PARAMS_BINDING (bindings.h, which runtime/kernel.h includes too) holding
 // each dispatch's block at its own offset (runtime/replay.c), so that a recorded command buffer is
 // replayed for new sizes by rewriting the blocks, not the commands.  Bindings below it are the kernel's.
+// (The device token loop turns the block into a push-constant block, rewriting the SPIR-V at pipeline
+// creation, for the dispatches whose parameters no decode step changes: runtime/vk_spirv_push.h.)
 // A uniform block, not a storage one: the NVIDIA compiler reads its members as constant-bank operands
 // instead of reloading them through the cache (H100, Qwen2-0.5B int4: prefill GPU time 12.1 -> 10.7
 // ms, decode 1383 -> 1368 us per step).  Its layout stays std430 (the C structs' layout), which needs
