@@ -115,10 +115,13 @@ PARAMS_BLOCK PC {
     uint base_out, base_seqlens, base_k, base_v, base_q_in, base_k_in, base_v_in;
     uint base_pos, base_cos, base_sin, base_q_norm, base_k_norm;
     uint base_ws, base_cnt; // CHUNKS > 1: partial results, arrival counters
-    // OPROJ_FOLD: o_proj's weights (uvec4 index of row 0), scales and zero points (element / nibble
-    // index of row 0; rows of N H weights, N H >> o_kshift scales, as many zero points rounded up to
-    // even), log2 of its block size, its rows; the residual, its bias and o_proj's output (element index)
+#if OPROJ_FOLD
+    // o_proj's weights (uvec4 index of row 0), scales and zero points (element / nibble index of row
+    // 0; rows of N H weights, N H >> o_kshift scales, as many zero points rounded up to even), log2 of
+    // its block size, its rows; the residual, its bias and o_proj's output (element index).  (Declared
+    // only here: without them the block spans 124 bytes, within every device's push constants.)
     uint o_w, o_s, o_z, o_kshift, o_rows, base_res, base_rb, base_y;
+#endif
 } pc;
 layout(std430, binding = 0) writeonly buffer O { A_T io[]; };
 layout(std430, binding = 1) readonly buffer Sl { int seqlens_in[]; };

@@ -8,8 +8,8 @@
  * - the parameter block as push constants (runtime/vk_spirv_push.c): in every shader of the table
  *   that has the block, its variable and the Uniform pointer types become PushConstant and its two
  *   binding decorations go, every other word unchanged; the block spans what its C parameter struct
- *   spans at most (K_PUSH_MAX) and at least one word; patching twice, a second uniform block and a
- *   truncated module are errors.  (The device loop's tests run the patched pipelines:
+ *   spans at most (K_PUSH_MAX) and at least one word, the extents of two blocks are the ones their
+ *   declarations give; patching twice, a second uniform block and a truncated module are errors.  (The device loop's tests run the patched pipelines:
  *   tests/e2e/generate_replay.py.) */
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +175,13 @@ START_TEST(bad_modules_for_push) {
     /* 112 bytes: the block of matvec_rows.glsl without the pick's fields (runtime/k_matvec.c MatvecRowsPush) */
     ck_assert_uint_eq(vk_spirv_params_extent(si->code, si->size, K_PARAMS_BINDING), 112);
     ck_assert_uint_eq(vk_spirv_params_extent(si->code, si->size, 99), 0); /* no block at that binding */
+    /* decode attention: 124 bytes without the o_proj fold's fields (within every device's 128 bytes of
+     * push constants), 156 with them (gqa_dec_fused.glsl) */
+    const ShaderInfo *dec = vk_shader_get(vk_shader_lookup("ext_gqa_dec_fused", DT_F16, DT_F16));
+    const ShaderInfo *fold = vk_shader_get(vk_shader_lookup("ext_gqa_dec_oproj", DT_F16, DT_F16));
+    ck_assert(dec != NULL && fold != NULL);
+    ck_assert_uint_eq(vk_spirv_params_extent(dec->code, dec->size, K_PARAMS_BINDING), 124);
+    ck_assert_uint_eq(vk_spirv_params_extent(fold->code, fold->size, K_PARAMS_BINDING), 156);
     uint32_t *w = malloc(si->size);
     ck_assert(w != NULL);
     memcpy(w, si->code, si->size);
