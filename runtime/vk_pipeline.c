@@ -88,7 +88,10 @@ PipelineSet *vk_pipeset_create(VkDev *d) {
     if (p) p->modules = calloc(2 * (size_t)vk_shader_count() + 2, sizeof *p->modules);
     if (p) p->push_extent = calloc((size_t)vk_shader_count() + 1, sizeof *p->push_extent);
     if (!p || !p->modules || !p->push_extent) {
-        if (p) free(p->modules);
+        if (p) {
+            free(p->modules);
+            free(p->push_extent);
+        }
         free(p);
         diag_error("out of memory");
         return NULL;
@@ -227,11 +230,10 @@ static void print_pipeline_stats(VkDev *d, VkPipeline pipe, const ShaderInfo *si
 static VkShaderModule module_of(VkDev *d, PipelineSet *p, const ShaderInfo *si, int shader, bool push) {
     VkShaderModule *m = &p->modules[2 * shader + (push ? 1 : 0)];
     if (*m) return *m;
-    size_t size = si->size, push_size = 0;
-    uint32_t *pushed = push ? vk_spirv_params_push(si->code, si->size, K_PARAMS_BINDING, &push_size) : NULL;
+    size_t size = si->size;
+    uint32_t *pushed = push ? vk_spirv_params_push(si->code, si->size, K_PARAMS_BINDING, &size) : NULL;
     if (push && !pushed) return VK_NULL_HANDLE;
     const uint32_t *code = pushed ? pushed : si->code;
-    size = pushed ? push_size : size;
     uint32_t *rte = d->round_rte16 ? vk_spirv_with_rte16(code, size, &size) : NULL;
     if (d->round_rte16 && !rte) {
         free(pushed);

@@ -1,6 +1,5 @@
 /* vk_spirv_push.c - turns a shader's parameter uniform block into a push-constant block
- * (vk_spirv_push.h).  A module is a 5-word header and then instructions, each led by a word holding
- * its length in words (high half) and its opcode (low half).  The block's variable is the one
+ * (vk_spirv_push.h), instruction by instruction (vk_spirv.h).  The block's variable is the one
  * decorated Binding `binding` in DescriptorSet 0; its pointer type, and those of the access chains
  * into it, are the module's only pointer types of the Uniform storage class (the kernels' other
  * buffers are StorageBuffer), so every one of them changes class.  The bytes the block spans are
@@ -11,10 +10,9 @@
 #include <string.h>
 
 #include "core.h"
+#include "vk_spirv.h"
 
 enum {
-    SPV_MAGIC = 0x07230203,
-    SPV_HEADER_WORDS = 5,
     SPV_OP_TYPE_VOID = 19,
     SPV_OP_TYPE_INT = 21,
     SPV_OP_TYPE_FLOAT = 22,
@@ -48,19 +46,12 @@ static bool binding_decoration(const uint32_t *in, uint32_t id) {
 /* The variable of the uniform block at descriptor set 0, binding `binding` (0: none) in *var, after
  * checking the module's instructions; -1 with a diagnostic (vk_spirv_params_push's cases). */
 static int params_var(const uint32_t *code, size_t bytes, uint32_t binding, uint32_t *var) {
-    size_t n = bytes / 4;
+    size_t n = vk_spirv_words(code, bytes);
     *var = 0;
-    if (bytes % 4 || n < SPV_HEADER_WORDS || code[0] != SPV_MAGIC) {
-        diag_error("internal: shader module is not SPIR-V (%zu bytes)", bytes);
-        return -1;
-    }
+    if (!n) return -1;
     uint32_t uniform_vars = 0;
     for (size_t i = SPV_HEADER_WORDS; i < n;) {
         uint32_t len = code[i] >> 16, op = code[i] & 0xffff;
-        if (len == 0 || len > n - i) {
-            diag_error("internal: malformed SPIR-V instruction at word %zu", i);
-            return -1;
-        }
         if (op == SPV_OP_VARIABLE && len >= 4 && code[i + 3] == SPV_SC_PUSH_CONSTANT) {
             diag_error("internal: shader module already has a push-constant block");
             return -1;

@@ -1,6 +1,5 @@
 /* vk_spirv_rte.c - adds the float16 round-to-nearest-even execution mode to a compute shader's SPIR-V
- * (vk_spirv_rte.h).  A module is a 5-word header and then instructions, each led by a word holding
- * its length in words (high half) and its opcode (low half), in the order the SPIR-V logical
+ * (vk_spirv_rte.h).  A module's instructions (vk_spirv.h) come in the order the SPIR-V logical
  * layout fixes: capabilities first, ..., entry points, then execution modes.  The capability goes
  * first after the header and the execution mode right after the entry point. */
 #include "vk_spirv_rte.h"
@@ -9,10 +8,9 @@
 #include <string.h>
 
 #include "core.h"
+#include "vk_spirv.h"
 
 enum {
-    SPV_MAGIC = 0x07230203,
-    SPV_HEADER_WORDS = 5,
     SPV_OP_EXECUTION_MODE = 16,
     SPV_OP_CAPABILITY = 17,
     SPV_OP_ENTRY_POINT = 15,
@@ -22,11 +20,8 @@ enum {
 };
 
 uint32_t *vk_spirv_with_rte16(const uint32_t *code, size_t bytes, size_t *out_bytes) {
-    size_t n = bytes / 4;
-    if (bytes % 4 || n < SPV_HEADER_WORDS || code[0] != SPV_MAGIC) {
-        diag_error("internal: shader module is not SPIR-V (%zu bytes)", bytes);
-        return NULL;
-    }
+    size_t n = vk_spirv_words(code, bytes);
+    if (!n) return NULL;
     if (code[1] < SPV_VERSION_1_4) {
         diag_error("internal: shader module is SPIR-V %u.%u: float16 rounding needs 1.4 or later", (code[1] >> 16) & 0xff,
                    (code[1] >> 8) & 0xff);
@@ -37,10 +32,6 @@ uint32_t *vk_spirv_with_rte16(const uint32_t *code, size_t bytes, size_t *out_by
     bool has_cap = false;
     for (size_t i = SPV_HEADER_WORDS; i < n;) {
         uint32_t len = code[i] >> 16, op = code[i] & 0xffff;
-        if (len == 0 || len > n - i) {
-            diag_error("internal: malformed SPIR-V instruction at word %zu", i);
-            return NULL;
-        }
         if (op == SPV_OP_CAPABILITY && len == 2 && code[i + 1] == SPV_CAP_ROUNDING_MODE_RTE) has_cap = true;
         if (op == SPV_OP_ENTRY_POINT && len >= 3) {
             entries++;
